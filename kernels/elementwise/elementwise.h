@@ -1,0 +1,33 @@
+/* Element-wise kernels: c = a + b and y = alpha * x + y on float arrays.
+ *
+ * Every function takes device pointers and a count `n` (any value, 0 included),
+ * launches on `stream` (0 for the default stream) and returns cudaSuccess or the
+ * CUDA error of the launch; it never exits. Pointers must be float-aligned;
+ * NULL is accepted only when n == 0 (else cudaErrorInvalidValue).
+ */
+#ifndef KERNELS_ELEMENTWISE_ELEMENTWISE_H
+#define KERNELS_ELEMENTWISE_ELEMENTWISE_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One element per thread (grid-stride beyond the grid limit). */
+cudaError_t ew_add(const float *a, const float *b, float *c, size_t n, cudaStream_t stream);
+
+/* 16-byte float4 loads and stores for the aligned body, scalar head and tail.
+ * Pointers whose offsets from 16-byte alignment differ cannot share one float4
+ * index; they take the scalar path (still correct, not vectorised). */
+cudaError_t ew_add_float4(const float *a, const float *b, float *c, size_t n, cudaStream_t stream);
+
+/* y = alpha * x + y, one element per thread. */
+cudaError_t ew_saxpy(float alpha, const float *x, float *y, size_t n, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

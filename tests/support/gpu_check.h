@@ -1,0 +1,44 @@
+/* GPU-side helpers for correctness tests (host C code over the CUDA runtime). */
+#ifndef TESTS_SUPPORT_GPU_CHECK_H
+#define TESTS_SUPPORT_GPU_CHECK_H
+
+#include <stddef.h>
+#include <check.h>
+#include <cuda_runtime_api.h>
+
+/* Every CUDA call in a test goes through this: a failure names the call and error. */
+#define CUDA_OK(call)                                                                              \
+  do {                                                                                             \
+    cudaError_t cuda_ok_err_ = (call);                                                             \
+    ck_assert_msg(cuda_ok_err_ == cudaSuccess, "%s failed: %s (%s)", #call,                        \
+                  cudaGetErrorName(cuda_ok_err_), cudaGetErrorString(cuda_ok_err_));               \
+  } while (0)
+
+/* Call first in a GPU test's main(). With no usable GPU it prints why and how to
+ * leave GPU tests out (--config=cpu), then exits 1: a GPU test never passes
+ * without a GPU. Otherwise prints the device it runs on. */
+void require_gpu(const char *test_name);
+
+/* A device buffer of `n` floats preceded and followed by guard elements, all
+ * poisoned, so unwritten outputs and out-of-bounds writes are both visible.
+ * `offset` (0..3 floats) shifts the user pointer off 16-byte alignment. */
+typedef struct {
+  float *base;   /* allocation start */
+  float *ptr;    /* what the kernel gets: base + GUARD + offset */
+  size_t n, offset, total;
+} guarded_buf;
+
+#define GUARD_FLOATS 64
+
+guarded_buf gbuf_alloc(size_t n, size_t offset);
+/* Copies host data into the user region (the guards stay poisoned). */
+void gbuf_upload(guarded_buf *b, const float *host);
+/* Copies the user region back and checks both guards are untouched. */
+void gbuf_download(const guarded_buf *b, float *host);
+void gbuf_free(guarded_buf *b);
+
+/* Runs Check's suite in this process (CUDA contexts do not survive fork()) and
+ * returns the process exit status. */
+int run_gpu_suite(Suite *s);
+
+#endif

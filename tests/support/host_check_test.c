@@ -1,0 +1,124 @@
+/* CPU tests of the host-only test helpers. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/host_check.h"
+
+START_TEST(rng_is_reproducible_and_seed_dependent) {
+  test_rng a, b, c;
+  rng_seed(&a, 42);
+  rng_seed(&b, 42);
+  rng_seed(&c, 43);
+  int differs = 0;
+  for (int i = 0; i < 100; i++) {
+    uint64_t x = rng_next(&a), y = rng_next(&b), z = rng_next(&c);
+    ck_assert_uint_eq(x, y);
+    differs |= (x != z);
+  }
+  ck_assert(differs);
+}
+END_TEST
+
+START_TEST(uniform_stays_in_range_and_spreads) {
+  test_rng r;
+  rng_seed(&r, 7);
+  enum { N = 100000 };
+  static float x[N];
+  fill_uniform(x, N, -1.0f, 1.0f, &r);
+  double sum = 0;
+  int below = 0;
+  for (int i = 0; i < N; i++) {
+    ck_assert(x[i] >= -1.0f && x[i] <= 1.0f);
+    sum += x[i];
+    below += x[i] < 0;
+  }
+  ck_assert_double_lt(fabs(sum / N), 0.02);
+  ck_assert_int_gt(below, N * 45 / 100);
+  ck_assert_int_lt(below, N * 55 / 100);
+}
+END_TEST
+
+START_TEST(seed_comes_from_environment) {
+  setenv("TEST_SEED", "12345", 1);
+  ck_assert_uint_eq(test_seed(), 12345);
+}
+END_TEST
+
+START_TEST(poison_is_a_nan_no_kernel_writes) {
+  float x[3] = {1.0f, 0.0f, -2.0f};
+  fill_poison(x, 2);
+  ck_assert(is_poison(x[0]) && is_poison(x[1]));
+  ck_assert(isnan(x[0]));
+  ck_assert(!is_poison(x[2]));
+  ck_assert(!is_poison(0.0f));
+  ck_assert(!is_poison(NAN) || is_poison(poison_value()));
+}
+END_TEST
+
+START_TEST(compare_accepts_within_tolerance) {
+  float got[3] = {1.0f, 2.0f, 0.0f};
+  double want[3] = {1.0 + 1e-8, 2.0, 0.0};
+  compare_report r = compare_f32(got, want, NULL, 3, 1e-7, 0.0);
+  ck_assert_uint_eq(r.bad, 0);
+  ck_assert_uint_eq(r.first_bad, 3);
+  ck_assert_double_gt(r.max_abs_err, 0.0);
+}
+END_TEST
+
+START_TEST(compare_rejects_error_nan_inf_and_poison) {
+  float got[4] = {1.0f, 1.1f, NAN, INFINITY};
+  double want[4] = {1.0, 1.0, 1.0, 1.0};
+  compare_report r = compare_f32(got, want, NULL, 4, 1e-3, 0.0);
+  ck_assert_uint_eq(r.bad, 3);
+  ck_assert_uint_eq(r.first_bad, 1);
+  ck_assert_float_eq(r.first_got, 1.1f);
+
+  float unwritten[2] = {1.0f, 0.0f};
+  fill_poison(unwritten + 1, 1);
+  double w2[2] = {1.0, 0.0};
+  r = compare_f32(unwritten, w2, NULL, 2, 1e-3, 1.0);
+  ck_assert_uint_eq(r.bad, 1);
+  char line[256];
+  format_report(&r, line, sizeof line);
+  ck_assert_ptr_nonnull(strstr(line, "never written"));
+}
+END_TEST
+
+START_TEST(compare_uses_scale_for_cancelling_results) {
+  /* want = 1e-6 from terms of size 1: an error of 1e-8 is fine relative to the terms. */
+  float got[1] = {1.001e-6f};
+  double want[1] = {1e-6};
+  double scale[1] = {2.0};
+  ck_assert_uint_eq(compare_f32(got, want, NULL, 1, 1e-7, 0.0).bad, 1);
+  ck_assert_uint_eq(compare_f32(got, want, scale, 1, 1e-7, 0.0).bad, 0);
+}
+END_TEST
+
+START_TEST(empty_comparison_passes) {
+  compare_report r = compare_f32(NULL, NULL, NULL, 0, 0.0, 0.0);
+  ck_assert_uint_eq(r.bad, 0);
+  ck_assert_uint_eq(r.n, 0);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("host_check");
+  TCase *tc = tcase_create("helpers");
+  tcase_add_test(tc, rng_is_reproducible_and_seed_dependent);
+  tcase_add_test(tc, uniform_stays_in_range_and_spreads);
+  tcase_add_test(tc, seed_comes_from_environment);
+  tcase_add_test(tc, poison_is_a_nan_no_kernel_writes);
+  tcase_add_test(tc, compare_accepts_within_tolerance);
+  tcase_add_test(tc, compare_rejects_error_nan_inf_and_poison);
+  tcase_add_test(tc, compare_uses_scale_for_cancelling_results);
+  tcase_add_test(tc, empty_comparison_passes);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_VERBOSE);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

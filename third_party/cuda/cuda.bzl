@@ -1,0 +1,104 @@
+"""Compiles CUDA C (.cu) with nvcc into objects that cc_library/cc_test link."""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+
+CudaArchsInfo = provider(fields = {"archs": "list of sm_XX / compute_XX strings"})
+
+def _parse_archs(value):
+    archs = [a.strip() for a in value.split(",") if a.strip()]
+    if not archs:
+        fail("--//third_party/cuda:archs is empty; give e.g. sm_80,sm_90,compute_90")
+    for a in archs:
+        kind, _, num = a.partition("_")
+        if kind not in ("sm", "compute") or not num or not num.rstrip("af").isdigit():
+            fail("--//third_party/cuda:archs: '%s' is not sm_NN or compute_NN (e.g. sm_90, sm_90a, compute_90)" % a)
+    return archs
+
+def _cuda_archs_impl(ctx):
+    return CudaArchsInfo(archs = _parse_archs(ctx.build_setting_value))
+
+cuda_archs = rule(
+    implementation = _cuda_archs_impl,
+    build_setting = config.string(flag = True),
+)
+
+def _gencode(arch):
+    kind, _, num = arch.partition("_")
+    return "-gencode=arch=compute_%s,code=%s" % (num, arch)
+
+def _cuda_objects_impl(ctx):
+    cc_toolchain = find_cpp_toolchain(ctx)
+    archs = ctx.attr._archs[CudaArchsInfo].archs
+
+    # Headers and include paths of C/C++ dependencies (kernel API headers).
+    headers = list(ctx.files.hdrs)
+    includes = [".", ctx.bin_dir.path, ctx.genfiles_dir.path]
+    for dep in ctx.attr.deps:
+        cc = dep[CcInfo].compilation_context
+        headers += cc.headers.to_list()
+        includes += cc.includes.to_list() + cc.quote_includes.to_list() + cc.system_includes.to_list()
+
+    objs = []
+    for src in ctx.files.srcs:
+        obj = ctx.actions.declare_file("_cuda_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(src.extension) - 1]))
+        args = ctx.actions.args()
+        args.add("-c", src)
+        args.add("-o", obj)
+        args.add("-ccbin", cc_toolchain.compiler_executable)
+        args.add_all(["-O3", "-lineinfo", "-std=c++17", "-Xcompiler", "-fPIC", "-Werror=all-warnings"])
+        args.add_all(archs, map_each = _gencode)
+        args.add_all(includes, before_each = "-I", uniquify = True)
+        args.add_all(ctx.attr.copts)
+        ctx.actions.run(
+            executable = ctx.executable._nvcc,
+            arguments = [args],
+            inputs = depset([src] + headers, transitive = [ctx.attr._nvcc_files.files, cc_toolchain.all_files] +
+                                                          [d.files for d in ctx.attr.data]),
+            outputs = [obj],
+            mnemonic = "NvccCompile",
+            progress_message = "nvcc %s" % src.short_path,
+            use_default_shell_env = True,
+        )
+        objs.append(obj)
+    return [DefaultInfo(files = depset(objs))]
+
+cuda_objects = rule(
+    implementation = _cuda_objects_impl,
+    attrs = {
+        "srcs": attr.label_list(allow_files = [".cu"]),
+        "hdrs": attr.label_list(allow_files = [".h", ".cuh"]),
+        "deps": attr.label_list(providers = [CcInfo]),
+        "data": attr.label_list(allow_files = True, doc = "extra inputs, e.g. @local_cuda//:cccl"),
+        "copts": attr.string_list(),
+        "_nvcc": attr.label(default = "@local_cuda//:nvcc_wrapper.sh", executable = True, allow_single_file = True, cfg = "exec"),
+        "_nvcc_files": attr.label(default = "@local_cuda//:nvcc_files"),
+        "_archs": attr.label(default = "//third_party/cuda:archs"),
+        "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+    },
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+    fragments = ["cpp"],
+)
+
+def cuda_library(name, srcs, hdrs = [], deps = [], data = [], copts = [], **kwargs):
+    """A cc_library whose sources are CUDA C files compiled by nvcc.
+
+    `hdrs` is the C API (usable from C11 host code); `deps` are cc_library
+    targets whose headers the .cu files include. The CUDA runtime is linked.
+    """
+    cuda_objects(
+        name = name + "_cuda",
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps,
+        data = data,
+        copts = copts,
+        tags = kwargs.get("tags", []),
+    )
+    native.cc_library(
+        name = name,
+        srcs = [":" + name + "_cuda"],
+        hdrs = hdrs,
+        deps = deps + ["@local_cuda//:cudart"],
+        linkstatic = True,
+        **kwargs
+    )
