@@ -22,6 +22,9 @@ cuda_archs = rule(
     build_setting = config.string(flag = True),
 )
 
+def _arch_number(arch):
+    return int(arch.partition("_")[2].rstrip("af"))
+
 def _gencode(arch):
     kind, _, num = arch.partition("_")
     return "-gencode=arch=compute_%s,code=%s" % (num, arch)
@@ -38,7 +41,10 @@ def _cuda_objects_impl(ctx):
         headers += cc.headers.to_list()
         includes += cc.includes.to_list() + cc.quote_includes.to_list() + cc.system_includes.to_list()
 
-    objs = []
+    # Machine-code checks look at the newest SASS arch built (PTX of the same version).
+    sm = [a for a in archs if a.startswith("sm_")]
+    check_arch = sorted(sm, key = _arch_number)[-1] if sm else "sm_90"
+    objs, ptx, usage = [], [], []
     for src in ctx.files.srcs:
         obj = ctx.actions.declare_file("_cuda_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(src.extension) - 1]))
         args = ctx.actions.args()
@@ -60,7 +66,43 @@ def _cuda_objects_impl(ctx):
             use_default_shell_env = True,
         )
         objs.append(obj)
-    return [DefaultInfo(files = depset(objs))]
+        ptx.append(_machine_code_action(ctx, src, headers, includes, "-ptx", "-arch=" + check_arch.replace("sm_", "compute_"), "ptx"))
+        usage.append(_machine_code_action(ctx, src, headers, includes, "-cubin", "-arch=" + check_arch, "resource_usage.txt"))
+    return [
+        DefaultInfo(files = depset(objs)),
+        OutputGroupInfo(ptx = depset(ptx), resource_usage = depset(usage)),
+    ]
+
+def _machine_code_action(ctx, src, headers, includes, mode, arch, suffix):
+    """PTX, or ptxas's resource report (registers, spills) for one arch, for the machine-code tests."""
+    base = src.basename[:-len(src.extension) - 1]
+    out = ctx.actions.declare_file("_cuda_objs/%s/%s.%s" % (ctx.label.name, base, suffix))
+    cmd = [ctx.executable._nvcc.path, mode, arch, "-O3", "-std=c++17", "-ccbin", find_cpp_toolchain(ctx).compiler_executable]
+    cmd += ["-I" + i for i in _uniq(includes)] + ctx.attr.copts + [src.path]
+    if mode == "-ptx":
+        cmd += ["-o", out.path]
+        shell = " ".join(["'%s'" % c for c in cmd])
+    else:
+        # ptxas -v writes its report to stderr; keep it, drop the cubin.
+        cmd += ["-Xptxas", "-v", "-o", "/dev/null"]
+        shell = " ".join(["'%s'" % c for c in cmd]) + " 2> " + out.path + " || { cat " + out.path + " >&2; exit 1; }"
+    ctx.actions.run_shell(
+        command = shell,
+        inputs = depset([src] + headers, transitive = [ctx.attr._nvcc_files.files, find_cpp_toolchain(ctx).all_files] +
+                                                      [d.files for d in ctx.attr.data]),
+        tools = [ctx.executable._nvcc],
+        outputs = [out],
+        mnemonic = "NvccMachineCode",
+        progress_message = "nvcc %s %s" % (mode, src.short_path),
+        use_default_shell_env = True,
+    )
+    return out
+
+def _uniq(items):
+    seen = {}
+    for i in items:
+        seen[i] = True
+    return seen.keys()
 
 cuda_objects = rule(
     implementation = _cuda_objects_impl,

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the build needs on a Debian 12 machine (idempotent; root or sudo).
+# The CUDA toolkit is not a Debian package: it must already be at $CUDA_PATH.
+set -euo pipefail
+
+packages=(bazel-bootstrap check libsubunit-dev libjansson-dev gnuplot-nox)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cuda="${CUDA_PATH:-/usr/local/cuda}"
+if [ ! -x "$cuda/bin/nvcc" ]; then
+  echo "setup: no CUDA toolkit at $cuda (bin/nvcc missing): install CUDA 13 there or set CUDA_PATH" >&2
+  exit 2
+fi

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The test command: sets up a fresh Debian 12 machine, then runs every test.
+#   ci/test.sh                 # on a GPU host: all tests, GPU ones included
+#   ci/test.sh --config=cpu    # no GPU: GPU-tagged tests are built but not run
+# Extra arguments go to `bazel test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash ci/setup.sh
+config=(--config=gpu)
+for a in "$@"; do case "$a" in --config=*) config=() ;; esac; done
+exec bazel test //... "${config[@]}" "$@"

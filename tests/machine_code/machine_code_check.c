@@ -1,0 +1,208 @@
+/* Checks what nvcc emitted for a kernel family:
+ *   - kernels meant to be vectorised really use 16-byte global loads/stores,
+ *     in the PTX (ld.global[.nc].v4 / st.global.v4) and, given an object file
+ *     and cuobjdump, in the SASS (LDG.E...128 / STG.E...128);
+ *   - no kernel spills registers to local memory (ptxas -v report).
+ * Files are named on the command line; their kind comes from the suffix:
+ *   .ptx                  PTX text
+ *   .resource_usage.txt   ptxas -v report
+ *   .o                    object file, disassembled with $CUDA_PATH/bin/cuobjdump
+ * A kernel pattern that matches no kernel is an error, so a rename cannot turn
+ * a check into one that passes vacuously. Exit 0 all good, 1 a check failed,
+ * 2 bad usage or unreadable input. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const char *kernels; /* ERE over kernel (mangled) names, or NULL */
+  const char *instr;   /* ERE an instruction line must match */
+  const char *what;
+} rule;
+
+static int failures = 0;
+
+static void compile(regex_t *re, const char *pattern) {
+  int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
+  if (rc != 0) {
+    char msg[256];
+    regerror(rc, re, msg, sizeof msg);
+    fprintf(stderr, "machine_code_check: bad regex '%s': %s\n", pattern, msg);
+    exit(2);
+  }
+}
+
+static char *slurp(FILE *f, const char *name) {
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (len + 1 == cap) buf = realloc(buf, cap *= 2);
+  }
+  if (!buf) {
+    fprintf(stderr, "machine_code_check: out of memory reading %s\n", name);
+    exit(2);
+  }
+  buf[len] = '\0';
+  return buf;
+}
+
+/* Splits `text` into lines (in place) and returns them; *n gets the count. */
+static char **split_lines(char *text, size_t *n) {
+  size_t cap = 1024, k = 0;
+  char **lines = malloc(cap * sizeof *lines);
+  for (char *p = text; lines && p && *p;) {
+    if (k == cap) lines = realloc(lines, (cap *= 2) * sizeof *lines);
+    if (!lines) break;
+    lines[k++] = p;
+    p = strchr(p, '\n');
+    if (p) *p++ = '\0';
+  }
+  if (!lines) {
+    fprintf(stderr, "machine_code_check: out of memory\n");
+    exit(2);
+  }
+  *n = k;
+  return lines;
+}
+
+/* A kernel starts at a line matching `start_re` and runs to the next such line.
+ * For each rule, every kernel whose header line matches rule.kernels must
+ * contain an instruction line matching rule.instr. */
+static void check_kernels(const char *file, char *text, const char *start_re, const rule *rules, int nrules) {
+  size_t n;
+  char **lines = split_lines(text, &n);
+  regex_t start;
+  compile(&start, start_re);
+  for (int r = 0; r < nrules; r++) {
+    if (!rules[r].kernels) continue;
+    regex_t want_kernel, want_instr;
+    compile(&want_kernel, rules[r].kernels);
+    compile(&want_instr, rules[r].instr);
+    int seen = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (regexec(&start, lines[i], 0, NULL, 0) != 0 || regexec(&want_kernel, lines[i], 0, NULL, 0) != 0) continue;
+      seen++;
+      int found = 0;
+      for (size_t j = i + 1; j < n && regexec(&start, lines[j], 0, NULL, 0) != 0; j++)
+        if (regexec(&want_instr, lines[j], 0, NULL, 0) == 0) {
+          found = 1;
+          break;
+        }
+      printf("%s: %s\n    %s: %s\n", file, lines[i], rules[r].what, found ? "ok" : "MISSING");
+      if (!found) failures++;
+    }
+    if (!seen) {
+      printf("%s: no kernel matches '%s' (%s): renamed or removed? Update the BUILD rule.\n", file,
+             rules[r].kernels, rules[r].what);
+      failures++;
+    }
+    regfree(&want_kernel);
+    regfree(&want_instr);
+  }
+  regfree(&start);
+  free(lines);
+}
+
+/* ptxas -v: "Compiling entry function 'NAME' for 'sm_90'" then
+ * "N bytes stack frame, S bytes spill stores, L bytes spill loads". */
+static void check_spills(const char *file, char *text) {
+  int functions = 0;
+  char name[512] = "?";
+  size_t n;
+  char **lines = split_lines(text, &n);
+  for (size_t i = 0; i < n; i++) {
+    const char *line = lines[i];
+    const char *q = strstr(line, "Compiling entry function '");
+    if (!q) q = strstr(line, "Function properties for ");
+    if (q) {
+      const char *s = strchr(q, '\'') ? strchr(q, '\'') + 1 : q + strlen("Function properties for ");
+      size_t n = strcspn(s, "'");
+      if (n >= sizeof name) n = sizeof name - 1;
+      memcpy(name, s, n);
+      name[n] = '\0';
+      continue;
+    }
+    unsigned long frame, stores, loads;
+    const char *p = strstr(line, "bytes stack frame");
+    if (p && sscanf(line, " %lu bytes stack frame, %lu bytes spill stores, %lu bytes spill loads", &frame, &stores,
+                    &loads) == 3) {
+      functions++;
+      int ok = stores == 0 && loads == 0;
+      printf("%s: %s\n    spills: %lu stores, %lu loads (stack %lu): %s\n", file, name, stores, loads, frame,
+             ok ? "ok" : "SPILLS");
+      if (!ok) failures++;
+    }
+  }
+  free(lines);
+  if (functions == 0) {
+    printf("%s: no functions in the ptxas report: was it produced with -Xptxas -v?\n", file);
+    failures++;
+  }
+}
+
+static void usage(void) {
+  fprintf(stderr,
+          "usage: machine_code_check [--vector_loads=ERE] [--vector_stores=ERE] FILE...\n"
+          "  ERE selects kernels by (mangled) name; FILE is .ptx, .resource_usage.txt or .o (SASS via cuobjdump)\n");
+  exit(2);
+}
+
+int main(int argc, char **argv) {
+  const char *loads = NULL, *stores = NULL;
+  static const struct option opts[] = {
+      {"vector_loads", required_argument, 0, 'l'}, {"vector_stores", required_argument, 0, 's'}, {0, 0, 0, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    if (c == 'l') loads = optarg;
+    else if (c == 's') stores = optarg;
+    else usage();
+  }
+  if (optind >= argc) usage();
+  const rule ptx_rules[] = {{loads, "ld\\.global(\\.nc)?(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)", "16-byte loads (PTX)"},
+                            {stores, "st\\.global\\.v4\\.(f32|b32|u32)", "16-byte stores (PTX)"}};
+  const rule sass_rules[] = {{loads, "LDG\\.E[.A-Z0-9]*\\.128", "16-byte loads (SASS LDG.E.128)"},
+                             {stores, "STG\\.E[.A-Z0-9]*\\.128", "16-byte stores (SASS STG.E.128)"}};
+  for (int i = optind; i < argc; i++) {
+    const char *f = argv[i];
+    size_t len = strlen(f);
+    if (len > 2 && strcmp(f + len - 2, ".o") == 0) {
+      const char *cuda = getenv("CUDA_PATH");
+      char cmd[4096];
+      snprintf(cmd, sizeof cmd, "'%s/bin/cuobjdump' --dump-sass '%s' 2>&1", cuda && *cuda ? cuda : "/usr/local/cuda", f);
+      FILE *p = popen(cmd, "r");
+      char *text = p ? slurp(p, f) : NULL;
+      int rc = p ? pclose(p) : -1;
+      if (rc != 0) {
+        fprintf(stderr, "machine_code_check: `%s` failed (%d): %s\n  SASS checks need cuobjdump: set CUDA_PATH to a toolkit that has it\n",
+                cmd, rc, text ? text : "");
+        return 2;
+      }
+      check_kernels(f, text, "Function : ", sass_rules, 2);
+      free(text);
+      continue;
+    }
+    FILE *in = fopen(f, "r");
+    if (!in) {
+      fprintf(stderr, "machine_code_check: cannot open %s\n", f);
+      return 2;
+    }
+    char *text = slurp(in, f);
+    fclose(in);
+    if (len > 4 && strcmp(f + len - 4, ".ptx") == 0) {
+      check_kernels(f, text, "^(\\.visible )?\\.entry ", ptx_rules, 2);
+    } else if (strstr(f, "resource_usage")) {
+      check_spills(f, text);
+    } else {
+      fprintf(stderr, "machine_code_check: %s: unknown kind (want .ptx, .resource_usage.txt or .o)\n", f);
+      return 2;
+    }
+    free(text);
+  }
+  printf("%s\n", failures ? "FAIL" : "PASS");
+  return failures ? 1 : 0;
+}
