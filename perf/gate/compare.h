@@ -1,0 +1,55 @@
+/* Verdicts of the regression gate: a run against a baseline of the same GPU. */
+#ifndef PERF_GATE_COMPARE_H
+#define PERF_GATE_COMPARE_H
+
+#include "perf/gate/figures.h"
+
+typedef enum { VERDICT_FASTER, VERDICT_SAME, VERDICT_SLOWER, VERDICT_NEW, VERDICT_MISSING } verdict;
+
+/* What is compared: the kernel's time, or its time relative to the
+ * device-to-device copy measured in the same process (which cancels a
+ * machine whose memory is a little faster or slower as a whole). */
+typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
+
+#define GATE_MAX_FAMILY_TOLERANCES 16
+
+typedef struct {
+  char family[64];
+  double tolerance;
+} family_tolerance;
+
+typedef struct {
+  double tolerance; /* smallest slowdown that can fail, as a fraction (0.05) */
+  double k_noise;   /* ... or this many times the baseline's between-run noise, if larger */
+  double alpha;     /* significance level of the one-sided Mann-Whitney U test */
+  gate_metric metric;
+  family_tolerance fam[GATE_MAX_FAMILY_TOLERANCES];
+  size_t nfam;
+} gate_policy;
+
+gate_policy default_policy(void);
+/* Parses "family=fraction" (e.g. "reduce=0.07") into the policy. 0 ok, else a message. */
+int add_family_tolerance(gate_policy *p, const char *spec, char *err, size_t errlen);
+double tolerance_for(const gate_policy *p, const char *bench_name);
+
+typedef struct {
+  const char *name;
+  verdict v;
+  double base_ns, run_ns; /* medians in the metric (copy ratio: ns scaled to the baseline's copy speed) */
+  double delta;           /* run / base - 1: positive means slower */
+  double threshold;       /* max(tolerance, k_noise * noise) */
+  double noise;           /* the baseline's spread between runs, as a fraction */
+  double p_slower;        /* U test: run samples longer than the baseline's */
+  double p_faster;
+  double base_gbps, run_gbps;
+  double base_copy_frac, run_copy_frac; /* bandwidth as a fraction of the copy probe (0: unknown) */
+} comparison;
+
+/* Compares every benchmark of `base` and `run` (by name). Returns the number
+ * of comparisons in *out (malloc'ed; free with free()). Baseline entries
+ * come first in baseline order, then new ones. */
+size_t compare_figures(const gate_figures *base, const gate_figures *run, const gate_policy *p, comparison **out);
+
+const char *verdict_name(verdict v);
+
+#endif

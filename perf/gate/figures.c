@@ -1,0 +1,431 @@
+#define _POSIX_C_SOURCE 200809L
+#include "perf/gate/figures.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+void gpu_slug(const char *name, char *slug, size_t len) {
+  size_t k = 0;
+  int dash = 0;
+  for (const char *p = name; *p && k + 1 < len; p++) {
+    if (isalnum((unsigned char)*p)) {
+      if (dash && k > 0 && k + 2 < len) slug[k++] = '-';
+      slug[k++] = (char)tolower((unsigned char)*p);
+      dash = 0;
+    } else {
+      dash = 1;
+    }
+  }
+  slug[k] = '\0';
+}
+
+int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t errlen) {
+  if (strcmp(base->slug, run->slug) != 0)
+    return fail(err, errlen, "GPU model differs: baseline '%s', this GPU '%s'", base->name, run->name);
+  if (base->sm_count != run->sm_count)
+    return fail(err, errlen, "field gpu.sm_count differs: baseline %d SMs, this %s has %d (a different SKU or MIG slice)",
+                base->sm_count, run->name, run->sm_count);
+  if (fabs(base->mem_clock_mhz - run->mem_clock_mhz) > 0.5)
+    return fail(err, errlen, "field gpu.mem_clock_mhz differs: baseline %.0f MHz, this GPU %.0f MHz",
+                base->mem_clock_mhz, run->mem_clock_mhz);
+  if (base->bus_width_bits != run->bus_width_bits)
+    return fail(err, errlen, "field gpu.bus_width_bits differs: baseline %d, this GPU %d", base->bus_width_bits,
+                run->bus_width_bits);
+  if (base->ecc != run->ecc)
+    return fail(err, errlen, "field gpu.ecc differs: baseline ECC %s, this GPU ECC %s (ECC costs bandwidth)",
+                base->ecc ? "on" : "off", run->ecc ? "on" : "off");
+  return 0;
+}
+
+const gate_bench *find_bench(const gate_figures *f, const char *name) {
+  for (size_t i = 0; i < f->n; i++)
+    if (strcmp(f->b[i].name, name) == 0) return &f->b[i];
+  return NULL;
+}
+
+void free_figures(gate_figures *f) {
+  for (size_t i = 0; i < f->n; i++) {
+    for (size_t r = 0; r < f->b[i].nruns; r++) free(f->b[i].runs[r].samples_ns);
+    free(f->b[i].runs);
+    free(f->b[i].name);
+  }
+  free(f->b);
+  free(f->runs);
+  memset(f, 0, sizeof *f);
+}
+
+/* ---- JSON field access with messages that name the file and field ---- */
+
+typedef struct {
+  const char *path;
+  char *err;
+  size_t errlen;
+  int failed;
+} ctx;
+
+static json_t *field(ctx *c, json_t *obj, const char *where, const char *key, int type) {
+  if (c->failed) return NULL;
+  json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+  static const char *names[] = {"an object", "an array", "a string", "an integer", "a number", "true", "false",
+                                "null"};
+  int ok = v && ((int)json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) ||
+                 (type == JSON_TRUE && json_is_boolean(v)));
+  if (!ok) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s%s%s: expected %s%s", c->path, where, *where ? "." : "", key,
+                     type == JSON_TRUE ? "a boolean" : names[type], v ? "" : ", missing");
+    return NULL;
+  }
+  return v;
+}
+
+static double positive(ctx *c, json_t *obj, const char *where, const char *key) {
+  json_t *v = field(c, obj, where, key, JSON_REAL);
+  if (!v) return NAN;
+  double x = json_number_value(v);
+  if (!(x > 0) || !isfinite(x)) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected a positive finite number, got %g", c->path, where,
+                     key, x);
+    return NAN;
+  }
+  return x;
+}
+
+static void copy_str(ctx *c, json_t *obj, const char *where, const char *key, char *dst, size_t len) {
+  json_t *v = field(c, obj, where, key, JSON_STRING);
+  if (v) snprintf(dst, len, "%s", json_string_value(v));
+}
+
+static json_t *parse(const char *path, char *err, size_t errlen) {
+  json_error_t e;
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+  if (!root) {
+    fail(err, errlen, "%s: not valid JSON (line %d, column %d: %s): a truncated or hand-edited file? Re-create it",
+         path, e.line, e.column, e.text);
+    return NULL;
+  }
+  if (!json_is_object(root)) {
+    json_decref(root);
+    fail(err, errlen, "%s: expected a JSON object at the top level", path);
+    return NULL;
+  }
+  return root;
+}
+
+static int read_measure(ctx *c, json_t *m, const char *where, gate_measure *out) {
+  out->median_ns = positive(c, m, where, "median_ns");
+  json_t *s = field(c, m, where, "samples_ns", JSON_ARRAY);
+  if (!s) return 1;
+  out->nsamples = json_array_size(s);
+  out->samples_ns = malloc((out->nsamples + 1) * sizeof(double));
+  for (size_t i = 0; i < out->nsamples; i++) {
+    json_t *v = json_array_get(s, i);
+    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!(x > 0) || !isfinite(x))
+      return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns[%zu]: expected a positive number", c->path,
+                              where, i);
+    out->samples_ns[i] = x;
+  }
+  return c->failed;
+}
+
+static void read_gpu(ctx *c, json_t *g, gate_gpu *gpu) {
+  copy_str(c, g, "gpu", "name", gpu->name, sizeof gpu->name);
+  gpu_slug(gpu->name, gpu->slug, sizeof gpu->slug);
+  json_t *v = field(c, g, "gpu", "sm_count", JSON_INTEGER);
+  gpu->sm_count = v ? (int)json_integer_value(v) : 0;
+  gpu->mem_clock_mhz = positive(c, g, "gpu", "mem_clock_mhz");
+  v = field(c, g, "gpu", "bus_width_bits", JSON_INTEGER);
+  gpu->bus_width_bits = v ? (int)json_integer_value(v) : 0;
+  v = field(c, g, "gpu", "ecc", JSON_TRUE);
+  gpu->ecc = v ? json_is_true(v) : 0;
+  copy_str(c, g, "gpu", "driver", gpu->driver, sizeof gpu->driver);
+  copy_str(c, g, "gpu", "runtime", gpu->runtime, sizeof gpu->runtime);
+}
+
+int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  json_t *root = parse(path, err, errlen);
+  if (!root) return 1;
+  ctx c = {path, err, errlen, 0};
+  json_t *ver = field(&c, root, "", "schema_version", JSON_INTEGER);
+  if (ver && json_integer_value(ver) != BASELINE_SCHEMA_VERSION)
+    c.failed = fail(err, errlen, "%s: field schema_version: %lld is not supported (this gate reads version %d); "
+                    "re-bless the baseline with this version", path, (long long)json_integer_value(ver),
+                    BASELINE_SCHEMA_VERSION);
+  json_t *g = field(&c, root, "", "gpu", JSON_OBJECT);
+  if (g) read_gpu(&c, g, &out->gpu);
+  /* The file must be named after the GPU it was measured on. */
+  if (!c.failed) {
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t len = strlen(out->gpu.slug);
+    if (strncmp(base, out->gpu.slug, len) != 0 || strcmp(base + len, ".json") != 0)
+      c.failed = fail(err, errlen, "%s: field gpu.name is '%s', so the file should be named %s.json: a baseline "
+                      "copied from another GPU? Bless one on this GPU instead", path, out->gpu.name, out->gpu.slug);
+  }
+  json_t *runs = field(&c, root, "", "runs", JSON_ARRAY);
+  if (runs) {
+    out->nruns = json_array_size(runs);
+    if (out->nruns == 0) c.failed = fail(err, errlen, "%s: field runs: empty; a baseline needs at least one run", path);
+    out->runs = calloc(out->nruns + 1, sizeof *out->runs);
+    for (size_t i = 0; i < out->nruns && !c.failed; i++) {
+      json_t *r = json_array_get(runs, i);
+      char where[32];
+      snprintf(where, sizeof where, "runs[%zu]", i);
+      copy_str(&c, r, where, "date", out->runs[i].date, sizeof out->runs[i].date);
+      copy_str(&c, r, where, "commit", out->runs[i].commit, sizeof out->runs[i].commit);
+      copy_str(&c, r, where, "host", out->runs[i].host, sizeof out->runs[i].host);
+      out->runs[i].copy_bytes_per_second = positive(&c, r, where, "copy_bytes_per_second");
+    }
+  }
+  json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
+  if (bs) {
+    out->n = json_array_size(bs);
+    if (out->n == 0) c.failed = fail(err, errlen, "%s: field benchmarks: empty; re-bless from a run with benchmarks", path);
+    out->b = calloc(out->n + 1, sizeof *out->b);
+    for (size_t i = 0; i < out->n && !c.failed; i++) {
+      json_t *b = json_array_get(bs, i);
+      char where[64];
+      snprintf(where, sizeof where, "benchmarks[%zu]", i);
+      json_t *name = field(&c, b, where, "name", JSON_STRING);
+      if (!name) break;
+      out->b[i].name = strdup(json_string_value(name));
+      out->b[i].bytes_per_second = positive(&c, b, where, "bytes_per_second");
+      json_t *m = field(&c, b, where, "runs", JSON_ARRAY);
+      if (!m) break;
+      out->b[i].nruns = json_array_size(m);
+      if (out->b[i].nruns != out->nruns) {
+        c.failed = fail(err, errlen, "%s: field %s.runs: %zu measures for %zu runs", path, where, out->b[i].nruns,
+                        out->nruns);
+        break;
+      }
+      out->b[i].runs = calloc(out->b[i].nruns + 1, sizeof *out->b[i].runs);
+      for (size_t r = 0; r < out->b[i].nruns && !c.failed; r++) {
+        char w2[96];
+        snprintf(w2, sizeof w2, "%s.runs[%zu]", where, r);
+        read_measure(&c, json_array_get(m, r), w2, &out->b[i].runs[r]);
+      }
+    }
+  }
+  json_decref(root);
+  if (c.failed) free_figures(out);
+  return c.failed;
+}
+
+static json_t *measure_json(const gate_measure *m) {
+  json_t *s = json_array();
+  for (size_t i = 0; i < m->nsamples; i++) json_array_append_new(s, json_real(m->samples_ns[i]));
+  return json_pack("{s:f, s:o}", "median_ns", m->median_ns, "samples_ns", s);
+}
+
+int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
+  json_t *runs = json_array(), *bs = json_array();
+  for (size_t i = 0; i < f->nruns; i++)
+    json_array_append_new(runs, json_pack("{s:s, s:s, s:s, s:f}", "date", f->runs[i].date, "commit",
+                                          f->runs[i].commit, "host", f->runs[i].host, "copy_bytes_per_second",
+                                          f->runs[i].copy_bytes_per_second));
+  for (size_t i = 0; i < f->n; i++) {
+    json_t *m = json_array();
+    for (size_t r = 0; r < f->b[i].nruns; r++) json_array_append_new(m, measure_json(&f->b[i].runs[r]));
+    json_array_append_new(bs, json_pack("{s:s, s:f, s:o}", "name", f->b[i].name, "bytes_per_second",
+                                        f->b[i].bytes_per_second, "runs", m));
+  }
+  const gate_gpu *g = &f->gpu;
+  json_t *root = json_pack("{s:i, s:{s:s, s:i, s:f, s:i, s:b, s:s, s:s}, s:o, s:o}", "schema_version",
+                           BASELINE_SCHEMA_VERSION, "gpu", "name", g->name, "sm_count", g->sm_count, "mem_clock_mhz",
+                           g->mem_clock_mhz, "bus_width_bits", g->bus_width_bits, "ecc", g->ecc, "driver", g->driver,
+                           "runtime", g->runtime, "runs", runs, "benchmarks", bs);
+  if (!root) return fail(err, errlen, "%s: could not build the JSON document", path);
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+  json_decref(root);
+  int fd = rc == 0 ? open(tmp, O_RDONLY) : -1;
+  if (rc != 0 || fd < 0 || fsync(fd) != 0) {
+    if (fd >= 0) close(fd);
+    unlink(tmp);
+    return fail(err, errlen, "%s: cannot write %s: %s", path, tmp, strerror(errno));
+  }
+  close(fd);
+  if (rename(tmp, path) != 0) {
+    unlink(tmp);
+    return fail(err, errlen, "%s: cannot replace it: %s", path, strerror(errno));
+  }
+  return 0;
+}
+
+int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (n == 0) return fail(err, errlen, "no runs to merge");
+  out->gpu = runs[0].gpu;
+  out->runs = calloc(n + 1, sizeof *out->runs);
+  out->nruns = n;
+  for (size_t r = 0; r < n; r++) {
+    if (same_hardware(&runs[0].gpu, &runs[r].gpu, err, errlen)) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", err);
+      free_figures(out);
+      return fail(err, errlen, "run %zu is not from the same hardware as run 0: %s", r + 1, why);
+    }
+    out->runs[r] = runs[r].runs[0];
+  }
+  /* Benchmarks of the first run, each with one measure per run; all runs must have them. */
+  out->b = calloc(runs[0].n + 1, sizeof *out->b);
+  for (size_t i = 0; i < runs[0].n; i++) {
+    gate_bench *b = &out->b[out->n++];
+    b->name = strdup(runs[0].b[i].name);
+    b->runs = calloc(n + 1, sizeof *b->runs);
+    double bps = 0;
+    for (size_t r = 0; r < n; r++) {
+      const gate_bench *rb = find_bench(&runs[r], b->name);
+      if (!rb) {
+        free_figures(out);
+        return fail(err, errlen, "run %zu has no benchmark %s: merge runs of the same benchmarks", r + 1,
+                    runs[0].b[i].name);
+      }
+      gate_measure *m = &b->runs[b->nruns++];
+      m->median_ns = rb->runs[0].median_ns;
+      m->nsamples = rb->runs[0].nsamples;
+      m->samples_ns = malloc((m->nsamples + 1) * sizeof(double));
+      memcpy(m->samples_ns, rb->runs[0].samples_ns, m->nsamples * sizeof(double));
+      bps += rb->bytes_per_second;
+    }
+    b->bytes_per_second = bps / (double)n;
+  }
+  return 0;
+}
+
+static double unit_ns(const char *unit) {
+  if (!strcmp(unit, "ns")) return 1;
+  if (!strcmp(unit, "us")) return 1e3;
+  if (!strcmp(unit, "ms")) return 1e6;
+  if (!strcmp(unit, "s")) return 1e9;
+  return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* A runner file: Google Benchmark JSON whose "iteration" entries carry their
+ * kept samples ("samples", in time_unit). Repetitions of one benchmark in the
+ * same process are pooled: the gate's unit of independence is the process. */
+int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  json_t *root = parse(path, err, errlen);
+  if (!root) return 1;
+  ctx c = {path, err, errlen, 0};
+  json_t *cx = field(&c, root, "", "context", JSON_OBJECT);
+  json_t *ver = field(&c, cx, "context", "json_schema_version", JSON_INTEGER);
+  if (ver && json_integer_value(ver) != 1)
+    c.failed = fail(err, errlen, "%s: field context.json_schema_version: %lld is not supported (want 1)", path,
+                    (long long)json_integer_value(ver));
+  json_t *g = field(&c, cx, "context", "gpu", JSON_OBJECT);
+  if (g && !c.failed) {
+    gate_gpu *gpu = &out->gpu;
+    copy_str(&c, g, "context.gpu", "name", gpu->name, sizeof gpu->name);
+    gpu_slug(gpu->name, gpu->slug, sizeof gpu->slug);
+    json_t *v = field(&c, g, "context.gpu", "sm_count", JSON_INTEGER);
+    gpu->sm_count = v ? (int)json_integer_value(v) : 0;
+    gpu->mem_clock_mhz = positive(&c, g, "context.gpu", "mem_clock_max_mhz");
+    v = field(&c, g, "context.gpu", "bus_width_bits", JSON_INTEGER);
+    gpu->bus_width_bits = v ? (int)json_integer_value(v) : 0;
+    v = field(&c, g, "context.gpu", "ecc", JSON_TRUE);
+    gpu->ecc = v ? json_is_true(v) : 0;
+    copy_str(&c, g, "context.gpu", "driver_version", gpu->driver, sizeof gpu->driver);
+    copy_str(&c, g, "context.gpu", "runtime_version", gpu->runtime, sizeof gpu->runtime);
+  }
+  out->nruns = 1;
+  out->runs = calloc(2, sizeof *out->runs);
+  gate_run_info *info = &out->runs[0];
+  copy_str(&c, cx, "context", "date", info->date, sizeof info->date);
+  copy_str(&c, cx, "context", "host_name", info->host, sizeof info->host);
+  json_t *commit = json_object_get(cx, "commit"); /* from --benchmark_context=commit=... */
+  snprintf(info->commit, sizeof info->commit, "%s", json_is_string(commit) ? json_string_value(commit) : "unknown");
+  info->copy_bytes_per_second = positive(&c, cx, "context", "copy_bandwidth_GBps") * 1e9;
+
+  json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
+  size_t nb = bs ? json_array_size(bs) : 0;
+  out->b = calloc(nb + 1, sizeof *out->b);
+  for (size_t i = 0; i < nb && !c.failed; i++) {
+    json_t *e = json_array_get(bs, i);
+    char where[64];
+    snprintf(where, sizeof where, "benchmarks[%zu]", i);
+    json_t *name = field(&c, e, where, "name", JSON_STRING);
+    json_t *type = field(&c, e, where, "run_type", JSON_STRING);
+    if (!name || !type) break;
+    if (json_is_true(json_object_get(e, "error_occurred"))) {
+      json_t *msg = json_object_get(e, "error_message");
+      c.failed = fail(err, errlen, "%s: %s (%s) failed in the run: %s", path, where, json_string_value(name),
+                      json_is_string(msg) ? json_string_value(msg) : "no message");
+      break;
+    }
+    if (strcmp(json_string_value(type), "iteration") != 0) continue; /* aggregates are recomputed */
+    char unit[16] = "";
+    copy_str(&c, e, where, "time_unit", unit, sizeof unit);
+    double scale = unit_ns(unit);
+    if (!c.failed && scale == 0) {
+      c.failed = fail(err, errlen, "%s: field %s.time_unit: '%s' is not ns, us, ms or s", path, where, unit);
+      break;
+    }
+    double real = positive(&c, e, where, "real_time") * scale;
+    double bps = positive(&c, e, where, "bytes_per_second");
+    json_t *s = field(&c, e, where, "samples", JSON_ARRAY);
+    if (c.failed) break;
+    if (json_array_size(s) == 0) {
+      c.failed = fail(err, errlen, "%s: field %s.samples: empty (every repetition keeps its samples)", path, where);
+      break;
+    }
+    gate_bench *b = (gate_bench *)find_bench(out, json_string_value(name));
+    if (!b) {
+      b = &out->b[out->n++];
+      b->name = strdup(json_string_value(name));
+      b->runs = calloc(1, sizeof *b->runs);
+      b->nruns = 1;
+      b->bytes_per_second = bps * real; /* bytes per run, until the median is known */
+    }
+    gate_measure *m = &b->runs[0];
+    m->samples_ns = realloc(m->samples_ns, (m->nsamples + json_array_size(s) + 1) * sizeof(double));
+    for (size_t k = 0; k < json_array_size(s); k++) {
+      json_t *v = json_array_get(s, k);
+      double x = json_is_number(v) ? json_number_value(v) * scale : NAN;
+      if (!(x > 0) || !isfinite(x)) {
+        c.failed = fail(err, errlen, "%s: field %s.samples[%zu]: expected a positive number", path, where, k);
+        break;
+      }
+      m->samples_ns[m->nsamples++] = x;
+    }
+  }
+  if (!c.failed && out->n == 0)
+    c.failed = fail(err, errlen, "%s: field benchmarks: no iteration entries: the run measured nothing (a filter "
+                    "that matched no benchmark?)", path);
+  for (size_t i = 0; i < out->n && !c.failed; i++) {
+    gate_measure *m = &out->b[i].runs[0];
+    double *sorted = malloc(m->nsamples * sizeof *sorted);
+    memcpy(sorted, m->samples_ns, m->nsamples * sizeof *sorted);
+    qsort(sorted, m->nsamples, sizeof *sorted, cmp_double);
+    size_t h = m->nsamples / 2;
+    m->median_ns = m->nsamples % 2 ? sorted[h] : 0.5 * (sorted[h - 1] + sorted[h]);
+    free(sorted);
+    out->b[i].bytes_per_second /= m->median_ns; /* bytes per run / median time */
+  }
+  json_decref(root);
+  if (c.failed) free_figures(out);
+  return c.failed;
+}

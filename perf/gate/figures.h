@@ -1,0 +1,68 @@
+/* The regression gate's view of benchmark results: a run of the runner
+ * (Google Benchmark JSON) or a stored baseline, reduced to what a comparison
+ * needs. Loaders validate their input and report errors as
+ * "FILE: field F: what was expected (fix: ...)". */
+#ifndef PERF_GATE_FIGURES_H
+#define PERF_GATE_FIGURES_H
+
+#include <stddef.h>
+
+#define BASELINE_SCHEMA_VERSION 1
+
+/* The hardware a figure belongs to; a baseline only compares with the same. */
+typedef struct {
+  char name[256];  /* "NVIDIA H100 80GB HBM3" */
+  char slug[256];  /* "nvidia-h100-80gb-hbm3": names the baseline file */
+  int sm_count;
+  double mem_clock_mhz;
+  int bus_width_bits;
+  int ecc;
+  char driver[64], runtime[32];
+} gate_gpu;
+
+/* One independent measurement (one process) of a benchmark. */
+typedef struct {
+  double median_ns;
+  double *samples_ns;
+  size_t nsamples;
+} gate_measure;
+
+typedef struct {
+  char *name;             /* family/variant/params */
+  double bytes_per_second; /* of the overall median */
+  gate_measure *runs;     /* one per run that measured it (a run file has one) */
+  size_t nruns;
+} gate_bench;
+
+/* Where and when each run was made. */
+typedef struct {
+  char date[64], commit[64], host[256];
+  double copy_bytes_per_second; /* device-to-device copy probe of that run */
+} gate_run_info;
+
+typedef struct {
+  gate_gpu gpu;
+  gate_run_info *runs;
+  size_t nruns;
+  gate_bench *b;
+  size_t n;
+} gate_figures;
+
+/* Reads one output file of a benchmark binary (--benchmark_out, JSON). */
+int load_run(const char *path, gate_figures *out, char *err, size_t errlen);
+/* Reads baselines/<slug>.json and checks it names the GPU its file name says. */
+int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen);
+/* Writes a baseline atomically (temp file, fsync, rename). */
+int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen);
+/* Merges runs of one GPU model into one set (every run keeps its own measures). */
+int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_t errlen);
+void free_figures(gate_figures *f);
+
+/* "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3". */
+void gpu_slug(const char *name, char *slug, size_t len);
+/* 0 when `run` is the same hardware as `base`; else 1 and a message naming the field. */
+int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t errlen);
+
+const gate_bench *find_bench(const gate_figures *f, const char *name);
+
+#endif

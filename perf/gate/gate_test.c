@@ -1,0 +1,345 @@
+/* CPU tests of the regression gate on generated run files shaped like the
+ * runner's JSON: verdicts (faster, same, slower, new, missing), noise, the
+ * copy-ratio metric, bad input, wrong GPU, and the gate binary's exit codes. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "perf/gate/compare.h"
+#include "perf/gate/figures.h"
+
+static char dir[512];
+static const char *gate_bin;
+
+typedef struct {
+  const char *name;
+  double median_ns; /* samples are spread +-1% around this */
+} fake_bench;
+
+static const char *H100 = "NVIDIA H100 80GB HBM3";
+
+/* A runner-style JSON file: context with gpu + copy bandwidth, one iteration entry per benchmark. */
+static void write_run(const char *file, const char *gpu, int sms, double copy_gbps, const fake_bench *b, size_t n,
+                      unsigned seed) {
+  json_t *bs = json_array();
+  srand(seed);
+  for (size_t i = 0; i < n; i++) {
+    json_t *s = json_array();
+    for (int k = 0; k < 25; k++) json_array_append_new(s, json_real(b[i].median_ns * (0.99 + 0.02 * rand() / (double)RAND_MAX)));
+    json_array_append_new(bs, json_pack("{s:s, s:s, s:s, s:i, s:f, s:s, s:f, s:o}", "name", b[i].name, "run_name",
+                                        b[i].name, "run_type", "iteration", "iterations", 25, "real_time",
+                                        b[i].median_ns, "time_unit", "ns", "bytes_per_second",
+                                        1e9 * 1e9 / b[i].median_ns, "samples", s));
+  }
+  json_t *root = json_pack(
+      "{s:{s:i, s:s, s:s, s:f, s:{s:s, s:i, s:f, s:i, s:b, s:s, s:s}}, s:o}", "context", "json_schema_version", 1,
+      "date", "2026-11-22T05:00:00+00:00", "host_name", "gpu-host-1", "copy_bandwidth_GBps", copy_gbps, "gpu", "name",
+      gpu, "sm_count", sms, "mem_clock_max_mhz", 2619.0, "bus_width_bits", 5120, "ecc", 1, "driver_version",
+      "580.159.04", "runtime_version", "13.0", "benchmarks", bs);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  ck_assert_int_eq(json_dump_file(root, path, 0), 0);
+  json_decref(root);
+}
+
+static const char *at(const char *file) {
+  static char path[4][1024];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(path[k], sizeof path[k], "%s/%s", dir, file);
+  return path[k];
+}
+
+static void write_text(const char *file, const char *text) {
+  FILE *f = fopen(at(file), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static const fake_bench base_set[] = {{"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000},
+                                      {"elementwise/saxpy/N:1", 3000}};
+
+/* Baseline from three runs (separate "processes") with slightly different medians. */
+static void make_baseline(gate_figures *base) {
+  gate_figures runs[3];
+  char err[1024];
+  for (int r = 0; r < 3; r++) {
+    fake_bench b[3];
+    memcpy(b, base_set, sizeof b);
+    for (int i = 0; i < 3; i++) b[i].median_ns *= 1.0 + 0.005 * (r - 1); /* +-0.5% between runs */
+    char name[64];
+    snprintf(name, sizeof name, "base%d.json", r);
+    write_run(name, H100, 132, 3000.0, b, 3, 10 + r);
+    ck_assert_msg(load_run(at(name), &runs[r], err, sizeof err) == 0, "%s", err);
+  }
+  ck_assert_msg(merge_runs(runs, 3, base, err, sizeof err) == 0, "%s", err);
+  for (int r = 0; r < 3; r++) free_figures(&runs[r]);
+}
+
+static verdict verdict_of(const comparison *c, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(c[i].name, name)) return c[i].v;
+  ck_abort_msg("no comparison for %s", name);
+  return VERDICT_SAME;
+}
+
+START_TEST(run_file_is_read) {
+  write_run("one.json", H100, 132, 3000.0, base_set, 3, 1);
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_run(at("one.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.n, 3);
+  ck_assert_str_eq(f.gpu.slug, "nvidia-h100-80gb-hbm3");
+  ck_assert_int_eq(f.gpu.sm_count, 132);
+  ck_assert_double_eq_tol(f.runs[0].copy_bytes_per_second, 3000e9, 1);
+  ck_assert_uint_eq(f.b[1].runs[0].nsamples, 25);
+  ck_assert_double_eq_tol(f.b[1].runs[0].median_ns, 2000, 2000 * 0.011);
+  free_figures(&f);
+}
+END_TEST
+
+START_TEST(baseline_round_trips_atomically) {
+  gate_figures base, again;
+  char err[1024];
+  make_baseline(&base);
+  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(again.n, 3);
+  ck_assert_uint_eq(again.nruns, 3);
+  ck_assert_uint_eq(again.b[2].nruns, 3);
+  ck_assert_double_eq_tol(again.b[2].runs[1].median_ns, base.b[2].runs[1].median_ns, 1e-3);
+  ck_assert_str_eq(again.runs[2].host, "gpu-host-1");
+  /* No temporary file is left behind. */
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "ls %s | grep -q tmp", dir);
+  ck_assert_int_ne(system(cmd), 0);
+  free_figures(&base);
+  free_figures(&again);
+}
+END_TEST
+
+START_TEST(verdicts_faster_same_slower_new_missing) {
+  gate_figures base, run;
+  char err[1024];
+  make_baseline(&base);
+  const fake_bench now[] = {{"elementwise/add/N:1", 1000 * 0.90},       /* 10% faster */
+                            {"elementwise/add_float4/N:1", 2000 * 1.02}, /* 2%: within tolerance */
+                            {"elementwise/new_kernel/N:1", 500}};        /* saxpy missing */
+  write_run("now.json", H100, 132, 3000.0, now, 3, 99);
+  ck_assert_msg(load_run(at("now.json"), &run, err, sizeof err) == 0, "%s", err);
+  gate_policy p = default_policy();
+  comparison *c;
+  size_t n = compare_figures(&base, &run, &p, &c);
+  ck_assert_uint_eq(n, 4);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_FASTER);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add_float4/N:1"), VERDICT_SAME);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_MISSING);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/new_kernel/N:1"), VERDICT_NEW);
+  free(c);
+  free_figures(&run);
+
+  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.08}, {"elementwise/add_float4/N:1", 2000},
+                             {"elementwise/saxpy/N:1", 3000 * 1.06}};
+  write_run("slow.json", H100, 132, 3000.0, slow, 3, 7);
+  ck_assert_msg(load_run(at("slow.json"), &run, err, sizeof err) == 0, "%s", err);
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add_float4/N:1"), VERDICT_SAME);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_SLOWER);
+  ck_assert_double_eq_tol(c[0].delta, 0.08, 0.015);
+  /* A family tolerance of 10% lets both pass. */
+  ck_assert_int_eq(add_family_tolerance(&p, "elementwise=0.10", err, sizeof err), 0);
+  free(c);
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  free(c);
+  free_figures(&run);
+  free_figures(&base);
+}
+END_TEST
+
+START_TEST(noisy_baseline_widens_the_threshold) {
+  gate_figures runs[3], base, run;
+  char err[1024];
+  for (int r = 0; r < 3; r++) {
+    fake_bench b[1] = {{"elementwise/add/N:1", 1000 * (1.0 + 0.04 * (r - 1))}}; /* +-4% between runs */
+    char name[64];
+    snprintf(name, sizeof name, "noisy%d.json", r);
+    write_run(name, H100, 132, 3000.0, b, 1, 20 + r);
+    ck_assert(load_run(at(name), &runs[r], err, sizeof err) == 0);
+  }
+  ck_assert(merge_runs(runs, 3, &base, err, sizeof err) == 0);
+  fake_bench b[1] = {{"elementwise/add/N:1", 1000 * 1.08}};
+  write_run("noisy_now.json", H100, 132, 3000.0, b, 1, 5);
+  ck_assert(load_run(at("noisy_now.json"), &run, err, sizeof err) == 0);
+  gate_policy p = default_policy();
+  comparison *c;
+  size_t n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(c[0].v, VERDICT_SAME); /* 8% < 3 x 4% noise */
+  ck_assert_double_gt(c[0].threshold, 0.11);
+  free(c);
+  (void)n;
+  for (int r = 0; r < 3; r++) free_figures(&runs[r]);
+  free_figures(&base);
+  free_figures(&run);
+}
+END_TEST
+
+START_TEST(copy_ratio_cancels_a_slower_machine) {
+  gate_figures base, run;
+  char err[1024];
+  make_baseline(&base);
+  /* Everything 7% slower, the copy probe included: a slower machine, not a slower kernel. */
+  fake_bench b[3];
+  memcpy(b, base_set, sizeof b);
+  for (int i = 0; i < 3; i++) b[i].median_ns *= 1.07;
+  write_run("slow_machine.json", H100, 132, 3000.0 / 1.07, b, 3, 3);
+  ck_assert(load_run(at("slow_machine.json"), &run, err, sizeof err) == 0);
+  gate_policy p = default_policy();
+  comparison *c;
+  size_t n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
+  free(c);
+  p.metric = METRIC_COPY_RATIO;
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  ck_assert_double_lt(fabs(c[0].delta), 0.015);
+  free(c);
+  free_figures(&base);
+  free_figures(&run);
+}
+END_TEST
+
+static void expect_error(int rc, const char *err, const char *needle) {
+  ck_assert_int_ne(rc, 0);
+  ck_assert_msg(strstr(err, needle) != NULL, "error '%s' should mention '%s'", err, needle);
+}
+
+START_TEST(bad_input_is_named) {
+  gate_figures f;
+  char err[1024];
+  write_text("truncated.json", "{\"context\": {\"json_schema_version\": 1, \"gpu\": {");
+  expect_error(load_run(at("truncated.json"), &f, err, sizeof err), err, "not valid JSON");
+  write_text("schema.json", "{\"schema_version\": 7, \"gpu\": {}}");
+  expect_error(load_baseline(at("schema.json"), &f, err, sizeof err), err, "schema_version");
+  write_run("empty.json", H100, 132, 3000.0, base_set, 0, 1);
+  expect_error(load_run(at("empty.json"), &f, err, sizeof err), err, "measured nothing");
+  fake_bench neg[1] = {{"elementwise/add/N:1", -5}};
+  write_run("negative.json", H100, 132, 3000.0, neg, 1, 1);
+  expect_error(load_run(at("negative.json"), &f, err, sizeof err), err, "real_time");
+  write_text("nan.json", "{\"context\": {\"json_schema_version\": 1, \"gpu\": {\"name\": \"X\", \"sm_count\": 1, "
+                         "\"mem_clock_max_mhz\": NaN}}}");
+  expect_error(load_run(at("nan.json"), &f, err, sizeof err), err, "not valid JSON");
+  /* A baseline whose GPU differs from its file name. */
+  gate_figures base;
+  make_baseline(&base);
+  ck_assert(save_baseline(at("nvidia-h200.json"), &base, err, sizeof err) == 0);
+  expect_error(load_baseline(at("nvidia-h200.json"), &f, err, sizeof err), err, "nvidia-h100-80gb-hbm3.json");
+  free_figures(&base);
+  /* A failed benchmark in the run. */
+  write_text("failed.json",
+             "{\"context\": {\"json_schema_version\": 1, \"date\": \"d\", \"host_name\": \"h\", \"copy_bandwidth_GBps\": 1,"
+             " \"gpu\": {\"name\": \"G\", \"sm_count\": 1, \"mem_clock_max_mhz\": 1, \"bus_width_bits\": 1, \"ecc\": true,"
+             " \"driver_version\": \"\", \"runtime_version\": \"\"}}, \"benchmarks\": [{\"name\": \"a/b\", \"run_type\":"
+             " \"iteration\", \"error_occurred\": true, \"error_message\": \"self-check failed\"}]}");
+  expect_error(load_run(at("failed.json"), &f, err, sizeof err), err, "self-check failed");
+}
+END_TEST
+
+START_TEST(wrong_gpu_is_refused) {
+  gate_figures a, b;
+  char err[1024];
+  write_run("h100.json", H100, 132, 3000.0, base_set, 3, 1);
+  write_run("h100_114.json", H100, 114, 3000.0, base_set, 3, 1);
+  write_run("h200.json", "NVIDIA H200", 132, 4300.0, base_set, 3, 1);
+  ck_assert(load_run(at("h100.json"), &a, err, sizeof err) == 0);
+  ck_assert(load_run(at("h100_114.json"), &b, err, sizeof err) == 0);
+  expect_error(same_hardware(&a.gpu, &b.gpu, err, sizeof err), err, "sm_count");
+  free_figures(&b);
+  ck_assert(load_run(at("h200.json"), &b, err, sizeof err) == 0);
+  expect_error(same_hardware(&a.gpu, &b.gpu, err, sizeof err), err, "GPU model differs");
+  gate_figures both[2] = {a, b}, merged;
+  expect_error(merge_runs(both, 2, &merged, err, sizeof err), err, "not from the same hardware");
+  free_figures(&a);
+  free_figures(&b);
+}
+END_TEST
+
+START_TEST(slugs) {
+  char s[64];
+  gpu_slug("NVIDIA H100 80GB HBM3", s, sizeof s);
+  ck_assert_str_eq(s, "nvidia-h100-80gb-hbm3");
+  gpu_slug("  NVIDIA  A100-SXM4-40GB ", s, sizeof s);
+  ck_assert_str_eq(s, "nvidia-a100-sxm4-40gb");
+}
+END_TEST
+
+static int run_gate(const char *args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", gate_bin, args);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(gate_exit_codes) {
+  gate_figures base;
+  char err[1024], args[2048];
+  make_baseline(&base);
+  ck_assert(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0);
+  free_figures(&base);
+  write_run("ok.json", H100, 132, 3000.0, base_set, 3, 42);
+  fake_bench slow[3];
+  memcpy(slow, base_set, sizeof slow);
+  slow[1].median_ns *= 1.10;
+  write_run("regressed.json", H100, 132, 3000.0, slow, 3, 43);
+  snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("ok.json"));
+  ck_assert_int_eq(run_gate(args), 0);
+  snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("regressed.json"));
+  ck_assert_int_eq(run_gate(args), 1);
+  snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("truncated.json"));
+  write_text("truncated.json", "{");
+  ck_assert_int_eq(run_gate(args), 2);
+  ck_assert_int_eq(run_gate("compare --tolerance=7"), 2);
+  ck_assert_int_eq(run_gate("frobnicate"), 2);
+  /* bless refuses nothing valid and writes the file named after the GPU */
+  snprintf(args, sizeof args, "bless --baselines=%s %s %s", dir, at("ok.json"), at("regressed.json"));
+  ck_assert_int_eq(run_gate(args), 0);
+  ck_assert_int_eq(access(at("nvidia-h100-80gb-hbm3.json"), R_OK), 0);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: gate_test GATE_BINARY\n");
+    return 2;
+  }
+  gate_bin = argv[1];
+  const char *tmp = getenv("TEST_TMPDIR");
+  snprintf(dir, sizeof dir, "%s/gate_test_XXXXXX", tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) return 2;
+  Suite *s = suite_create("gate");
+  TCase *tc = tcase_create("gate");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, run_file_is_read);
+  tcase_add_test(tc, baseline_round_trips_atomically);
+  tcase_add_test(tc, verdicts_faster_same_slower_new_missing);
+  tcase_add_test(tc, noisy_baseline_widens_the_threshold);
+  tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
+  tcase_add_test(tc, bad_input_is_named);
+  tcase_add_test(tc, wrong_gpu_is_refused);
+  tcase_add_test(tc, slugs);
+  tcase_add_test(tc, gate_exit_codes);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_VERBOSE);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

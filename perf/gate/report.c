@@ -1,0 +1,141 @@
+#include "perf/gate/report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+static const char *metric_name(gate_metric m) { return m == METRIC_TIME ? "time" : "time relative to copy"; }
+
+void failure_message(const comparison *c, char *buf, size_t len) {
+  if (c->v == VERDICT_MISSING) {
+    snprintf(buf, len, "%s: in the baseline (%.4g us) but not measured in this run: removed or renamed? "
+             "Re-bless the baseline if intended", c->name, c->base_ns / 1e3);
+    return;
+  }
+  snprintf(buf, len,
+           "%s: %s by %+.1f%% (baseline %.4g us = %.1f GB/s, now %.4g us = %.1f GB/s; allowed %.1f%%, "
+           "baseline noise %.1f%%, U-test p=%.2g)",
+           c->name, c->v == VERDICT_SLOWER ? "slower" : verdict_name(c->v), 100 * c->delta, c->base_ns / 1e3,
+           c->base_gbps, c->run_ns / 1e3, c->run_gbps, 100 * c->threshold, 100 * c->noise, c->p_slower);
+}
+
+void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, gate_metric metric) {
+  size_t w = strlen("Benchmark");
+  for (size_t i = 0; i < n; i++)
+    if (strlen(c[i].name) > w) w = strlen(c[i].name);
+  fprintf(out, "Comparison on %s (delta: positive is slower)\n", metric_name(metric));
+  fprintf(out, "%-*s %12s %12s %8s %8s %9s %9s  %-8s\n", (int)w, "Benchmark", "Base(us)", "New(us)", "Delta",
+          "Allowed", "New GB/s", "of copy", "Verdict");
+  for (size_t i = 0; i < n; i++) {
+    const comparison *x = &c[i];
+    char base[32] = "-", now[32] = "-", delta[32] = "-", allowed[32] = "-", gbps[32] = "-", frac[32] = "-";
+    if (x->v != VERDICT_NEW) snprintf(base, sizeof base, "%.3f", x->base_ns / 1e3);
+    if (x->v != VERDICT_MISSING) {
+      snprintf(now, sizeof now, "%.3f", x->run_ns / 1e3);
+      snprintf(gbps, sizeof gbps, "%.1f", x->run_gbps);
+      if (x->run_copy_frac > 0) snprintf(frac, sizeof frac, "%.1f%%", 100 * x->run_copy_frac);
+    }
+    if (x->v != VERDICT_NEW && x->v != VERDICT_MISSING) {
+      snprintf(delta, sizeof delta, "%+.2f%%", 100 * x->delta);
+      snprintf(allowed, sizeof allowed, "%.1f%%", 100 * x->threshold);
+    }
+    fprintf(out, "%-*s %12s %12s %8s %8s %9s %9s  %-8s%s%s\n", (int)w, x->name, base, now, delta, allowed, gbps, frac,
+            verdict_name(x->v), notes && notes[i] ? "  " : "", notes && notes[i] ? notes[i] : "");
+  }
+}
+
+void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
+                    gate_metric metric) {
+  size_t slower = 0, faster = 0, missing = 0, added = 0;
+  for (size_t i = 0; i < n; i++) {
+    slower += c[i].v == VERDICT_SLOWER;
+    faster += c[i].v == VERDICT_FASTER;
+    missing += c[i].v == VERDICT_MISSING;
+    added += c[i].v == VERDICT_NEW;
+  }
+  fprintf(out, "## %s: %s\n\n", title, slower || missing ? "FAILED" : "passed");
+  fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing (gated on %s).\n\n", n, slower, faster,
+          added, missing, metric_name(metric));
+  fprintf(out, "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | GB/s | of copy | Verdict |\n");
+  fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---|\n");
+  for (size_t i = 0; i < n; i++) {
+    const comparison *x = &c[i];
+    fprintf(out, "| `%s` | ", x->name);
+    if (x->v == VERDICT_NEW) fprintf(out, "- | ");
+    else fprintf(out, "%.3f | ", x->base_ns / 1e3);
+    if (x->v == VERDICT_MISSING) fprintf(out, "- | - | - | - | - | ");
+    else if (x->v == VERDICT_NEW) fprintf(out, "%.3f | - | - | %.1f | %.1f%% | ", x->run_ns / 1e3, x->run_gbps, 100 * x->run_copy_frac);
+    else
+      fprintf(out, "%.3f | %+.2f%% | %.1f%% | %.1f | %.1f%% | ", x->run_ns / 1e3, 100 * x->delta, 100 * x->threshold,
+              x->run_gbps, 100 * x->run_copy_frac);
+    fprintf(out, "%s%s%s%s |\n", x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "", verdict_name(x->v),
+            x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "",
+            notes && notes[i] ? notes[i] : "");
+  }
+}
+
+static void xml_escaped(FILE *out, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+      case '<': fputs("&lt;", out); break;
+      case '>': fputs("&gt;", out); break;
+      case '&': fputs("&amp;", out); break;
+      case '"': fputs("&quot;", out); break;
+      default: fputc(*s, out);
+    }
+  }
+}
+
+void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, const char *const *notes) {
+  size_t failures = 0;
+  for (size_t i = 0; i < n; i++) failures += c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING;
+  fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+  fprintf(out, "  <testsuite name=\"");
+  xml_escaped(out, suite);
+  fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", n, failures);
+  for (size_t i = 0; i < n; i++) {
+    fprintf(out, "    <testcase classname=\"");
+    xml_escaped(out, suite);
+    fprintf(out, "\" name=\"");
+    xml_escaped(out, c[i].name);
+    fprintf(out, "\" time=\"%.9f\">", c[i].run_ns / 1e9);
+    char msg[1024];
+    failure_message(&c[i], msg, sizeof msg);
+    if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
+      fprintf(out, "<failure message=\"");
+      xml_escaped(out, msg);
+      fprintf(out, "\"/>");
+    } else {
+      fprintf(out, "<system-out>");
+      xml_escaped(out, verdict_name(c[i].v));
+      if (c[i].v != VERDICT_NEW) fprintf(out, " %+.2f%%", 100 * c[i].delta);
+      if (notes && notes[i]) {
+        fputc(' ', out);
+        xml_escaped(out, notes[i]);
+      }
+      fprintf(out, "</system-out>");
+    }
+    fprintf(out, "</testcase>\n");
+  }
+  fprintf(out, "  </testsuite>\n</testsuites>\n");
+}
+
+int write_verdicts_json(const char *path, const comparison *c, size_t n, gate_metric metric) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < n; i++) {
+    json_t *e = json_pack("{s:s, s:s}", "name", c[i].name, "verdict", verdict_name(c[i].v));
+    if (c[i].v != VERDICT_NEW) json_object_set_new(e, "baseline_ns", json_real(c[i].base_ns));
+    if (c[i].v != VERDICT_MISSING) json_object_set_new(e, "run_ns", json_real(c[i].run_ns));
+    if (c[i].v != VERDICT_NEW && c[i].v != VERDICT_MISSING) {
+      json_object_set_new(e, "delta", json_real(c[i].delta));
+      json_object_set_new(e, "threshold", json_real(c[i].threshold));
+      json_object_set_new(e, "baseline_noise", json_real(c[i].noise));
+      json_object_set_new(e, "p_slower", json_real(c[i].p_slower));
+    }
+    json_array_append_new(a, e);
+  }
+  json_t *root = json_pack("{s:s, s:o}", "metric", metric == METRIC_TIME ? "time" : "copy_ratio", "verdicts", a);
+  int rc = json_dump_file(root, path, JSON_INDENT(1));
+  json_decref(root);
+  return rc;
+}

@@ -1,0 +1,19 @@
+/* How the gate shows its verdicts: a console table, Markdown, JUnit XML and
+ * a machine-readable verdicts file (read by `gate history`). */
+#ifndef PERF_GATE_REPORT_H
+#define PERF_GATE_REPORT_H
+
+#include <stdio.h>
+
+#include "perf/gate/compare.h"
+
+/* Optional per-comparison notes (e.g. "re-measured: +1.2%"), NULL for none. */
+void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, gate_metric metric);
+void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
+                    gate_metric metric);
+void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, const char *const *notes);
+/* One line saying why a benchmark failed: name, baseline and new figure, delta. */
+void failure_message(const comparison *c, char *buf, size_t len);
+int write_verdicts_json(const char *path, const comparison *c, size_t n, gate_metric metric);
+
+#endif
