@@ -4,6 +4,12 @@
 
 static const unsigned kBlock = 256;
 
+#ifndef SLOWDOWN_ADD_FLOAT4_PCT
+#define SLOWDOWN_ADD_FLOAT4_PCT 0
+#endif
+
+extern "C" int ew_injected_slowdown_pct(void) { return SLOWDOWN_ADD_FLOAT4_PCT; }
+
 static __global__ void add_kernel(const float *a, const float *b, float *c, size_t n) {
   size_t stride = (size_t)gridDim.x * blockDim.x;
   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) c[i] = a[i] + b[i];
@@ -63,6 +69,11 @@ extern "C" cudaError_t ew_add_float4(const float *a, const float *b, float *c, s
   unsigned grid;
   if ((err = grid_for(nvec > 4 ? nvec : 4, kBlock, &grid)) != cudaSuccess) return err;
   add_float4_kernel<<<grid, kBlock, 0, stream>>>(a, b, c, head, nvec, tail);
+  if (SLOWDOWN_ADD_FLOAT4_PCT > 0 && nvec > 0) {
+    // Injected slowdown (gate testing only): recompute the first PCT% of the vectors.
+    size_t extra = nvec * SLOWDOWN_ADD_FLOAT4_PCT / 100;
+    if (extra > 0) add_float4_kernel<<<grid, kBlock, 0, stream>>>(a, b, c, head, extra, 0);
+  }
   return cudaGetLastError();
 }
 

@@ -26,6 +26,10 @@ cudaError_t ew_add_float4(const float *a, const float *b, float *c, size_t n, cu
 /* y = alpha * x + y, one element per thread. */
 cudaError_t ew_saxpy(float alpha, const float *x, float *y, size_t n, cudaStream_t stream);
 
+/* The slowdown injected into add_float4 by the build setting
+ * --//kernels/elementwise:slowdown_add_float4_pct (percent; 0 in a normal build). */
+int ew_injected_slowdown_pct(void);
+
 #ifdef __cplusplus
 }
 #endif

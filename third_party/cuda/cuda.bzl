@@ -25,6 +25,15 @@ cuda_archs = rule(
 def _arch_number(arch):
     return int(arch.partition("_")[2].rstrip("af"))
 
+IntFlagInfo = provider(fields = {"value": "the flag's integer value"})
+
+def _int_flag_impl(ctx):
+    return IntFlagInfo(value = ctx.build_setting_value)
+
+# An integer command-line setting a cuda_library can turn into a macro
+# (e.g. the controlled slowdown used to prove the regression gate catches one).
+int_flag = rule(implementation = _int_flag_impl, build_setting = config.int(flag = True))
+
 def _gencode(arch):
     kind, _, num = arch.partition("_")
     return "-gencode=arch=compute_%s,code=%s" % (num, arch)
@@ -44,6 +53,7 @@ def _cuda_objects_impl(ctx):
     # Machine-code checks look at the newest SASS arch built (PTX of the same version).
     sm = [a for a in archs if a.startswith("sm_")]
     check_arch = sorted(sm, key = _arch_number)[-1] if sm else "sm_90"
+    flag_defines = ["-D%s=%d" % (macro, flag[IntFlagInfo].value) for flag, macro in ctx.attr.defines_from_flags.items()]
     objs, ptx, usage = [], [], []
     for src in ctx.files.srcs:
         obj = ctx.actions.declare_file("_cuda_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(src.extension) - 1]))
@@ -55,6 +65,7 @@ def _cuda_objects_impl(ctx):
         args.add_all(archs, map_each = _gencode)
         args.add_all(includes, before_each = "-I", uniquify = True)
         args.add_all(ctx.attr.copts)
+        args.add_all(flag_defines)
         ctx.actions.run(
             executable = ctx.executable._nvcc,
             arguments = [args],
@@ -112,6 +123,7 @@ cuda_objects = rule(
         "deps": attr.label_list(providers = [CcInfo]),
         "data": attr.label_list(allow_files = True, doc = "extra inputs, e.g. @local_cuda//:cccl"),
         "copts": attr.string_list(),
+        "defines_from_flags": attr.label_keyed_string_dict(providers = [IntFlagInfo], doc = "int_flag -> macro name"),
         "_nvcc": attr.label(default = "@local_cuda//:nvcc_wrapper.sh", executable = True, allow_single_file = True, cfg = "exec"),
         "_nvcc_files": attr.label(default = "@local_cuda//:nvcc_files"),
         "_archs": attr.label(default = "//third_party/cuda:archs"),
@@ -121,7 +133,7 @@ cuda_objects = rule(
     fragments = ["cpp"],
 )
 
-def cuda_library(name, srcs, hdrs = [], deps = [], data = [], copts = [], **kwargs):
+def cuda_library(name, srcs, hdrs = [], deps = [], data = [], copts = [], defines_from_flags = {}, **kwargs):
     """A cc_library whose sources are CUDA C files compiled by nvcc.
 
     `hdrs` is the C API (usable from C11 host code); `deps` are cc_library
@@ -134,6 +146,7 @@ def cuda_library(name, srcs, hdrs = [], deps = [], data = [], copts = [], **kwar
         deps = deps,
         data = data,
         copts = copts,
+        defines_from_flags = defines_from_flags,
         tags = kwargs.get("tags", []),
     )
     native.cc_library(
