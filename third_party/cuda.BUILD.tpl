@@ -27,9 +27,14 @@ cc_library(
     deps = [":headers"],
 )
 
+# Binaries record the SONAME (libcublas.so.N) but Bazel's runpath directory has
+# only the unversioned names, so the toolkit's own lib directory (under
+# CUDA_PATH) is added to the runpath: found at run time wherever the toolkit
+# sits at the same path, without LD_LIBRARY_PATH or ldconfig.
 cc_library(
     name = "cublas",
     srcs = ["lib/libcublas.so", "lib/libcublasLt.so"],
+    linkopts = ["-Wl,-rpath,%{cuda_lib_dir}"],
     deps = [":cudart"],
 )
 

@@ -33,10 +33,10 @@ def _local_cuda_impl(ctx):
             fail("CUDA toolkit at %s has no %s/%s; set CUDA_PATH to a complete toolkit" % (root, libdir, lib))
     version = ctx.execute([str(nvcc), "--version"]).stdout
     # nvcc finds cicc, ptxas and its headers relative to the path it is run by,
-    # so run it by its real path (the only absolute path, kept out of BUILD files).
+    # so run it by its real path (absolute paths live only in this generated repository).
     ctx.file("nvcc_wrapper.sh", "#!/bin/sh\nexec '%s' \"$@\"\n" % nvcc.realpath, executable = True)
     ctx.file("version.txt", version)
-    ctx.template("BUILD", ctx.attr._build_tpl, {})
+    ctx.template("BUILD", ctx.attr._build_tpl, {"%{cuda_lib_dir}": root + "/" + libdir})
 
 local_cuda = repository_rule(
     implementation = _local_cuda_impl,

@@ -15,6 +15,8 @@ expect 1 "scalar stores in a kernel meant to be vectorised fail" -- --vector_sto
 expect 1 "a pattern matching no kernel fails (no vacuous pass)" -- --vector_loads=renamed_kernel "$d/vec.ptx"
 expect 0 "a report without spills passes" -- "$d/clean.resource_usage.txt"
 expect 1 "a report with spills fails" -- "$d/spills.resource_usage.txt"
+expect 0 "a report of a file with no kernels (host code only) passes" -- "$d/hostonly.resource_usage.txt"
+expect 0 "a kernel found in one of several PTX files is enough" -- --vector_loads=add_float4 "$d/other.ptx" "$d/vec.ptx"
 expect 1 "an empty report fails" -- "$d/empty.resource_usage.txt"
 expect 2 "a missing file is a usage error" -- "$d/missing.ptx"
 expect 2 "no files is a usage error" --

@@ -1,0 +1,267 @@
+// fp32 matmul: naive, shared-memory tiled (16, 32) and register-blocked 128x128x8.
+//
+// Kernels walk their tiles with grid-stride loops, so grids capped at the
+// device's limits still cover any M, N; loads outside A or B read as zero and
+// stores outside C are skipped, so no size needs to be a tile multiple.
+#include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_args.cuh"
+
+// A 2D grid of up to bx x by blocks, capped at the device's grid limits.
+static cudaError_t grid_2d(unsigned bx, unsigned by, dim3 *grid) {
+  int dev = 0, max_x = 0, max_y = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&max_x, cudaDevAttrMaxGridDimX, dev);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&max_y, cudaDevAttrMaxGridDimY, dev);
+  if (err != cudaSuccess) return err;
+  *grid = dim3(bx < (unsigned)max_x ? bx : (unsigned)max_x, by < (unsigned)max_y ? by : (unsigned)max_y, 1);
+  return cudaSuccess;
+}
+
+// ---------------------------------------------------------------------------
+// Naive: thread (x, y) of a 16 x 16 block computes C[row][col] with its whole
+// dot product read from global memory.
+
+static const int kNaive = 16;
+
+static __global__ void naive_kernel(const float *A, const float *B, float *C, int M, int N, int K, unsigned tiles_n,
+                                    unsigned tiles_m) {
+  for (unsigned by = blockIdx.y; by < tiles_m; by += gridDim.y)
+    for (unsigned bx = blockIdx.x; bx < tiles_n; bx += gridDim.x) {
+      size_t row = (size_t)by * kNaive + threadIdx.y, col = (size_t)bx * kNaive + threadIdx.x;
+      if (row >= (size_t)M || col >= (size_t)N) continue;
+      float acc = 0.f;
+      for (int k = 0; k < K; k++) acc += A[row * K + k] * B[(size_t)k * N + col];
+      C[row * N + col] = acc;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Tiled: a T x T block computes a T x T tile of C, staging T x T tiles of A and
+// B in shared memory (each global element is then read by one thread instead
+// of T). Elements past the edges of A and B are stored as zeros.
+
+template <int T>
+static __global__ void tiled_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
+                                    int M, int N, int K, unsigned tiles_n, unsigned tiles_m) {
+  __shared__ float As[T][T], Bs[T][T];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  for (unsigned by = blockIdx.y; by < tiles_m; by += gridDim.y)
+    for (unsigned bx = blockIdx.x; bx < tiles_n; bx += gridDim.x) {
+      size_t row = (size_t)by * T + ty, col = (size_t)bx * T + tx;
+      float acc = 0.f;
+      for (unsigned k0 = 0; k0 < (unsigned)K; k0 += T) {  // unsigned: k0 + T cannot overflow
+        unsigned ka = k0 + tx, kb = k0 + ty;
+        As[ty][tx] = (row < (size_t)M && ka < (unsigned)K) ? A[row * K + ka] : 0.f;
+        Bs[ty][tx] = (kb < (unsigned)K && col < (size_t)N) ? B[(size_t)kb * N + col] : 0.f;
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < T; k++) acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+      }
+      if (row < (size_t)M && col < (size_t)N) C[row * N + col] = acc;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Register-blocked: block tile BM x BN, k-step BK, 256 threads, 8x8 C elements
+// per thread (64 FMAs per 4 shared-memory float4 loads).
+//
+// Compute layout: 8 warps as 4 (m) x 2 (n), warp tile 32 x 64; lane = 8 * lm + ln
+// owns rows tm + {0..3, 16..19} and columns tn + {0..3, 32..35}, where
+// tm = 32 * (warp / 2) + 4 * lm, tn = 64 * (warp % 2) + 4 * ln. A warp's A
+// fragment load touches 4 distinct float4 (broadcast), its B fragment load 8
+// consecutive float4 (128 bytes): no bank conflicts.
+//
+// Load layout: each thread fetches one float4 of A (row t / 2, k 4 * (t % 2)) and
+// one of B (k t / 32, columns 4 * (t % 32)) per k-step. A is stored transposed
+// (As[k][m], so fragments are float4 along m); its rows are padded to BM + 4
+// so the two k-halves of a warp's scalar stores land in different banks.
+//
+// Pipeline: two shared-memory buffers; the next k-step's global loads are
+// issued before the current step's FMAs and stored to the other buffer after
+// them, so one __syncthreads per k-step suffices.
+
+#define RB_BM 128
+#define RB_BN 128
+#define RB_BK 8
+#define RB_THREADS 256
+
+// Indices are unsigned in this kernel: a tile may reach up to 127 past M or N,
+// which must not overflow an int when M or N is close to INT_MAX.
+
+// One float4 of A: row `row`, columns k..k+3 (zero past the edges).
+template <bool VEC>
+static __device__ __forceinline__ float4 load_a(const float *__restrict__ A, unsigned M, unsigned K, unsigned row,
+                                                unsigned k) {
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (row < M) {
+    const float *p = A + (size_t)row * K + k;
+    if (VEC) {  // K % 4 == 0: the float4 is all in or all out
+      if (k < K) v = *(const float4 *)p;
+    } else {
+      if (k < K) v.x = p[0];
+      if (k + 1 < K) v.y = p[1];
+      if (k + 2 < K) v.z = p[2];
+      if (k + 3 < K) v.w = p[3];
+    }
+  }
+  return v;
+}
+
+// One float4 of B: row k, columns col..col+3 (zero past the edges).
+template <bool VEC>
+static __device__ __forceinline__ float4 load_b(const float *__restrict__ B, unsigned K, unsigned N, unsigned k,
+                                                unsigned col) {
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (k < K) {
+    const float *p = B + (size_t)k * N + col;
+    if (VEC) {  // N % 4 == 0
+      if (col < N) v = *(const float4 *)p;
+    } else {
+      if (col < N) v.x = p[0];
+      if (col + 1 < N) v.y = p[1];
+      if (col + 2 < N) v.z = p[2];
+      if (col + 3 < N) v.w = p[3];
+    }
+  }
+  return v;
+}
+
+// Columns col..col+3 of row `row` of C (the part inside C).
+template <bool VEC>
+static __device__ __forceinline__ void store_c(float *__restrict__ C, unsigned N, unsigned row, unsigned col,
+                                               float4 v) {
+  float *p = C + (size_t)row * N + col;
+  if (VEC) {
+    if (col < N) *(float4 *)p = v;
+  } else {
+    if (col < N) p[0] = v.x;
+    if (col + 1 < N) p[1] = v.y;
+    if (col + 2 < N) p[2] = v.z;
+    if (col + 3 < N) p[3] = v.w;
+  }
+}
+
+template <bool VEC>
+static __global__ void __launch_bounds__(RB_THREADS, 2)
+    regblock_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, unsigned M,
+                    unsigned N, unsigned K, unsigned tiles_n, unsigned long long tiles) {
+  __shared__ __align__(16) float As[2][RB_BK][RB_BM + 4];
+  __shared__ __align__(16) float Bs[2][RB_BK][RB_BN];
+  const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
+  const int tm = 32 * (warp >> 1) + 4 * (lane >> 3);
+  const int tn = 64 * (warp & 1) + 4 * (lane & 7);
+  const int a_row = t >> 1, a_k = 4 * (t & 1);
+  const int b_k = t >> 5, b_col = 4 * (t & 31);
+  const unsigned ksteps = (K - 1) / RB_BK + 1;  // K > 0
+
+  for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const unsigned m0 = (unsigned)(tile / tiles_n) * RB_BM, n0 = (unsigned)(tile % tiles_n) * RB_BN;
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+      for (int j = 0; j < 8; j++) acc[i][j] = 0.f;
+
+    float4 a_next = load_a<VEC>(A, M, K, m0 + a_row, a_k);
+    float4 b_next = load_b<VEC>(B, K, N, b_k, n0 + b_col);
+    As[0][a_k + 0][a_row] = a_next.x;
+    As[0][a_k + 1][a_row] = a_next.y;
+    As[0][a_k + 2][a_row] = a_next.z;
+    As[0][a_k + 3][a_row] = a_next.w;
+    *(float4 *)&Bs[0][b_k][b_col] = b_next;
+    __syncthreads();
+
+    for (unsigned ks = 0; ks < ksteps; ks++) {
+      const int cur = ks & 1;
+      const bool more = ks + 1 < ksteps;
+      if (more) {  // global loads for the next k-step fly during this step's FMAs
+        const unsigned k0 = (ks + 1) * RB_BK;
+        a_next = load_a<VEC>(A, M, K, m0 + a_row, k0 + a_k);
+        b_next = load_b<VEC>(B, K, N, k0 + b_k, n0 + b_col);
+      }
+#pragma unroll
+      for (int k = 0; k < RB_BK; k++) {
+        const float4 a0 = *(const float4 *)&As[cur][k][tm], a1 = *(const float4 *)&As[cur][k][tm + 16];
+        const float4 b0 = *(const float4 *)&Bs[cur][k][tn], b1 = *(const float4 *)&Bs[cur][k][tn + 32];
+        const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+          for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
+      if (more) {  // the other buffer was last read before the previous barrier
+        As[cur ^ 1][a_k + 0][a_row] = a_next.x;
+        As[cur ^ 1][a_k + 1][a_row] = a_next.y;
+        As[cur ^ 1][a_k + 2][a_row] = a_next.z;
+        As[cur ^ 1][a_k + 3][a_row] = a_next.w;
+        *(float4 *)&Bs[cur ^ 1][b_k][b_col] = b_next;
+      }
+      __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      const unsigned row = m0 + tm + (i < 4 ? i : 12 + i);  // tm + {0..3, 16..19}
+      if (row < M) {
+        store_c<VEC>(C, N, row, n0 + tn, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+        store_c<VEC>(C, N, row, n0 + tn + 32, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Host wrappers.
+
+extern "C" cudaError_t matmul_naive(const float *A, const float *B, float *C, int M, int N, int K,
+                                    cudaStream_t stream) {
+  int run;
+  cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
+  if (err != cudaSuccess || !run) return err;
+  unsigned tn = matmul_tiles(N, kNaive), tm = matmul_tiles(M, kNaive);
+  dim3 grid;
+  if ((err = grid_2d(tn, tm, &grid)) != cudaSuccess) return err;
+  naive_kernel<<<grid, dim3(kNaive, kNaive), 0, stream>>>(A, B, C, M, N, K, tn, tm);
+  return cudaGetLastError();
+}
+
+template <int T>
+static cudaError_t tiled(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream) {
+  int run;
+  cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
+  if (err != cudaSuccess || !run) return err;
+  unsigned tn = matmul_tiles(N, T), tm = matmul_tiles(M, T);
+  dim3 grid;
+  if ((err = grid_2d(tn, tm, &grid)) != cudaSuccess) return err;
+  tiled_kernel<T><<<grid, dim3(T, T), 0, stream>>>(A, B, C, M, N, K, tn, tm);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t matmul_tiled16(const float *A, const float *B, float *C, int M, int N, int K,
+                                      cudaStream_t stream) {
+  return tiled<16>(A, B, C, M, N, K, stream);
+}
+
+extern "C" cudaError_t matmul_tiled32(const float *A, const float *B, float *C, int M, int N, int K,
+                                      cudaStream_t stream) {
+  return tiled<32>(A, B, C, M, N, K, stream);
+}
+
+extern "C" cudaError_t matmul_regblock(const float *A, const float *B, float *C, int M, int N, int K,
+                                       cudaStream_t stream) {
+  int run;
+  cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
+  if (err != cudaSuccess || !run) return err;
+  unsigned tn = matmul_tiles(N, RB_BN);
+  unsigned long long tiles = (unsigned long long)matmul_tiles(M, RB_BM) * tn;
+  unsigned grid;
+  if ((err = grid_for(tiles, 1, &grid)) != cudaSuccess) return err;
+  bool vec = K % 4 == 0 && N % 4 == 0 && is_aligned(A, 16) && is_aligned(B, 16) && is_aligned(C, 16);
+  if (vec)
+    regblock_kernel<true><<<grid, RB_THREADS, 0, stream>>>(A, B, C, M, N, K, tn, tiles);
+  else
+    regblock_kernel<false><<<grid, RB_THREADS, 0, stream>>>(A, B, C, M, N, K, tn, tiles);
+  return cudaGetLastError();
+}

@@ -1,0 +1,53 @@
+/* Single-precision matrix multiply C = A * B, all row-major:
+ *   A is M x K, B is K x N, C is M x N;  C[i * N + j] = sum_k A[i * K + k] * B[k * N + j].
+ *
+ * Any M, N, K >= 0 (none needs to be a tile or vector multiple). M == 0 or
+ * N == 0 is a no-op success; K == 0 sets C to zeros. Negative sizes, or NULL
+ * for a matrix with elements, give cudaErrorInvalidValue. C must not overlap A
+ * or B. Every function launches on `stream` and returns the launch error; it
+ * never exits.
+ *
+ * The fp32 variants round every product and sum to float (ordinary fp32 FMA);
+ * matmul_tf32_wmma does not: see its comment.
+ */
+#ifndef KERNELS_MATMUL_MATMUL_H
+#define KERNELS_MATMUL_MATMUL_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One C element per thread, operands read straight from global memory. */
+cudaError_t matmul_naive(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
+/* Shared-memory tiling: 16x16 (or 32x32) threads each compute one C element
+ * from 16x16 (32x32) tiles of A and B staged in shared memory. */
+cudaError_t matmul_tiled16(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+cudaError_t matmul_tiled32(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
+/* Register-blocked 2D tiling: 128x128 block tiles, k-steps of 8, 256 threads
+ * each accumulating an 8x8 sub-block in registers; double-buffered shared
+ * memory (A stored transposed and padded: no bank conflicts). Global loads and
+ * C stores are float4 when K and N are multiples of 4 and A, B, C are 16-byte
+ * aligned, scalar otherwise; edge tiles are zero-filled, so any size works. */
+cudaError_t matmul_regblock(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
+/* TF32 tensor cores (WMMA m16n16k8), NOT an fp32 result: inputs are rounded to
+ * TF32 (10-bit mantissa, relative error <= 2^-11), products accumulate in fp32.
+ * Needs compute capability 8.0+ (else cudaErrorNotSupported). */
+cudaError_t matmul_tf32_wmma(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
+/* Library reference: cuBLAS sgemm in pedantic fp32 (CUBLAS_PEDANTIC_MATH: no
+ * TF32, no reduced-precision or emulated paths), mapped to row-major as
+ * C^T = B^T * A^T. Its cuBLAS handle is created on the first call (so during a
+ * benchmark's warm-up), on the device current then, and kept for the life of
+ * the process; every call sets the handle's stream. Not thread-safe. */
+cudaError_t matmul_cublas(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
