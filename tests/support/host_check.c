@@ -61,6 +61,13 @@ void fill_uniform(float *x, size_t n, float lo, float hi, test_rng *rng) {
   for (size_t i = 0; i < n; i++) x[i] = (float)(lo + (hi - lo) * rng_uniform(rng));
 }
 
+void fill_int_uniform(float *x, size_t n, int max_abs, test_rng *rng) {
+  for (size_t i = 0; i < n; i++) {
+    int k = 1 + (int)(rng_uniform(rng) * max_abs); /* 1..max_abs */
+    x[i] = (float)((rng_next(rng) & 1) ? k : -k);
+  }
+}
+
 float poison_value(void) {
   uint32_t bits = 0xFFFFFFFFu;
   float f;
@@ -106,4 +113,10 @@ void format_report(const compare_report *r, char *buf, size_t len) {
   if (r->bad && k > 0 && (size_t)k < len)
     snprintf(buf + k, len - (size_t)k, " first_bad=[%zu] got=%.9g%s want=%.17g", r->first_bad, r->first_got,
              is_poison(r->first_got) ? " (poison: never written)" : "", r->first_want);
+}
+
+double sum_error_bound(size_t depth, double abs_sum) {
+  double du = (double)depth * FLOAT_UNIT_ROUNDOFF;
+  if (du >= 1.0) return INFINITY;
+  return du / (1.0 - du) * abs_sum;
 }

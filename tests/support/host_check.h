@@ -24,6 +24,12 @@ uint64_t test_seed(void);
 /* Fills x[0..n) with uniform floats in [lo, hi). */
 void fill_uniform(float *x, size_t n, float lo, float hi, test_rng *rng);
 
+/* Fills x[0..n) with integers drawn uniformly from [-max_abs, max_abs] without
+ * 0 (1 <= max_abs < 2^24). Sums of such values are exact in float while every
+ * partial sum stays below 2^24 in magnitude, so any summation order must give
+ * the exact total: a dropped or doubled element (never 0) always shows. */
+void fill_int_uniform(float *x, size_t n, int max_abs, test_rng *rng);
+
 /* A float that no correct kernel produces from finite inputs: a quiet NaN with
  * a recognisable payload (all bits set, the same as a 0xFF byte fill). */
 float poison_value(void);
@@ -52,5 +58,13 @@ void format_report(const compare_report *r, char *buf, size_t len);
 
 /* Unit roundoff of float (2^-24): the relative error of one correctly rounded op. */
 #define FLOAT_UNIT_ROUNDOFF 5.9604644775390625e-08
+
+/* Rounding-error bound of a float sum (Higham, Accuracy and Stability, 4.2):
+ * if no term passes through more than `depth` roundings on its way to the
+ * result (additions in a sequential chain or tree levels, a product counts
+ * one), |computed - exact| <= gamma(depth) * abs_sum, where abs_sum is the sum
+ * of the terms' magnitudes and gamma(d) = d u / (1 - d u), u = 2^-24.
+ * Infinite when depth * u >= 1 (no bound). */
+double sum_error_bound(size_t depth, double abs_sum);
 
 #endif

@@ -104,6 +104,67 @@ START_TEST(empty_comparison_passes) {
 }
 END_TEST
 
+START_TEST(int_uniform_is_nonzero_integral_and_covers_range) {
+  test_rng r;
+  rng_seed(&r, 11);
+  enum { N = 20000, M = 15 };
+  static float x[N];
+  int seen[2 * M + 1] = {0};
+  fill_int_uniform(x, N, M, &r);
+  for (int i = 0; i < N; i++) {
+    ck_assert(x[i] == floorf(x[i]));
+    ck_assert(x[i] != 0.0f && fabsf(x[i]) <= M);
+    seen[(int)x[i] + M]++;
+  }
+  for (int k = -M; k <= M; k++)
+    if (k != 0) ck_assert_int_gt(seen[k + M], N / (2 * M) / 2); /* each value about N/30 times */
+}
+END_TEST
+
+/* The bound holds for a float sum done the worst way (sequential, depth n-1),
+ * is exact (0) for depth 0, grows with depth, and is no bound at depth 2^24. */
+START_TEST(sum_error_bound_covers_sequential_float_sum) {
+  test_rng r;
+  rng_seed(&r, 5);
+  enum { N = 1 << 20 };
+  static float x[N];
+  fill_uniform(x, N, 0.0f, 1.0f, &r);
+  float s = 0.0f;
+  double exact = 0.0, abs_sum = 0.0;
+  for (int i = 0; i < N; i++) {
+    s += x[i];
+    exact += x[i];
+    abs_sum += fabs(x[i]);
+  }
+  double err = fabs(s - exact);
+  ck_assert_double_gt(err, 0.0);
+  ck_assert_double_le(err, sum_error_bound(N - 1, abs_sum));
+  ck_assert_double_eq(sum_error_bound(0, abs_sum), 0.0);
+  ck_assert_double_lt(sum_error_bound(8, 1.0), sum_error_bound(9, 1.0));
+  ck_assert_double_eq_tol(sum_error_bound(8, 1.0), 8 * FLOAT_UNIT_ROUNDOFF, 1e-12); /* gamma(d) ~ d u */
+  ck_assert(isinf(sum_error_bound((size_t)1 << 24, 1.0)));
+}
+END_TEST
+
+/* A pairwise (tree) float sum of 2^k terms has depth k: the bound holds there too,
+ * and is far tighter than the sequential one. */
+START_TEST(sum_error_bound_covers_tree_sum) {
+  test_rng r;
+  rng_seed(&r, 6);
+  enum { K = 16, N = 1 << K };
+  static float x[N];
+  fill_uniform(x, N, -1.0f, 1.0f, &r);
+  double exact = 0.0, abs_sum = 0.0;
+  for (int i = 0; i < N; i++) {
+    exact += x[i];
+    abs_sum += fabs(x[i]);
+  }
+  for (int width = N / 2; width > 0; width /= 2)
+    for (int i = 0; i < width; i++) x[i] += x[i + width];
+  ck_assert_double_le(fabs(x[0] - exact), sum_error_bound(K, abs_sum));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("host_check");
   TCase *tc = tcase_create("helpers");
@@ -115,6 +176,9 @@ int main(void) {
   tcase_add_test(tc, compare_rejects_error_nan_inf_and_poison);
   tcase_add_test(tc, compare_uses_scale_for_cancelling_results);
   tcase_add_test(tc, empty_comparison_passes);
+  tcase_add_test(tc, int_uniform_is_nonzero_integral_and_covers_range);
+  tcase_add_test(tc, sum_error_bound_covers_sequential_float_sum);
+  tcase_add_test(tc, sum_error_bound_covers_tree_sum);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);
