@@ -1,0 +1,224 @@
+/* Correctness of kernels/reduce against an fp64 CPU reference.
+ *
+ * Every variant, every size below, three kinds of fresh random input, x at
+ * each offset 0..3 floats from 16-byte alignment, each variant run twice on
+ * the same workspace (poisoned before its first run, so nothing may rely on
+ * it being zero or left over). The output sits in a guarded buffer poisoned
+ * before every run; the input must come back unchanged.
+ *
+ * Inputs, and what each one catches:
+ *  - integer: nonzero integers in [-127, 127]. Every partial sum stays far
+ *    below 2^24 (Bernstein: the largest, over 1.3e8 terms, has a standard
+ *    deviation < 2^20; passing 2^24 anywhere has probability < 1e-50), so every
+ *    addition is exact in any order and the result must equal the reference
+ *    exactly (tolerance 0): one dropped or doubled element, at any size,
+ *    changes the sum by at least 1.
+ *  - positive: uniform [0, 1). No cancellation; checks the rounding bound
+ *    below, and on its own catches one dropped element of typical size (0.5)
+ *    while depth * n < 2^24 (n up to ~65537 for every variant here).
+ *  - mixed: uniform [-1, 1). Cancelling data, the rounding bound relative to
+ *    sum |x_i|.
+ * Tolerance for the float inputs: sum_error_bound(depth, sum |x_i|), with the
+ * depth (most roundings any element goes through) derived per variant from its
+ * summation order below, plus the fp64 reference's own error, n 2^-53 sum |x_i|.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/reduce/reduce.h"
+#include "tests/support/gpu_check.h"
+#include "tests/support/host_check.h"
+
+/* Not multiples of the block (256) or the vector width (4); primes among them;
+ * 16777259 (> 2^24) takes 4 passes in v0..v2 and 3 in v3..v5; 512^3 + 1 takes
+ * 4 in all of them and ends with a pass over 2 block totals. */
+static const size_t kSizes[] = {0,    1,    3,     4,       5,        31,       255,      256,
+                                257,  1023, 1025,  4097,    65537,    1000003,  16777259, 134217729};
+#define NSIZES (int)(sizeof kSizes / sizeof kSizes[0])
+
+enum { B = REDUCE_BLOCK, CAP = REDUCE_MAX_PARTIALS, UNROLL = 4 };
+
+static size_t g_sms; /* SMs of the device: a grid sized to fill it has at least this many blocks */
+static cudaStream_t g_stream;
+
+static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
+
+/* Passes of a multi-pass variant whose blocks each turn `reach` values into one. */
+static size_t passes(size_t n, size_t reach) {
+  size_t p = 1;
+  for (size_t c = ceil_div(n, reach); c > 1; c = ceil_div(c, reach)) p++;
+  return p;
+}
+
+/* Items per thread of a grid-stride loop over `items` with a grid of
+ * min(device fill, ceil(items / per_block), CAP) blocks of B threads: the
+ * grid is either the work's own (per_block / B items per thread) or capped,
+ * and then at least min(SMs, CAP) blocks (a device fill is >= 1 block per SM). */
+static size_t per_thread(size_t items, size_t per_block) {
+  size_t min_grid = g_sms < CAP ? g_sms : CAP;
+  return max_size(ceil_div(per_block, B), ceil_div(items, min_grid * B));
+}
+
+/* Depths: the most roundings any element goes through (tree levels plus
+ * sequential additions), per variant. log2(B) = 8. */
+static size_t depth_v0_v2(size_t n) { return 8 * passes(n, B); } /* tree of 8 levels per pass */
+static size_t depth_v3_v5(size_t n) { return 9 * passes(n, 2 * B); } /* + the add while loading */
+static size_t depth_v6(size_t n) {
+  /* 2 adds per grid-stride step, 8 tree levels; the one-block second pass over
+   * <= CAP totals: 2 * CAP / (2B) adds per thread, 8 levels. */
+  return 2 * per_thread(n, 2 * B) + 8 + 2 * ceil_div(CAP, 2 * B) + 8;
+}
+static size_t depth_v7(size_t n) {
+  /* Per thread: 2 levels inside a float4, 2 combining 4 float4s, then one add
+   * into the running sum per step (<= float4s per thread), + head and tail
+   * scalars; 10 shuffle levels; the last block: CAP / B adds per thread, 10 levels. */
+  return 4 + per_thread(ceil_div(n, 4), UNROLL * B) + 2 + 10 + ceil_div(CAP, B) + 10;
+}
+static size_t depth_library(size_t n) {
+  /* CUB's order is its own: assumed to spread the work over at least one warp
+   * per SM, with at most 64 levels of trees and finishing passes. */
+  return ceil_div(n, 32 * g_sms) + 64;
+}
+
+typedef struct {
+  const char *name;
+  reduce_fn fn;
+  size_t (*depth)(size_t n);
+} variant;
+
+static const variant kVariants[] = {
+    {"v0_interleaved", reduce_v0_interleaved, depth_v0_v2},
+    {"v1_strided_index", reduce_v1_strided_index, depth_v0_v2},
+    {"v2_sequential", reduce_v2_sequential, depth_v0_v2},
+    {"v3_first_add_on_load", reduce_v3_first_add_on_load, depth_v3_v5},
+    {"v4_unroll_last_warp", reduce_v4_unroll_last_warp, depth_v3_v5},
+    {"v5_full_unroll", reduce_v5_full_unroll, depth_v3_v5},
+    {"v6_multi_add", reduce_v6_multi_add, depth_v6},
+    {"v7_shuffle_vec4", reduce_v7_shuffle_vec4, depth_v7},
+    {"cub", reduce_cub, depth_library},
+};
+#define NVARIANTS (int)(sizeof kVariants / sizeof kVariants[0])
+
+typedef enum { INTEGER, POSITIVE, MIXED, NKINDS } input_kind;
+static const char *const kKindNames[] = {"integer", "positive", "mixed"};
+
+static void fill_input(float *x, size_t n, input_kind kind, test_rng *rng) {
+  if (kind == INTEGER) fill_int_uniform(x, n, 127, rng);
+  if (kind == POSITIVE) fill_uniform(x, n, 0.0f, 1.0f, rng);
+  if (kind == MIXED) fill_uniform(x, n, -1.0f, 1.0f, rng);
+}
+
+/* Runs one variant twice on the same (poisoned) workspace; returns the number
+ * of failed runs after printing one line for both. */
+static int check_variant(const variant *v, const float *dx, size_t n, size_t offset, input_kind kind, void *work,
+                         size_t work_bytes, guarded_buf *dsum, double want, double abs_sum) {
+  double tol = 0.0;
+  if (kind != INTEGER) tol = sum_error_bound(v->depth(n), abs_sum) + (double)n * 0x1p-53 * abs_sum;
+  float got[2];
+  int bad = 0;
+  CUDA_OK(cudaMemsetAsync(work, 0xFF, work_bytes, g_stream));
+  for (int run = 0; run < 2; run++) {
+    CUDA_OK(cudaMemsetAsync(dsum->base, 0xFF, dsum->total * sizeof(float), g_stream)); /* poison output + guards */
+    CUDA_OK(v->fn(dx, n, dsum->ptr, work, g_stream));
+    CUDA_OK(cudaStreamSynchronize(g_stream));
+    gbuf_download(dsum, &got[run]);
+    bad += compare_f32(&got[run], &want, NULL, 1, 0.0, tol).bad != 0;
+  }
+  printf("%-22s n=%-10zu %-8s off=%zu got=%.9g,%.9g%s want=%.17g err=%.3g,%.3g tol=%.3g %s\n", v->name, n,
+         kKindNames[kind], offset, got[0], got[1], is_poison(got[0]) || is_poison(got[1]) ? " (poison)" : "", want,
+         fabs(got[0] - want), fabs(got[1] - want), tol, bad ? "FAIL" : "ok");
+  return bad;
+}
+
+START_TEST(all_variants) {
+  const size_t n = kSizes[_i];
+  test_rng rng;
+  rng_seed(&rng, test_seed() ^ (n * 0x9E3779B97F4A7C15ull));
+  float *x = malloc((n + 1) * sizeof(float)), *back = malloc((n + 1) * sizeof(float));
+  ck_assert(x && back);
+  size_t work_bytes = reduce_work_bytes(n);
+  void *work;
+  CUDA_OK(cudaMalloc(&work, work_bytes));
+  guarded_buf dsum = gbuf_alloc(1, 0);
+  int failures = 0;
+  for (int kind = 0; kind < NKINDS; kind++) {
+    fill_input(x, n, (input_kind)kind, &rng);
+    double want = 0.0, abs_sum = 0.0;
+    for (size_t i = 0; i < n; i++) {
+      want += x[i];
+      abs_sum += fabs(x[i]);
+    }
+    for (size_t offset = 0; offset < 4; offset++) {
+      guarded_buf dx = gbuf_alloc(n, offset);
+      gbuf_upload(&dx, x);
+      CUDA_OK(cudaDeviceSynchronize()); /* the upload may still be in flight; g_stream does not wait for it */
+      for (int v = 0; v < NVARIANTS; v++)
+        failures +=
+            check_variant(&kVariants[v], dx.ptr, n, offset, (input_kind)kind, work, work_bytes, &dsum, want, abs_sum);
+      gbuf_download(&dx, back); /* also checks nothing was written around x */
+      ck_assert_msg(n == 0 || memcmp(back, x, n * sizeof(float)) == 0, "n=%zu: a variant modified its input", n);
+      gbuf_free(&dx);
+    }
+  }
+  gbuf_free(&dsum);
+  CUDA_OK(cudaFree(work));
+  free(x);
+  free(back);
+  ck_assert_msg(failures == 0, "n=%zu: %d failed runs (FAIL lines above)", n, failures);
+}
+END_TEST
+
+/* Bad arguments are reported, never launched; n == 0 accepts NULL x and workspace. */
+START_TEST(rejects_bad_arguments) {
+  float *d;
+  size_t work_bytes = reduce_work_bytes(8);
+  ck_assert(work_bytes != (size_t)-1);
+  void *work;
+  CUDA_OK(cudaMalloc((void **)&d, 64 * sizeof(float)));
+  CUDA_OK(cudaMalloc(&work, work_bytes));
+  const float *odd = (const float *)((const char *)d + 2);
+  for (int v = 0; v < NVARIANTS; v++) {
+    reduce_fn fn = kVariants[v].fn;
+    const char *name = kVariants[v].name;
+    ck_assert_msg(fn(d, 8, NULL, work, g_stream) == cudaErrorInvalidValue, "%s: NULL d_sum", name);
+    ck_assert_msg(fn(NULL, 8, d + 32, work, g_stream) == cudaErrorInvalidValue, "%s: NULL x", name);
+    ck_assert_msg(fn(d, 8, d + 32, NULL, g_stream) == cudaErrorInvalidValue, "%s: NULL workspace", name);
+    ck_assert_msg(fn(odd, 8, d + 32, work, g_stream) == cudaErrorMisalignedAddress, "%s: misaligned x", name);
+    CUDA_OK(cudaMemset(d + 32, 0xFF, sizeof(float)));
+    CUDA_OK(cudaDeviceSynchronize());
+    ck_assert_msg(fn(NULL, 0, d + 32, NULL, g_stream) == cudaSuccess, "%s: n == 0", name);
+    CUDA_OK(cudaStreamSynchronize(g_stream));
+    float got;
+    CUDA_OK(cudaMemcpy(&got, d + 32, sizeof got, cudaMemcpyDeviceToHost));
+    ck_assert_msg(got == 0.0f && !signbit(got), "%s: n == 0 gave %g, not 0", name, got);
+  }
+  CUDA_OK(cudaFree(work));
+  CUDA_OK(cudaFree(d));
+}
+END_TEST
+
+int main(void) {
+  require_gpu("reduce_test");
+  test_seed();
+  int dev, sms;
+  /* Non-blocking: a variant that put part of its work on another stream would race and show. */
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
+      cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking) != cudaSuccess) {
+    fprintf(stderr, "FAIL reduce_test: cannot query the device or create a stream\n");
+    return EXIT_FAILURE;
+  }
+  g_sms = (size_t)sms;
+  Suite *s = suite_create("reduce");
+  TCase *sum = tcase_create("sum");
+  tcase_add_loop_test(sum, all_variants, 0, NSIZES);
+  suite_add_tcase(s, sum);
+  TCase *args = tcase_create("arguments");
+  tcase_add_test(args, rejects_bad_arguments);
+  suite_add_tcase(s, args);
+  int status = run_gpu_suite(s);
+  cudaStreamDestroy(g_stream);
+  return status;
+}
