@@ -63,8 +63,9 @@ void fill_uniform(float *x, size_t n, float lo, float hi, test_rng *rng) {
 
 void fill_int_uniform(float *x, size_t n, int max_abs, test_rng *rng) {
   for (size_t i = 0; i < n; i++) {
-    int k = 1 + (int)(rng_uniform(rng) * max_abs); /* 1..max_abs */
-    x[i] = (float)((rng_next(rng) & 1) ? k : -k);
+    uint64_t r = rng_next(rng); /* top 53 bits: magnitude 1..max_abs; bit 0: sign */
+    int k = 1 + (int)((double)(r >> 11) * 0x1.0p-53 * max_abs);
+    x[i] = (float)((r & 1) ? k : -k);
   }
 }
 
