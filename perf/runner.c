@@ -1,0 +1,534 @@
+/* The benchmark runner: flags, device discovery, the timing loop, reports.
+ *
+ * One sample: [L2 flush, synchronised, untimed] -> host clock -> event ->
+ * run() -> event -> wait -> host clock -> NVML reading. The GPU time is the
+ * event interval; the host time spans the launch to the completion. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "perf/bench.h"
+#include "perf/filter.h"
+#include "perf/flags.h"
+#include "perf/nvml.h"
+#include "perf/report.h"
+#include "perf/stats.h"
+
+/* Bytes one probe copy moves (read + written): well past any L2, so it
+ * measures DRAM bandwidth. */
+#define PROBE_BYTES (1ull << 30)
+
+typedef struct {
+  bench_options opt;
+  run_context ctx;
+  cudaStream_t stream;
+  cudaEvent_t start, stop;
+  void *flush;
+  size_t flush_bytes;
+  gpu_nvml *nvml;
+} runner;
+
+typedef struct {
+  long min_samples;
+  double min_time_s, max_noise, timeout_s, warmup_s;
+} measure_cfg;
+
+typedef cudaError_t (*run_fn)(void *state, cudaStream_t stream);
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cuda_fail(const char *call, cudaError_t e, char *err, size_t errlen) {
+  snprintf(err, errlen, "%s: %s (%s)", call, cudaGetErrorName(e), cudaGetErrorString(e));
+  return -1;
+}
+
+#define TRY(call, what)                                                 \
+  do {                                                                  \
+    cudaError_t try_err_ = (call);                                      \
+    if (try_err_ != cudaSuccess) return cuda_fail(what, try_err_, err, errlen); \
+  } while (0)
+
+/* Appends to a growing pair of sample arrays. */
+static int push_sample(rep_result *rep, size_t *cap, double gpu_ns, double host_ns) {
+  if (rep->n == *cap) {
+    size_t c = *cap ? 2 * *cap : 1024;
+    double *g = realloc(rep->gpu_ns, c * sizeof *g);
+    if (!g) return -1;
+    rep->gpu_ns = g;
+    double *h = realloc(rep->host_ns, c * sizeof *h);
+    if (!h) return -1;
+    rep->host_ns = h;
+    *cap = c;
+  }
+  rep->gpu_ns[rep->n] = gpu_ns;
+  rep->host_ns[rep->n] = host_ns;
+  rep->n++;
+  return 0;
+}
+
+/* Warm-up, then samples until the stopping rule or the timeout. */
+static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, rep_result *rep, char *err,
+                   size_t errlen) {
+  memset(rep, 0, sizeof *rep);
+  double t0 = now_s();
+  do {
+    TRY(fn(state, R->stream), "warm-up run");
+    TRY(cudaStreamSynchronize(R->stream), "warm-up run (execution)");
+  } while (now_s() - t0 < cfg->warmup_s);
+
+  const run_context *ctx = &R->ctx;
+  double clock_floor = ctx->clock_filter ? ctx->min_clock_ratio * ctx->gpu.sm_clock_max_mhz : 0;
+  stats_running acc = {0};
+  size_t cap = 0;
+  unsigned last_sm = 0;
+  int have_reading = 0;
+  t0 = now_s();
+  for (unsigned long count = 0;; count++) {
+    if (R->flush) {
+      /* A different byte each time, so no sample finds the flush buffer's
+       * contents already there. */
+      TRY(cudaMemsetAsync(R->flush, (int)(count & 0xFF), R->flush_bytes, R->stream), "L2 flush (cudaMemsetAsync)");
+      TRY(cudaStreamSynchronize(R->stream), "L2 flush");
+    }
+    double h0 = now_s();
+    TRY(cudaEventRecord(R->start, R->stream), "cudaEventRecord");
+    TRY(fn(state, R->stream), "run");
+    TRY(cudaEventRecord(R->stop, R->stream), "cudaEventRecord");
+    TRY(cudaEventSynchronize(R->stop), "run (execution)");
+    double h1 = now_s();
+    float ms = 0;
+    TRY(cudaEventElapsedTime(&ms, R->start, R->stop), "cudaEventElapsedTime");
+
+    nvml_reading rd;
+    int read_ok = R->nvml && nvml_read(R->nvml, &rd) == 0;
+    if (read_ok) last_sm = rd.sm_mhz;
+    if (read_ok && clock_floor > 0 && rd.sm_mhz < clock_floor) {
+      rep->discarded++;
+    } else {
+      double gpu_ns = (double)ms * 1e6;
+      if (push_sample(rep, &cap, gpu_ns, (h1 - h0) * 1e9)) {
+        snprintf(err, errlen, "out of host memory for samples");
+        return -1;
+      }
+      stats_running_push(&acc, gpu_ns);
+      if (read_ok) {
+        if (!have_reading || rd.sm_mhz < rep->sm_mhz_min) rep->sm_mhz_min = rd.sm_mhz;
+        if (!have_reading || rd.sm_mhz > rep->sm_mhz_max) rep->sm_mhz_max = rd.sm_mhz;
+        if (!have_reading || rd.mem_mhz < rep->mem_mhz_min) rep->mem_mhz_min = rd.mem_mhz;
+        if (!have_reading || rd.mem_mhz > rep->mem_mhz_max) rep->mem_mhz_max = rd.mem_mhz;
+        if (rd.temp_c > rep->temp_c_max) rep->temp_c_max = rd.temp_c;
+        rep->throttle |= rd.reasons;
+        have_reading = 1;
+      }
+    }
+    rep->noise = stats_running_rel_stderr(&acc);
+    int done = (long)acc.n >= cfg->min_samples && acc.sum * 1e-9 >= cfg->min_time_s && rep->noise <= cfg->max_noise;
+    if (done) break;
+    if (now_s() - t0 >= cfg->timeout_s) {
+      rep->timed_out = 1;
+      break;
+    }
+  }
+  rep->clocks_valid = have_reading;
+  if (rep->n == 0) {
+    snprintf(err, errlen,
+             "all %zu samples discarded within --timeout=%gs: SM clock %u MHz (last reading) below %.2f x %.0f MHz; "
+             "is the GPU clock-locked low? --min_clock_ratio=0 keeps such samples",
+             rep->discarded, cfg->timeout_s, last_sm, ctx->min_clock_ratio, ctx->gpu.sm_clock_max_mhz);
+    return -1;
+  }
+  if (!isfinite(rep->noise)) rep->noise = 0; /* one sample: no estimate; JSON cannot hold infinity */
+  return 0;
+}
+
+static void free_rep(rep_result *rep) {
+  free(rep->gpu_ns);
+  free(rep->host_ns);
+  rep->gpu_ns = rep->host_ns = NULL;
+  rep->n = 0;
+}
+
+/* ---------- device information ---------- */
+
+static void version_string(int v, char *buf, size_t len) { snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10); }
+
+static int gather_gpu(runner *R, int dev, char *err, size_t errlen) {
+  gpu_info *g = &R->ctx.gpu;
+  struct cudaDeviceProp p;
+  TRY(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
+  snprintf(g->name, sizeof g->name, "%s", p.name);
+  const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+  snprintf(g->uuid, sizeof g->uuid,
+           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
+           u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  TRY(cudaDeviceGetPCIBusId(g->pci_bus_id, (int)sizeof g->pci_bus_id, dev), "cudaDeviceGetPCIBusId");
+  snprintf(g->compute_capability, sizeof g->compute_capability, "%d.%d", p.major, p.minor);
+  g->sm_count = p.multiProcessorCount;
+  g->l2_bytes = p.l2CacheSize;
+  g->global_mem_bytes = (long long)p.totalGlobalMem;
+  g->ecc = p.ECCEnabled != 0;
+  int mem_khz = 0, bus = 0, sm_khz = 0, v = 0;
+  /* CUDA 13 dropped these from cudaDeviceProp; the attributes remain. */
+  TRY(cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev), "cudaDeviceGetAttribute(bus width)");
+  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess) mem_khz = 0;
+  if (cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) != cudaSuccess) sm_khz = 0;
+  cudaGetLastError(); /* an unsupported attribute is not a sticky error; clear it */
+  g->bus_width_bits = bus;
+  g->mem_clock_max_mhz = mem_khz / 1000.0;
+  g->sm_clock_max_mhz = sm_khz / 1000.0;
+  TRY(cudaDriverGetVersion(&v), "cudaDriverGetVersion");
+  version_string(v, g->cuda_driver_version, sizeof g->cuda_driver_version);
+  TRY(cudaRuntimeGetVersion(&v), "cudaRuntimeGetVersion");
+  version_string(v, g->runtime_version, sizeof g->runtime_version);
+
+  char why[200] = "";
+  R->nvml = nvml_open(getenv("BENCH_NVML_LIBRARY"), g->pci_bus_id, g->uuid, why, sizeof why);
+  if (R->nvml) {
+    unsigned sm = 0, mem = 0;
+    if (nvml_max_clocks(R->nvml, &sm, &mem) == 0) {
+      g->sm_clock_max_mhz = sm; /* the clock the filter compares with: NVML's own scale */
+      if (g->mem_clock_max_mhz <= 0) g->mem_clock_max_mhz = mem;
+      snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "ok");
+    } else {
+      snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "loaded, but the maximum clocks are unreadable");
+    }
+    int ecc = nvml_ecc_enabled(R->nvml);
+    if (ecc >= 0) g->ecc = ecc;
+    nvml_driver_version(R->nvml, g->driver_version, sizeof g->driver_version);
+    nvml_reading rd;
+    if (nvml_read(R->nvml, &rd) != 0)
+      snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "loaded, but current clocks/temperature/reasons are unreadable");
+  } else {
+    snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "unavailable: %s; clock filtering disabled", why);
+  }
+  /* Double data rate: two transfers per memory clock (the 2 x clock x bus width / 8). */
+  g->peak_gbps = 2.0 * g->mem_clock_max_mhz * 1e6 * g->bus_width_bits / 8 / 1e9;
+  R->ctx.clock_filter = R->nvml && !strcmp(R->ctx.nvml, "ok") && R->opt.min_clock_ratio > 0;
+  return 0;
+}
+
+static void gather_host(run_context *c, const char *argv0) {
+  c->executable = argv0;
+  time_t t = time(NULL);
+  struct tm tm;
+  localtime_r(&t, &tm);
+  char zone[8];
+  strftime(c->date, sizeof c->date, "%Y-%m-%dT%H:%M:%S", &tm);
+  strftime(zone, sizeof zone, "%z", &tm); /* +hhmm -> +hh:mm, as Google Benchmark writes it */
+  size_t k = strlen(c->date);
+  if (strlen(zone) == 5) snprintf(c->date + k, sizeof c->date - k, "%.3s:%s", zone, zone + 3);
+  if (gethostname(c->host_name, sizeof c->host_name) != 0) snprintf(c->host_name, sizeof c->host_name, "unknown");
+  c->host_name[sizeof c->host_name - 1] = '\0';
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  c->num_cpus = n > 0 ? (int)n : 0;
+  if (getloadavg(c->load_avg, 3) != 3) c->load_avg[0] = c->load_avg[1] = c->load_avg[2] = 0;
+#ifdef NDEBUG
+  c->build_type = "release";
+#else
+  c->build_type = "debug";
+#endif
+}
+
+/* ---------- copy probe ---------- */
+
+typedef struct {
+  void *src, *dst;
+  size_t bytes;
+} probe_state;
+
+static cudaError_t probe_run(void *state, cudaStream_t s) {
+  probe_state *p = state;
+  return cudaMemcpyAsync(p->dst, p->src, p->bytes, cudaMemcpyDeviceToDevice, s);
+}
+
+/* Device-to-device cudaMemcpy bandwidth, median over samples: the practical
+ * limit every memory-bound benchmark is compared with. A failure is reported
+ * in the context (no %copy), not fatal. */
+static void copy_probe(runner *R, const measure_cfg *cfg) {
+  probe_state p = {NULL, NULL, PROBE_BYTES / 2};
+  while (p.bytes >= (64u << 20)) {
+    if (cudaMalloc(&p.src, p.bytes) == cudaSuccess && cudaMalloc(&p.dst, p.bytes) == cudaSuccess) break;
+    cudaFree(p.src);
+    p.src = p.dst = NULL;
+    cudaGetLastError();
+    p.bytes /= 2;
+  }
+  char err[256] = "";
+  rep_result rep = {0};
+  if (!p.src) {
+    fprintf(stderr, "warning: copy probe: cannot allocate two 64 MiB buffers; %%copy left out\n");
+  } else if (cudaMemset(p.src, 0x3C, p.bytes) != cudaSuccess) { /* never copy zeros */
+    fprintf(stderr, "warning: copy probe: cudaMemset failed; %%copy left out\n");
+  } else if (measure(R, probe_run, &p, cfg, &rep, err, sizeof err) != 0) {
+    fprintf(stderr, "warning: copy probe: %s; %%copy left out\n", err);
+  } else {
+    double median_ns = stats_median(rep.gpu_ns, rep.n);
+    R->ctx.copy_probe_bytes = 2.0 * (double)p.bytes;
+    R->ctx.copy_gbps = R->ctx.copy_probe_bytes / median_ns;
+  }
+  free_rep(&rep);
+  cudaFree(p.src);
+  cudaFree(p.dst);
+  cudaGetLastError();
+}
+
+/* ---------- one benchmark case ---------- */
+
+static void run_case(runner *R, size_t idx, const measure_cfg *cfg, bench_result *r) {
+  const bench_case *c = bench_get(idx);
+  char err[400] = "";
+  bench_case_name(c, r->name, sizeof r->name);
+  r->family_index = bench_family_index(idx);
+  r->instance_index = bench_instance_index(idx);
+  r->reference = c->reference;
+  r->bytes = c->bytes;
+  r->flops = c->flops;
+  void *state = NULL;
+  if (c->ops->setup(c, R->ctx.seed + 0x9E3779B97F4A7C15ull * (idx + 1), &state, err, sizeof err) != 0) {
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "setup: %s", err);
+    return;
+  }
+  cudaError_t e = c->ops->run(state, R->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(R->stream);
+  if (e != cudaSuccess) {
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "self-check run: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+  } else if (c->ops->verify(state, err, sizeof err) != 0) {
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "self-check failed, not timed: %s", err);
+  } else {
+    r->reps = calloc((size_t)R->opt.repetitions, sizeof *r->reps);
+    if (!r->reps) {
+      r->failed = 1;
+      snprintf(r->error, sizeof r->error, "out of host memory");
+    }
+    for (int i = 0; !r->failed && i < R->opt.repetitions; i++) {
+      if (measure(R, c->ops->run, state, cfg, &r->reps[i], err, sizeof err) != 0) {
+        r->failed = 1;
+        snprintf(r->error, sizeof r->error, "repetition %d: %s", i, err);
+      }
+      r->nreps = i + 1;
+    }
+  }
+  c->ops->teardown(state);
+  if (r->failed) {
+    for (int i = 0; i < r->nreps; i++) free_rep(&r->reps[i]);
+    free(r->reps);
+    r->reps = NULL;
+    r->nreps = 0;
+  }
+}
+
+/* ---------- main ---------- */
+
+static int usage_error(const char *prog, const char *msg) {
+  fprintf(stderr, "%s: %s\n", prog, msg);
+  fprintf(stderr, "usage: %s [--benchmark_filter=<regex>] [--benchmark_format=console|json|csv] ... (--help lists "
+                  "every flag)\n",
+          prog);
+  return 2;
+}
+
+/* `bazel run` starts the binary in its runfiles tree; a relative
+ * --benchmark_out means the directory the user ran bazel from. */
+static const char *resolve_out_path(const char *path, char *buf, size_t len) {
+  const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+  if (!path || path[0] == '/' || !wd || !*wd) return path;
+  snprintf(buf, len, "%s/%s", wd, path);
+  return buf;
+}
+
+static void write_report(FILE *f, out_format fmt, const runner *R, const bench_result *res, size_t n,
+                         int aggregates_only, int name_width) {
+  if (fmt == FORMAT_JSON) {
+    if (report_write_json(f, &R->ctx, res, n, aggregates_only) != 0) fprintf(stderr, "error: writing JSON failed\n");
+  } else if (fmt == FORMAT_CSV) {
+    report_csv_header(f);
+    for (size_t i = 0; i < n; i++) report_csv_result(f, &R->ctx, &res[i], aggregates_only);
+  } else {
+    report_console_header(f, &R->ctx, name_width);
+    for (size_t i = 0; i < n; i++) report_console_result(f, &R->ctx, &res[i], name_width, aggregates_only);
+  }
+}
+
+static uint64_t pick_seed(void) {
+  const char *env = getenv("BENCH_SEED");
+  if (env && *env) return strtoull(env, NULL, 0);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+}
+
+int bench_main(int argc, char **argv) {
+  const char *prog = argc > 0 && argv[0] ? argv[0] : "bench";
+  runner R;
+  memset(&R, 0, sizeof R);
+  char err[512];
+  flags_status fs = flags_parse(argc, argv, &R.opt, err, sizeof err);
+  if (fs == FLAGS_HELP) {
+    flags_usage(stdout, prog);
+    return 0;
+  }
+  if (fs == FLAGS_ERROR) return usage_error(prog, err);
+  const bench_options *o = &R.opt;
+  for (int i = 0; i < o->n_context; i++) {
+    if (report_context_key_reserved(o->context[i].key)) {
+      snprintf(err, sizeof err, "--benchmark_context: '%s' is a key the runner writes itself; choose another",
+               o->context[i].key);
+      return usage_error(prog, err);
+    }
+  }
+
+  bench_filter filter;
+  if (filter_compile(&filter, o->filter, err, sizeof err) != 0) return usage_error(prog, err);
+  size_t *selected = malloc((bench_count() + 1) * sizeof *selected);
+  const char **names = malloc((bench_count() + 1) * sizeof *names);
+  char (*name_buf)[256] = malloc((bench_count() + 1) * sizeof *name_buf);
+  if (!selected || !names || !name_buf) {
+    fprintf(stderr, "error: out of memory\n");
+    return 1;
+  }
+  size_t nsel = 0;
+  for (size_t i = 0; i < bench_count(); i++) {
+    bench_case_name(bench_get(i), name_buf[nsel], sizeof name_buf[nsel]);
+    if (filter_match(&filter, name_buf[nsel])) {
+      names[nsel] = name_buf[nsel];
+      selected[nsel++] = i;
+    }
+  }
+  filter_free(&filter);
+  if (nsel == 0) {
+    fprintf(stderr, "%s: no benchmark matches --benchmark_filter=%s (--benchmark_list_tests lists them)\n", prog,
+            o->filter);
+    return 1;
+  }
+  if (o->list_tests) {
+    for (size_t i = 0; i < nsel; i++) printf("%s\n", names[i]);
+    return 0;
+  }
+
+  /* Everything from here needs the GPU. */
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    fprintf(stderr,
+            "%s: error: no usable CUDA device (cudaGetDeviceCount: %s). The benchmarks need an NVIDIA GPU with its "
+            "driver; --benchmark_list_tests and --help work without one.\n",
+            prog, e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
+    return 1;
+  }
+  if (o->device >= count) {
+    snprintf(err, sizeof err, "--device=%d: this machine has %d CUDA device(s), ordinals 0..%d", o->device, count,
+             count - 1);
+    return usage_error(prog, err);
+  }
+
+  char out_buf[4096];
+  const char *out_path = resolve_out_path(o->out_path, out_buf, sizeof out_buf);
+  FILE *out = NULL;
+  if (out_path && !(out = fopen(out_path, "w"))) {
+    fprintf(stderr, "%s: error: cannot open --benchmark_out=%s: %s\n", prog, out_path, strerror(errno));
+    return 1;
+  }
+
+  run_context *ctx = &R.ctx;
+  gather_host(ctx, prog);
+  ctx->seed = pick_seed();
+  ctx->user = NULL;
+  context_entry user[MAX_CONTEXT];
+  for (int i = 0; i < o->n_context; i++) user[i] = (context_entry){o->context[i].key, o->context[i].value};
+  ctx->user = user;
+  ctx->n_user = (size_t)o->n_context;
+  ctx->min_clock_ratio = o->min_clock_ratio;
+  ctx->repetitions = o->repetitions;
+  ctx->min_time_s = o->min_time_s;
+  ctx->min_warmup_s = o->min_warmup_s;
+  ctx->max_noise_pct = o->max_noise_pct;
+  ctx->timeout_s = o->timeout_s;
+  ctx->min_samples = o->min_samples;
+
+  int rc = 0;
+  e = cudaSetDevice(o->device);
+  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&R.stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaEventCreate(&R.start);
+  if (e == cudaSuccess) e = cudaEventCreate(&R.stop);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "%s: error: CUDA setup on device %d: %s\n", prog, o->device, cudaGetErrorString(e));
+    return 1;
+  }
+  if (gather_gpu(&R, o->device, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: error: %s\n", prog, err);
+    return 1;
+  }
+  if (!o->hot) {
+    /* Twice the L2, so no line of a benchmark's data survives the flush. */
+    R.flush_bytes = 2 * (size_t)(ctx->gpu.l2_bytes > 0 ? ctx->gpu.l2_bytes : 64 << 20);
+    e = cudaMalloc(&R.flush, R.flush_bytes);
+    if (e != cudaSuccess) {
+      fprintf(stderr, "%s: error: cannot allocate the %zu-byte L2 flush buffer: %s\n", prog, R.flush_bytes,
+              cudaGetErrorString(e));
+      return 1;
+    }
+    ctx->l2_flush = 1;
+    ctx->l2_flush_bytes = (double)R.flush_bytes;
+  }
+
+  measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s};
+  measure_cfg probe_cfg = cfg;
+  if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
+  copy_probe(&R, &probe_cfg);
+
+  int width = report_console_width(names, nsel, o->repetitions);
+  int agg_console = o->report_aggregates_only || o->display_aggregates_only;
+  if (o->format == FORMAT_CONSOLE) report_console_header(stdout, ctx, width);
+  bench_result *res = calloc(nsel, sizeof *res);
+  if (!res) {
+    fprintf(stderr, "error: out of memory\n");
+    return 1;
+  }
+  for (size_t i = 0; i < nsel; i++) {
+    run_case(&R, selected[i], &cfg, &res[i]);
+    if (res[i].failed) {
+      rc = 1;
+      if (o->format != FORMAT_CONSOLE) fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
+    }
+    if (o->format == FORMAT_CONSOLE) report_console_result(stdout, ctx, &res[i], width, agg_console);
+  }
+  if (o->format != FORMAT_CONSOLE) write_report(stdout, o->format, &R, res, nsel, agg_console, width);
+  if (out) {
+    write_report(out, o->out_format, &R, res, nsel, o->report_aggregates_only, width);
+    if (fclose(out) != 0) {
+      fprintf(stderr, "%s: error: writing --benchmark_out=%s failed\n", prog, out_path);
+      rc = 1;
+    }
+  }
+  fflush(stdout);
+
+  for (size_t i = 0; i < nsel; i++) {
+    for (int k = 0; k < res[i].nreps; k++) free_rep(&res[i].reps[k]);
+    free(res[i].reps);
+  }
+  free(res);
+  free(selected);
+  free(names);
+  free(name_buf);
+  nvml_close(R.nvml);
+  cudaFree(R.flush);
+  cudaEventDestroy(R.start);
+  cudaEventDestroy(R.stop);
+  cudaStreamDestroy(R.stream);
+  return rc;
+}
