@@ -362,13 +362,13 @@ static void append(char *buf, size_t len, size_t *k, const char *fmt, ...) {
   if (m > 0) *k = *k + (size_t)m < len ? *k + (size_t)m : len - 1;
 }
 
-#define ROW_FMT "%-*s %15s %15s %12s %10s %7s %7s %9s  %s\n"
+#define ROW_FMT "%-*s %15s %15s %12s %10s %7s %7s %9s%s%s\n"
 
 void report_console_header(FILE *f, const run_context *c, int w) {
   const gpu_info *g = &c->gpu;
   fprintf(f, "%s\n", c->date);
   fprintf(f, "Running %s\n", c->executable);
-  fprintf(f, "Run on %s (sm_%s, %d SMs, SM clock max %.0f MHz, %.0f MHz x %d-bit memory = %.1f GB/s peak, L2 %.0f MiB, "
+  fprintf(f, "Run on %s (compute capability %s, %d SMs, SM clock max %.0f MHz, %.0f MHz x %d-bit memory = %.1f GB/s peak, L2 %.0f MiB, "
              "ECC %s)\n",
           g->name, g->compute_capability, g->sm_count, g->sm_clock_max_mhz, g->mem_clock_max_mhz, g->bus_width_bits,
           g->peak_gbps, g->l2_bytes / 1048576.0, g->ecc ? "on" : "off");
@@ -393,7 +393,7 @@ void report_console_header(FILE *f, const run_context *c, int w) {
           c->min_samples, c->min_time_s, c->max_noise_pct, c->timeout_s);
   char line[512];
   int len = snprintf(line, sizeof line, ROW_FMT, w, "Benchmark", "Time", "CPU", "Iterations", "GB/s", "%peak",
-                     "%copy", "FLOP/s", "Notes");
+                     "%copy", "FLOP/s", "  ", "Notes");
   int dashes = len - 1 + 30; /* the notes column is wider than its title */
   for (int i = 0; i < dashes; i++) fputc('-', f);
   fputc('\n', f);
@@ -428,7 +428,7 @@ static void console_rep(FILE *f, const run_context *ctx, const bench_result *r, 
       append(notes, sizeof notes, &k, " throttle=%s", names);
     }
   }
-  fprintf(f, ROW_FMT, w, r->name, t, c, it, gb, pk, cp, fl, notes);
+  fprintf(f, ROW_FMT, w, r->name, t, c, it, gb, pk, cp, fl, "  ", notes);
 }
 
 static void console_aggregate(FILE *f, const bench_result *r, const agg_table *t, agg_kind k, int w) {
@@ -453,7 +453,7 @@ static void console_aggregate(FILE *f, const bench_result *r, const agg_table *t
     if (t->known[F_FLOPS]) format_si(t->v[F_FLOPS][k], fl, sizeof fl);
     else snprintf(fl, sizeof fl, "-");
   }
-  fprintf(f, ROW_FMT, w, name, tm, c, it, gb, pk, cp, fl, r->reference ? "reference" : "");
+  fprintf(f, ROW_FMT, w, name, tm, c, it, gb, pk, cp, fl, r->reference ? "  " : "", r->reference ? "reference" : "");
 }
 
 void report_console_result(FILE *f, const run_context *ctx, const bench_result *r, int w, int aggregates_only) {

@@ -5,8 +5,8 @@
  *        "benchmarks": [one "iteration" entry per repetition, then, with more
  *        than one repetition, "aggregate" entries _mean, _median, _stddev, _cv]}
  * real_time is the median CUDA-event time of the repetition's kept samples,
- * cpu_time the median host wall time of the same samples (launch to
- * completion), both in ns; "samples" holds every kept GPU time.
+ * cpu_time the median host wall time of their run() calls (launch cost and any
+ * host step), both in ns; "samples" holds every kept GPU time.
  */
 #ifndef PERF_REPORT_H
 #define PERF_REPORT_H

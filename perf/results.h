@@ -54,7 +54,7 @@ typedef struct {
 /* One repetition: the kept samples and what NVML saw. */
 typedef struct {
   double *gpu_ns;              /* CUDA event time of each kept sample */
-  double *host_ns;             /* host wall time of the same sample (launch to completion) */
+  double *host_ns;             /* host wall time of the run() call of the same sample */
   size_t n;                    /* kept samples */
   size_t discarded;            /* dropped: SM clock below min_clock_ratio x max */
   int timed_out;               /* --timeout ended sampling before the noise target was met */

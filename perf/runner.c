@@ -1,8 +1,10 @@
 /* The benchmark runner: flags, device discovery, the timing loop, reports.
  *
- * One sample: [L2 flush, synchronised, untimed] -> host clock -> event ->
- * run() -> event -> wait -> host clock -> NVML reading. The GPU time is the
- * event interval; the host time spans the launch to the completion. */
+ * One sample, all queued on one stream without host synchronisation:
+ *   L2 flush (or, with --hot, a short spin kernel) -> start event -> run() ->
+ *   stop event; then wait for the stop event and read NVML.
+ * The GPU time (real_time) is the event interval. The host time (cpu_time) is
+ * the wall time of the run() call on the host: launch cost and any host step. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -20,11 +22,16 @@
 #include "perf/flags.h"
 #include "perf/nvml.h"
 #include "perf/report.h"
+#include "perf/spin.h"
 #include "perf/stats.h"
 
 /* Bytes one probe copy moves (read + written): well past any L2, so it
  * measures DRAM bandwidth. */
 #define PROBE_BYTES (1ull << 30)
+
+/* With --hot there is no flush to queue ahead of the start event; a spin of
+ * this long covers the host's enqueueing of the event and the launch. */
+#define HOT_SPIN_NS 20000ull
 
 typedef struct {
   bench_options opt;
@@ -96,18 +103,23 @@ static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, re
   int have_reading = 0;
   t0 = now_s();
   for (unsigned long count = 0;; count++) {
+    /* Queue GPU work ahead of the start event, with no host synchronisation:
+     * the event is then timestamped when the GPU finishes that work, with the
+     * kernel launch already queued behind it. On an idle stream the event would
+     * fire at once and the sample would include the host's launch latency. */
     if (R->flush) {
       /* A different byte each time, so no sample finds the flush buffer's
        * contents already there. */
       TRY(cudaMemsetAsync(R->flush, (int)(count & 0xFF), R->flush_bytes, R->stream), "L2 flush (cudaMemsetAsync)");
-      TRY(cudaStreamSynchronize(R->stream), "L2 flush");
+    } else {
+      TRY(bench_gpu_spin(HOT_SPIN_NS, R->stream), "spin kernel");
     }
-    double h0 = now_s();
     TRY(cudaEventRecord(R->start, R->stream), "cudaEventRecord");
+    double h0 = now_s();
     TRY(fn(state, R->stream), "run");
+    double h1 = now_s();
     TRY(cudaEventRecord(R->stop, R->stream), "cudaEventRecord");
     TRY(cudaEventSynchronize(R->stop), "run (execution)");
-    double h1 = now_s();
     float ms = 0;
     TRY(cudaEventElapsedTime(&ms, R->start, R->stop), "cudaEventElapsedTime");
 
