@@ -104,6 +104,8 @@ void flags_usage(FILE *f, const char *prog) {
           "  --min_clock_ratio=<r>               discard a sample when the SM clock read right after it is\n"
           "                                      below r x the maximum SM clock; 0 disables (default 0.7)\n"
           "  --help                              this text\n"
+          "Environment: BENCH_SEED=<n> fixes the random inputs (default: drawn from the clock; the seed is\n"
+          "  in the JSON context); BENCH_NVML_LIBRARY=<path> loads NVML from <path> instead of libnvidia-ml.so.1.\n"
           "Exit status: 0 success, 1 a benchmark failed (self-check or CUDA error) or no GPU, 2 usage error.\n",
           prog);
 }

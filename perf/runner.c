@@ -41,6 +41,8 @@ typedef struct {
   void *flush;
   size_t flush_bytes;
   gpu_nvml *nvml;
+  int nvml_ok;            /* readings work: clocks are recorded */
+  double nvml_interval_s; /* least time between two readings */
 } runner;
 
 typedef struct {
@@ -85,7 +87,26 @@ static int push_sample(rep_result *rep, size_t *cap, double gpu_ns, double host_
   return 0;
 }
 
-/* Warm-up, then samples until the stopping rule or the timeout. */
+/* Folds one NVML reading into the repetition's clock statistics. */
+static void note_reading(rep_result *rep, const nvml_reading *rd) {
+  int first = !rep->clocks_valid;
+  if (first || rd->sm_mhz < rep->sm_mhz_min) rep->sm_mhz_min = rd->sm_mhz;
+  if (first || rd->sm_mhz > rep->sm_mhz_max) rep->sm_mhz_max = rd->sm_mhz;
+  if (first || rd->mem_mhz < rep->mem_mhz_min) rep->mem_mhz_min = rd->mem_mhz;
+  if (first || rd->mem_mhz > rep->mem_mhz_max) rep->mem_mhz_max = rd->mem_mhz;
+  if (rd->temp_c > rep->temp_c_max) rep->temp_c_max = rd->temp_c;
+  rep->throttle |= rd->reasons;
+  rep->clocks_valid = 1;
+}
+
+/* Warm-up, then samples until the stopping rule or the timeout.
+ *
+ * NVML is read after a sample once R->nvml_interval_s has passed since the
+ * last reading (ten times what a reading costs, so reading stays a small part
+ * of the wall time); the samples taken since the previous reading share its
+ * verdict: all kept, or all discarded when the SM clock is below
+ * min_clock_ratio x its maximum. Clocks change over milliseconds, so a
+ * reading speaks for the samples just before it. */
 static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, rep_result *rep, char *err,
                    size_t errlen) {
   memset(rep, 0, sizeof *rep);
@@ -98,9 +119,9 @@ static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, re
   const run_context *ctx = &R->ctx;
   double clock_floor = ctx->clock_filter ? ctx->min_clock_ratio * ctx->gpu.sm_clock_max_mhz : 0;
   stats_running acc = {0};
-  size_t cap = 0;
+  size_t cap = 0, pending = 0; /* the last `pending` samples await a reading */
   unsigned last_sm = 0;
-  int have_reading = 0;
+  double last_read = 0;
   t0 = now_s();
   for (unsigned long count = 0;; count++) {
     /* Queue GPU work ahead of the start event, with no host synchronisation:
@@ -122,38 +143,43 @@ static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, re
     TRY(cudaEventSynchronize(R->stop), "run (execution)");
     float ms = 0;
     TRY(cudaEventElapsedTime(&ms, R->start, R->stop), "cudaEventElapsedTime");
-
-    nvml_reading rd;
-    int read_ok = R->nvml && nvml_read(R->nvml, &rd) == 0;
-    if (read_ok) last_sm = rd.sm_mhz;
-    if (read_ok && clock_floor > 0 && rd.sm_mhz < clock_floor) {
-      rep->discarded++;
-    } else {
-      double gpu_ns = (double)ms * 1e6;
-      if (push_sample(rep, &cap, gpu_ns, (h1 - h0) * 1e9)) {
-        snprintf(err, errlen, "out of host memory for samples");
-        return -1;
-      }
-      stats_running_push(&acc, gpu_ns);
-      if (read_ok) {
-        if (!have_reading || rd.sm_mhz < rep->sm_mhz_min) rep->sm_mhz_min = rd.sm_mhz;
-        if (!have_reading || rd.sm_mhz > rep->sm_mhz_max) rep->sm_mhz_max = rd.sm_mhz;
-        if (!have_reading || rd.mem_mhz < rep->mem_mhz_min) rep->mem_mhz_min = rd.mem_mhz;
-        if (!have_reading || rd.mem_mhz > rep->mem_mhz_max) rep->mem_mhz_max = rd.mem_mhz;
-        if (rd.temp_c > rep->temp_c_max) rep->temp_c_max = rd.temp_c;
-        rep->throttle |= rd.reasons;
-        have_reading = 1;
-      }
+    if (push_sample(rep, &cap, (double)ms * 1e6, (h1 - h0) * 1e9)) {
+      snprintf(err, errlen, "out of host memory for samples");
+      return -1;
     }
+    pending++;
+
+    double now = now_s();
+    int timed_out = now - t0 >= cfg->timeout_s;
+    nvml_reading rd;
+    if (!R->nvml_ok) {
+      /* no readings: every sample is kept */
+    } else if (now - last_read >= R->nvml_interval_s || timed_out) {
+      last_read = now;
+      if (nvml_read(R->nvml, &rd) == 0) {
+        last_sm = rd.sm_mhz;
+        if (clock_floor > 0 && rd.sm_mhz < clock_floor) {
+          rep->n -= pending;
+          rep->discarded += pending;
+          pending = 0;
+        } else {
+          note_reading(rep, &rd);
+        }
+      }
+    } else {
+      continue; /* wait for the next reading's verdict */
+    }
+    for (size_t i = rep->n - pending; i < rep->n; i++) stats_running_push(&acc, rep->gpu_ns[i]);
+    pending = 0;
+
     rep->noise = stats_running_rel_stderr(&acc);
     int done = (long)acc.n >= cfg->min_samples && acc.sum * 1e-9 >= cfg->min_time_s && rep->noise <= cfg->max_noise;
     if (done) break;
-    if (now_s() - t0 >= cfg->timeout_s) {
+    if (timed_out) {
       rep->timed_out = 1;
       break;
     }
   }
-  rep->clocks_valid = have_reading;
   if (rep->n == 0) {
     snprintf(err, errlen,
              "all %zu samples discarded within --timeout=%gs: SM clock %u MHz (last reading) below %.2f x %.0f MHz; "
@@ -207,27 +233,33 @@ static int gather_gpu(runner *R, int dev, char *err, size_t errlen) {
 
   char why[200] = "";
   R->nvml = nvml_open(getenv("BENCH_NVML_LIBRARY"), g->pci_bus_id, g->uuid, why, sizeof why);
+  unsigned sm = 0, mem = 0;
+  nvml_reading rd;
+  if (!R->nvml) {
+    snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "unavailable: %s; clock filtering disabled", why);
+  } else if (nvml_max_clocks(R->nvml, &sm, &mem) != 0 || nvml_read(R->nvml, &rd) != 0) {
+    snprintf(R->ctx.nvml, sizeof R->ctx.nvml,
+             "loaded, but clocks/temperature/throttle reasons are unreadable; clock filtering disabled");
+  } else {
+    R->nvml_ok = 1;
+    g->sm_clock_max_mhz = sm; /* the filter compares NVML's clock with NVML's maximum */
+    if (g->mem_clock_max_mhz <= 0) g->mem_clock_max_mhz = mem;
+    /* What a reading costs decides how often the timing loop reads. */
+    double t0 = now_s();
+    for (int i = 0; i < 10; i++) nvml_read(R->nvml, &rd);
+    double cost = (now_s() - t0) / 10;
+    R->nvml_interval_s = 10 * cost;
+    snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "ok: a reading takes %.0f us, read at most every %.0f us", cost * 1e6,
+             R->nvml_interval_s * 1e6);
+  }
   if (R->nvml) {
-    unsigned sm = 0, mem = 0;
-    if (nvml_max_clocks(R->nvml, &sm, &mem) == 0) {
-      g->sm_clock_max_mhz = sm; /* the clock the filter compares with: NVML's own scale */
-      if (g->mem_clock_max_mhz <= 0) g->mem_clock_max_mhz = mem;
-      snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "ok");
-    } else {
-      snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "loaded, but the maximum clocks are unreadable");
-    }
     int ecc = nvml_ecc_enabled(R->nvml);
     if (ecc >= 0) g->ecc = ecc;
     nvml_driver_version(R->nvml, g->driver_version, sizeof g->driver_version);
-    nvml_reading rd;
-    if (nvml_read(R->nvml, &rd) != 0)
-      snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "loaded, but current clocks/temperature/reasons are unreadable");
-  } else {
-    snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "unavailable: %s; clock filtering disabled", why);
   }
   /* Double data rate: two transfers per memory clock (the 2 x clock x bus width / 8). */
   g->peak_gbps = 2.0 * g->mem_clock_max_mhz * 1e6 * g->bus_width_bits / 8 / 1e9;
-  R->ctx.clock_filter = R->nvml && !strcmp(R->ctx.nvml, "ok") && R->opt.min_clock_ratio > 0;
+  R->ctx.clock_filter = R->nvml_ok && R->opt.min_clock_ratio > 0;
   return 0;
 }
 
@@ -384,83 +416,41 @@ static uint64_t pick_seed(void) {
   return (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
 }
 
-int bench_main(int argc, char **argv) {
-  const char *prog = argc > 0 && argv[0] ? argv[0] : "bench";
-  runner R;
-  memset(&R, 0, sizeof R);
-  char err[512];
-  flags_status fs = flags_parse(argc, argv, &R.opt, err, sizeof err);
-  if (fs == FLAGS_HELP) {
-    flags_usage(stdout, prog);
-    return 0;
-  }
-  if (fs == FLAGS_ERROR) return usage_error(prog, err);
-  const bench_options *o = &R.opt;
-  for (int i = 0; i < o->n_context; i++) {
-    if (report_context_key_reserved(o->context[i].key)) {
-      snprintf(err, sizeof err, "--benchmark_context: '%s' is a key the runner writes itself; choose another",
-               o->context[i].key);
-      return usage_error(prog, err);
-    }
-  }
+/* The registered cases whose names pass the filter: indices and names. */
+typedef struct {
+  size_t n, *index;
+  char (*names)[256];
+  const char **name_ptrs;
+} selection;
 
+static int select_cases(const char *spec, selection *sel, char *err, size_t errlen) {
   bench_filter filter;
-  if (filter_compile(&filter, o->filter, err, sizeof err) != 0) return usage_error(prog, err);
-  size_t *selected = malloc((bench_count() + 1) * sizeof *selected);
-  const char **names = malloc((bench_count() + 1) * sizeof *names);
-  char (*name_buf)[256] = malloc((bench_count() + 1) * sizeof *name_buf);
-  if (!selected || !names || !name_buf) {
-    fprintf(stderr, "error: out of memory\n");
-    return 1;
+  if (filter_compile(&filter, spec, err, errlen) != 0) return -1;
+  size_t total = bench_count() + 1;
+  sel->n = 0;
+  sel->index = malloc(total * sizeof *sel->index);
+  sel->names = malloc(total * sizeof *sel->names);
+  sel->name_ptrs = malloc(total * sizeof *sel->name_ptrs);
+  if (!sel->index || !sel->names || !sel->name_ptrs) {
+    filter_free(&filter);
+    snprintf(err, errlen, "out of memory");
+    return -1;
   }
-  size_t nsel = 0;
   for (size_t i = 0; i < bench_count(); i++) {
-    bench_case_name(bench_get(i), name_buf[nsel], sizeof name_buf[nsel]);
-    if (filter_match(&filter, name_buf[nsel])) {
-      names[nsel] = name_buf[nsel];
-      selected[nsel++] = i;
+    char *name = sel->names[sel->n];
+    bench_case_name(bench_get(i), name, sizeof sel->names[0]);
+    if (filter_match(&filter, name)) {
+      sel->name_ptrs[sel->n] = name;
+      sel->index[sel->n++] = i;
     }
   }
   filter_free(&filter);
-  if (nsel == 0) {
-    fprintf(stderr, "%s: no benchmark matches --benchmark_filter=%s (--benchmark_list_tests lists them)\n", prog,
-            o->filter);
-    return 1;
-  }
-  if (o->list_tests) {
-    for (size_t i = 0; i < nsel; i++) printf("%s\n", names[i]);
-    return 0;
-  }
+  return 0;
+}
 
-  /* Everything from here needs the GPU. */
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    fprintf(stderr,
-            "%s: error: no usable CUDA device (cudaGetDeviceCount: %s). The benchmarks need an NVIDIA GPU with its "
-            "driver; --benchmark_list_tests and --help work without one.\n",
-            prog, e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
-    return 1;
-  }
-  if (o->device >= count) {
-    snprintf(err, sizeof err, "--device=%d: this machine has %d CUDA device(s), ordinals 0..%d", o->device, count,
-             count - 1);
-    return usage_error(prog, err);
-  }
-
-  char out_buf[4096];
-  const char *out_path = resolve_out_path(o->out_path, out_buf, sizeof out_buf);
-  FILE *out = NULL;
-  if (out_path && !(out = fopen(out_path, "w"))) {
-    fprintf(stderr, "%s: error: cannot open --benchmark_out=%s: %s\n", prog, out_path, strerror(errno));
-    return 1;
-  }
-
-  run_context *ctx = &R.ctx;
+static void fill_context(run_context *ctx, const bench_options *o, const char *prog, context_entry *user) {
   gather_host(ctx, prog);
   ctx->seed = pick_seed();
-  ctx->user = NULL;
-  context_entry user[MAX_CONTEXT];
   for (int i = 0; i < o->n_context; i++) user[i] = (context_entry){o->context[i].key, o->context[i].value};
   ctx->user = user;
   ctx->n_user = (size_t)o->n_context;
@@ -471,76 +461,148 @@ int bench_main(int argc, char **argv) {
   ctx->max_noise_pct = o->max_noise_pct;
   ctx->timeout_s = o->timeout_s;
   ctx->min_samples = o->min_samples;
+}
 
-  int rc = 0;
-  e = cudaSetDevice(o->device);
-  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&R.stream, cudaStreamNonBlocking);
-  if (e == cudaSuccess) e = cudaEventCreate(&R.start);
-  if (e == cudaSuccess) e = cudaEventCreate(&R.stop);
-  if (e != cudaSuccess) {
-    fprintf(stderr, "%s: error: CUDA setup on device %d: %s\n", prog, o->device, cudaGetErrorString(e));
-    return 1;
-  }
-  if (gather_gpu(&R, o->device, err, sizeof err) != 0) {
-    fprintf(stderr, "%s: error: %s\n", prog, err);
-    return 1;
-  }
+/* Stream, events, device description, NVML and the flush buffer. */
+static int setup_device(runner *R, char *err, size_t errlen) {
+  const bench_options *o = &R->opt;
+  TRY(cudaSetDevice(o->device), "cudaSetDevice");
+  TRY(cudaStreamCreateWithFlags(&R->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  TRY(cudaEventCreate(&R->start), "cudaEventCreate");
+  TRY(cudaEventCreate(&R->stop), "cudaEventCreate");
+  if (gather_gpu(R, o->device, err, errlen) != 0) return -1;
   if (!o->hot) {
     /* Twice the L2, so no line of a benchmark's data survives the flush. */
-    R.flush_bytes = 2 * (size_t)(ctx->gpu.l2_bytes > 0 ? ctx->gpu.l2_bytes : 64 << 20);
-    e = cudaMalloc(&R.flush, R.flush_bytes);
-    if (e != cudaSuccess) {
-      fprintf(stderr, "%s: error: cannot allocate the %zu-byte L2 flush buffer: %s\n", prog, R.flush_bytes,
-              cudaGetErrorString(e));
-      return 1;
+    long long l2 = R->ctx.gpu.l2_bytes > 0 ? R->ctx.gpu.l2_bytes : 64ll << 20;
+    R->flush_bytes = 2 * (size_t)l2;
+    TRY(cudaMalloc(&R->flush, R->flush_bytes), "cudaMalloc of the L2 flush buffer");
+    R->ctx.l2_flush = 1;
+    R->ctx.l2_flush_bytes = (double)R->flush_bytes;
+  }
+  return 0;
+}
+
+static void release_device(runner *R) {
+  nvml_close(R->nvml);
+  if (R->flush) cudaFree(R->flush);
+  if (R->start) cudaEventDestroy(R->start);
+  if (R->stop) cudaEventDestroy(R->stop);
+  if (R->stream) cudaStreamDestroy(R->stream);
+}
+
+int bench_main(int argc, char **argv) {
+  const char *prog = argc > 0 && argv[0] ? argv[0] : "bench";
+  runner R;
+  memset(&R, 0, sizeof R);
+  const bench_options *o = &R.opt;
+  char err[512];
+  flags_status fs = flags_parse(argc, argv, &R.opt, err, sizeof err);
+  if (fs == FLAGS_HELP) {
+    flags_usage(stdout, prog);
+    return 0;
+  }
+  if (fs == FLAGS_ERROR) return usage_error(prog, err);
+  for (int i = 0; i < o->n_context; i++) {
+    if (report_context_key_reserved(o->context[i].key)) {
+      snprintf(err, sizeof err, "--benchmark_context: '%s' is a key the runner writes itself; choose another",
+               o->context[i].key);
+      return usage_error(prog, err);
     }
-    ctx->l2_flush = 1;
-    ctx->l2_flush_bytes = (double)R.flush_bytes;
   }
 
+  selection sel = {0};
+  if (select_cases(o->filter, &sel, err, sizeof err) != 0) return usage_error(prog, err);
+  int rc = 0;
+  FILE *out = NULL;
+  bench_result *res = NULL;
+  if (sel.n == 0) {
+    fprintf(stderr, "%s: no benchmark matches --benchmark_filter=%s (--benchmark_list_tests lists them)\n", prog,
+            o->filter);
+    rc = 1;
+    goto done;
+  }
+  if (o->list_tests) {
+    for (size_t i = 0; i < sel.n; i++) printf("%s\n", sel.name_ptrs[i]);
+    goto done;
+  }
+
+  /* Everything from here needs the GPU. */
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    fprintf(stderr,
+            "%s: error: no usable CUDA device (cudaGetDeviceCount: %s). The benchmarks need an NVIDIA GPU with its "
+            "driver; --benchmark_list_tests and --help work without one.\n",
+            prog, e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
+    rc = 1;
+    goto done;
+  }
+  if (o->device >= count) {
+    snprintf(err, sizeof err, "--device=%d: this machine has %d CUDA device(s), ordinals 0..%d", o->device, count,
+             count - 1);
+    rc = usage_error(prog, err);
+    goto done;
+  }
+  /* Opened before the run, so a bad path fails in seconds, not after it. */
+  char out_buf[4096];
+  const char *out_path = resolve_out_path(o->out_path, out_buf, sizeof out_buf);
+  if (out_path && !(out = fopen(out_path, "w"))) {
+    fprintf(stderr, "%s: error: cannot open --benchmark_out=%s: %s\n", prog, out_path, strerror(errno));
+    rc = 1;
+    goto done;
+  }
+
+  context_entry user[MAX_CONTEXT];
+  fill_context(&R.ctx, o, prog, user);
+  if (setup_device(&R, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: error on CUDA device %d: %s\n", prog, o->device, err);
+    rc = 1;
+    goto done;
+  }
   measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s};
   measure_cfg probe_cfg = cfg;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
   copy_probe(&R, &probe_cfg);
 
-  int width = report_console_width(names, nsel, o->repetitions);
+  int width = report_console_width(sel.name_ptrs, sel.n, o->repetitions);
   int agg_console = o->report_aggregates_only || o->display_aggregates_only;
-  if (o->format == FORMAT_CONSOLE) report_console_header(stdout, ctx, width);
-  bench_result *res = calloc(nsel, sizeof *res);
+  if (o->format == FORMAT_CONSOLE) report_console_header(stdout, &R.ctx, width);
+  res = calloc(sel.n, sizeof *res);
   if (!res) {
-    fprintf(stderr, "error: out of memory\n");
-    return 1;
+    fprintf(stderr, "%s: error: out of memory\n", prog);
+    rc = 1;
+    goto done;
   }
-  for (size_t i = 0; i < nsel; i++) {
-    run_case(&R, selected[i], &cfg, &res[i]);
+  for (size_t i = 0; i < sel.n; i++) {
+    run_case(&R, sel.index[i], &cfg, &res[i]);
     if (res[i].failed) {
       rc = 1;
       if (o->format != FORMAT_CONSOLE) fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
     }
-    if (o->format == FORMAT_CONSOLE) report_console_result(stdout, ctx, &res[i], width, agg_console);
+    if (o->format == FORMAT_CONSOLE) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
   }
-  if (o->format != FORMAT_CONSOLE) write_report(stdout, o->format, &R, res, nsel, agg_console, width);
+  if (o->format != FORMAT_CONSOLE) write_report(stdout, o->format, &R, res, sel.n, agg_console, width);
   if (out) {
-    write_report(out, o->out_format, &R, res, nsel, o->report_aggregates_only, width);
-    if (fclose(out) != 0) {
+    write_report(out, o->out_format, &R, res, sel.n, o->report_aggregates_only, width);
+    int failed = ferror(out);
+    if (fclose(out) != 0 || failed) {
       fprintf(stderr, "%s: error: writing --benchmark_out=%s failed\n", prog, out_path);
       rc = 1;
     }
+    out = NULL;
   }
   fflush(stdout);
 
-  for (size_t i = 0; i < nsel; i++) {
+done:
+  if (out) fclose(out);
+  for (size_t i = 0; res && i < sel.n; i++) {
     for (int k = 0; k < res[i].nreps; k++) free_rep(&res[i].reps[k]);
     free(res[i].reps);
   }
   free(res);
-  free(selected);
-  free(names);
-  free(name_buf);
-  nvml_close(R.nvml);
-  cudaFree(R.flush);
-  cudaEventDestroy(R.start);
-  cudaEventDestroy(R.stop);
-  cudaStreamDestroy(R.stream);
+  free(sel.index);
+  free(sel.names);
+  free(sel.name_ptrs);
+  release_device(&R);
   return rc;
 }
