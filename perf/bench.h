@@ -17,6 +17,8 @@
  * For every selected case the runner calls, in this order:
  *   setup     once: allocate, fill inputs with non-zero random data from `seed`,
  *             poison outputs. The state it returns is passed to the other ops.
+ *             It may use synchronous or default-stream calls: the runner
+ *             synchronises the device before the first run.
  *   run       once, then verify: the one-time correctness self-check. A case
  *             whose verify fails is reported as an error (exit status 1), never
  *             timed.

@@ -169,6 +169,7 @@ int main(int argc, char **argv) {
     fill(h, n, 2);
     CHECK(cudaMemcpy(b, h, n * sizeof(float), cudaMemcpyHostToDevice));
     CHECK(cudaMemset(c, 0xFF, n * sizeof(float)));
+    CHECK(cudaDeviceSynchronize()); /* those ran on the legacy stream; s does not wait for it */
     free(h);
     for (int k = 0; k < K_COUNT; k++) {
       double bytes = (k == K_ADD ? 12.0 : 8.0) * (double)n;
