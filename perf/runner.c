@@ -22,6 +22,7 @@
 #include "perf/flags.h"
 #include "perf/nvml.h"
 #include "perf/report.h"
+#include "perf/sampler.h"
 #include "perf/spin.h"
 #include "perf/stats.h"
 
@@ -69,44 +70,8 @@ static int cuda_fail(const char *call, cudaError_t e, char *err, size_t errlen) 
     if (try_err_ != cudaSuccess) return cuda_fail(what, try_err_, err, errlen); \
   } while (0)
 
-/* Appends to a growing pair of sample arrays. */
-static int push_sample(rep_result *rep, size_t *cap, double gpu_ns, double host_ns) {
-  if (rep->n == *cap) {
-    size_t c = *cap ? 2 * *cap : 1024;
-    double *g = realloc(rep->gpu_ns, c * sizeof *g);
-    if (!g) return -1;
-    rep->gpu_ns = g;
-    double *h = realloc(rep->host_ns, c * sizeof *h);
-    if (!h) return -1;
-    rep->host_ns = h;
-    *cap = c;
-  }
-  rep->gpu_ns[rep->n] = gpu_ns;
-  rep->host_ns[rep->n] = host_ns;
-  rep->n++;
-  return 0;
-}
-
-/* Folds one NVML reading into the repetition's clock statistics. */
-static void note_reading(rep_result *rep, const nvml_reading *rd) {
-  int first = !rep->clocks_valid;
-  if (first || rd->sm_mhz < rep->sm_mhz_min) rep->sm_mhz_min = rd->sm_mhz;
-  if (first || rd->sm_mhz > rep->sm_mhz_max) rep->sm_mhz_max = rd->sm_mhz;
-  if (first || rd->mem_mhz < rep->mem_mhz_min) rep->mem_mhz_min = rd->mem_mhz;
-  if (first || rd->mem_mhz > rep->mem_mhz_max) rep->mem_mhz_max = rd->mem_mhz;
-  if (rd->temp_c > rep->temp_c_max) rep->temp_c_max = rd->temp_c;
-  rep->throttle |= rd->reasons;
-  rep->clocks_valid = 1;
-}
-
-/* Warm-up, then samples until the stopping rule or the timeout.
- *
- * NVML is read after a sample once R->nvml_interval_s has passed since the
- * last reading (ten times what a reading costs, so reading stays a small part
- * of the wall time); the samples taken since the previous reading share its
- * verdict: all kept, or all discarded when the SM clock is below
- * min_clock_ratio x its maximum. Clocks change over milliseconds, so a
- * reading speaks for the samples just before it. */
+/* Warm-up, then samples until the stopping rule or the timeout (the policy
+ * is perf/sampler's; this loop does the CUDA and NVML calls). */
 static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, rep_result *rep, char *err,
                    size_t errlen) {
   memset(rep, 0, sizeof *rep);
@@ -117,12 +82,17 @@ static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, re
   } while (now_s() - t0 < cfg->warmup_s);
 
   const run_context *ctx = &R->ctx;
-  double clock_floor = ctx->clock_filter ? ctx->min_clock_ratio * ctx->gpu.sm_clock_max_mhz : 0;
-  stats_running acc = {0};
-  size_t cap = 0, pending = 0; /* the last `pending` samples await a reading */
-  unsigned last_sm = 0;
-  double last_read = 0;
-  t0 = now_s();
+  sampler_cfg scfg = {
+      .min_samples = cfg->min_samples,
+      .min_time_s = cfg->min_time_s,
+      .max_noise = cfg->max_noise,
+      .timeout_s = cfg->timeout_s,
+      .clock_floor_mhz = ctx->clock_filter ? ctx->min_clock_ratio * ctx->gpu.sm_clock_max_mhz : 0,
+      .readings = R->nvml_ok,
+      .nvml_interval_s = R->nvml_interval_s,
+  };
+  sampler sm;
+  sampler_init(&sm, &scfg, rep, now_s());
   for (unsigned long count = 0;; count++) {
     /* Queue GPU work ahead of the start event, with no host synchronisation:
      * the event is then timestamped when the GPU finishes that work, with the
@@ -145,52 +115,20 @@ static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, re
     TRY(cudaEventElapsedTime(&ms, R->start, R->stop), "cudaEventElapsedTime");
     /* Whole nanoseconds: events resolve about half a microsecond, so nothing
      * is lost, and the JSON's sample lists stay short. */
-    if (push_sample(rep, &cap, nearbyint((double)ms * 1e6), nearbyint((h1 - h0) * 1e9))) {
+    double now = now_s();
+    int due = sampler_add(&sm, nearbyint((double)ms * 1e6), nearbyint((h1 - h0) * 1e9), now);
+    if (due < 0) {
       snprintf(err, errlen, "out of host memory for samples");
       return -1;
     }
-    pending++;
-
-    double now = now_s();
-    int timed_out = now - t0 >= cfg->timeout_s;
-    nvml_reading rd;
-    if (!R->nvml_ok) {
-      /* no readings: every sample is kept */
-    } else if (now - last_read >= R->nvml_interval_s || timed_out) {
-      last_read = now;
-      if (nvml_read(R->nvml, &rd) == 0) {
-        last_sm = rd.sm_mhz;
-        if (clock_floor > 0 && rd.sm_mhz < clock_floor) {
-          rep->n -= pending;
-          rep->discarded += pending;
-          pending = 0;
-        } else {
-          note_reading(rep, &rd);
-        }
-      }
-    } else {
-      continue; /* wait for the next reading's verdict */
+    if (due) {
+      nvml_reading rd;
+      int ok = nvml_read(R->nvml, &rd) == 0;
+      sampler_reading(&sm, ok ? &rd : NULL, now_s());
     }
-    for (size_t i = rep->n - pending; i < rep->n; i++) stats_running_push(&acc, rep->gpu_ns[i]);
-    pending = 0;
-
-    rep->noise = stats_running_rel_stderr(&acc);
-    int done = (long)acc.n >= cfg->min_samples && acc.sum * 1e-9 >= cfg->min_time_s && rep->noise <= cfg->max_noise;
-    if (done) break;
-    if (timed_out) {
-      rep->timed_out = 1;
-      break;
-    }
+    if (sampler_done(&sm, now_s())) break;
   }
-  if (rep->n == 0) {
-    snprintf(err, errlen,
-             "all %zu samples discarded within --timeout=%gs: SM clock %u MHz (last reading) below %.2f x %.0f MHz; "
-             "is the GPU clock-locked low? --min_clock_ratio=0 keeps such samples",
-             rep->discarded, cfg->timeout_s, last_sm, ctx->min_clock_ratio, ctx->gpu.sm_clock_max_mhz);
-    return -1;
-  }
-  if (!isfinite(rep->noise)) rep->noise = 0; /* one sample: no estimate; JSON cannot hold infinity */
-  return 0;
+  return sampler_finish(&sm, ctx->min_clock_ratio, ctx->gpu.sm_clock_max_mhz, err, errlen);
 }
 
 static void free_rep(rep_result *rep) {
