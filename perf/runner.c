@@ -7,7 +7,6 @@
  * the wall time of the run() call on the host: launch cost and any host step. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
