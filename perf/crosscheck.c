@@ -1,0 +1,201 @@
+/* An independent check of the runner's numbers: a minimal event-timed loop
+ * over the same kernels, measured the same way (L2 flush before each sample,
+ * CUDA events around the kernel alone, median of many samples), sharing no code
+ * with the runner library.
+ *
+ *   crosscheck [--samples=N] [--runner_json=FILE]... [N...]
+ *
+ * Prints GB/s of add_float4, copy_float4 and cudaMemcpy device-to-device at
+ * each N (floats; default 2^20, 2^24, 2^28). Each --runner_json file (written by
+ * elementwise_bench or copy_bench with --benchmark_out) adds the runner's GB/s
+ * for the same benchmark and the difference; the exit status is 1 if any
+ * differs by more than 2%, or on a CUDA error. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/copy/copy.h"
+#include "kernels/elementwise/elementwise.h"
+
+#define CHECK(call)                                                                                   \
+  do {                                                                                                \
+    cudaError_t e_ = (call);                                                                          \
+    if (e_ != cudaSuccess) {                                                                          \
+      fprintf(stderr, "crosscheck: %s failed: %s (%s)\n", #call, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+      exit(1);                                                                                        \
+    }                                                                                                 \
+  } while (0)
+
+#define MAX_FILES 16
+#define TOLERANCE_PCT 2.0
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+enum { K_ADD, K_COPY, K_MEMCPY, K_COUNT };
+static const char *kKernel[K_COUNT] = {"add_float4", "copy_float4", "memcpy"};
+static const char *kRunnerName[K_COUNT] = {"elementwise/add_float4", "copy/copy_float4", "copy/memcpy"};
+
+static cudaError_t launch(int k, float *a, float *b, float *c, size_t n, cudaStream_t s) {
+  switch (k) {
+    case K_ADD: return ew_add_float4(a, b, c, n, s);
+    case K_COPY: return copy_float4(a, c, n, s);
+    default: return copy_memcpy(a, c, n, s);
+  }
+}
+
+/* Median GPU time (ms) of `samples` runs, each after an untimed L2 flush. */
+static float time_kernel(int k, float *a, float *b, float *c, size_t n, void *flush, size_t flush_bytes,
+                         int samples, cudaStream_t s) {
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  for (int i = 0; i < 10; i++) CHECK(launch(k, a, b, c, n, s));
+  CHECK(cudaStreamSynchronize(s));
+  float *ms = malloc((size_t)samples * sizeof *ms);
+  if (!ms) exit(1);
+  for (int i = 0; i < samples; i++) {
+    CHECK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, s));
+    CHECK(cudaEventRecord(start, s));
+    CHECK(launch(k, a, b, c, n, s));
+    CHECK(cudaEventRecord(stop, s));
+    CHECK(cudaEventSynchronize(stop));
+    CHECK(cudaEventElapsedTime(&ms[i], start, stop));
+  }
+  qsort(ms, (size_t)samples, sizeof *ms, cmp_float);
+  float med = samples % 2 ? ms[samples / 2] : 0.5f * (ms[samples / 2 - 1] + ms[samples / 2]);
+  free(ms);
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+  return med;
+}
+
+/* The runner's GB/s for `name`: median of its repetitions' GBps counters; 0 if absent. */
+static double runner_gbps(json_t *doc, const char *name) {
+  json_t *list = json_object_get(doc, "benchmarks");
+  double v[1024];
+  size_t n = 0;
+  for (size_t i = 0; i < json_array_size(list) && n < 1024; i++) {
+    json_t *b = json_array_get(list, i);
+    const char *rn = json_string_value(json_object_get(b, "run_name"));
+    const char *type = json_string_value(json_object_get(b, "run_type"));
+    json_t *g = json_object_get(b, "GBps");
+    if (rn && type && !strcmp(rn, name) && !strcmp(type, "iteration") && json_is_number(g))
+      v[n++] = json_number_value(g);
+  }
+  if (n == 0) return 0;
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void fill(float *x, size_t n, unsigned long long seed) {
+  for (size_t i = 0; i < n; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    x[i] = 0.5f + (float)(seed >> 40) / (float)(1ull << 24); /* [0.5, 1.5): never zero */
+  }
+}
+
+int main(int argc, char **argv) {
+  int samples = 200;
+  size_t sizes[16];
+  int nsizes = 0;
+  json_t *files[MAX_FILES];
+  const char *file_names[MAX_FILES];
+  int nfiles = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strncmp(argv[i], "--samples=", 10)) {
+      samples = atoi(argv[i] + 10);
+      if (samples < 1) {
+        fprintf(stderr, "crosscheck: --samples must be >= 1\n");
+        return 2;
+      }
+    } else if (!strncmp(argv[i], "--runner_json=", 14) && nfiles < MAX_FILES) {
+      json_error_t jerr;
+      file_names[nfiles] = argv[i] + 14;
+      files[nfiles] = json_load_file(file_names[nfiles], 0, &jerr);
+      if (!files[nfiles]) {
+        fprintf(stderr, "crosscheck: %s: %s (line %d)\n", file_names[nfiles], jerr.text, jerr.line);
+        return 2;
+      }
+      nfiles++;
+    } else if (argv[i][0] != '-' && nsizes < 16 && strtoull(argv[i], NULL, 0) > 0) {
+      sizes[nsizes++] = (size_t)strtoull(argv[i], NULL, 0);
+    } else {
+      fprintf(stderr, "usage: crosscheck [--samples=N] [--runner_json=FILE]... [N...]\n");
+      return 2;
+    }
+  }
+  if (nsizes == 0) {
+    sizes[0] = 1u << 20;
+    sizes[1] = 1u << 24;
+    sizes[2] = 1u << 28;
+    nsizes = 3;
+  }
+
+  int dev = 0, l2 = 0;
+  CHECK(cudaGetDevice(&dev));
+  CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  struct cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, dev));
+  size_t flush_bytes = 2 * (size_t)l2;
+  void *flush;
+  CHECK(cudaMalloc(&flush, flush_bytes));
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  printf("crosscheck on %s: L2 %d bytes, flush %zu bytes, median of %d samples\n", prop.name, l2, flush_bytes,
+         samples);
+
+  int worst_fail = 0;
+  for (int si = 0; si < nsizes; si++) {
+    size_t n = sizes[si];
+    float *h = malloc(n * sizeof *h), *a, *b, *c;
+    if (!h) return 1;
+    CHECK(cudaMalloc((void **)&a, n * sizeof(float)));
+    CHECK(cudaMalloc((void **)&b, n * sizeof(float)));
+    CHECK(cudaMalloc((void **)&c, n * sizeof(float)));
+    fill(h, n, 1);
+    CHECK(cudaMemcpy(a, h, n * sizeof(float), cudaMemcpyHostToDevice));
+    fill(h, n, 2);
+    CHECK(cudaMemcpy(b, h, n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(c, 0xFF, n * sizeof(float)));
+    CHECK(cudaDeviceSynchronize()); /* those ran on the legacy stream; s does not wait for it */
+    free(h);
+    for (int k = 0; k < K_COUNT; k++) {
+      double bytes = (k == K_ADD ? 12.0 : 8.0) * (double)n;
+      float ms = time_kernel(k, a, b, c, n, flush, flush_bytes, samples, s);
+      double gbps = bytes / (ms * 1e-3) / 1e9;
+      printf("%-12s N=%-10zu median %10.2f us  %8.1f GB/s\n", kKernel[k], n, ms * 1e3, gbps);
+      char name[128];
+      snprintf(name, sizeof name, "%s/N:%zu", kRunnerName[k], n);
+      for (int f = 0; f < nfiles; f++) {
+        double r = runner_gbps(files[f], name);
+        if (r <= 0) continue; /* this file holds another family */
+        double diff = 100 * (r - gbps) / gbps;
+        int ok = fabs(diff) <= TOLERANCE_PCT;
+        if (!ok) worst_fail = 1;
+        printf("    runner %-40s %8.1f GB/s  diff %+6.2f%%  %s  (%s)\n", name, r, diff,
+               ok ? "agree" : "DISAGREE", file_names[f]);
+      }
+    }
+    CHECK(cudaFree(a));
+    CHECK(cudaFree(b));
+    CHECK(cudaFree(c));
+  }
+  CHECK(cudaFree(flush));
+  CHECK(cudaStreamDestroy(s));
+  for (int f = 0; f < nfiles; f++) json_decref(files[f]);
+  if (nfiles) printf("%s (tolerance %.0f%%)\n", worst_fail ? "FAIL: runner and crosscheck disagree" : "OK: agree",
+                     TOLERANCE_PCT);
+  return worst_fail;
+}

@@ -1,0 +1,353 @@
+#define _GNU_SOURCE
+#include "perf/flags.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum {
+  OPT_FILTER = 256,
+  OPT_LIST,
+  OPT_REPS,
+  OPT_MIN_TIME,
+  OPT_WARMUP,
+  OPT_FORMAT,
+  OPT_OUT,
+  OPT_OUT_FORMAT,
+  OPT_CONTEXT,
+  OPT_REPORT_AGG,
+  OPT_DISPLAY_AGG,
+  OPT_DEVICE,
+  OPT_HOT,
+  OPT_MAX_NOISE,
+  OPT_TIMEOUT,
+  OPT_MIN_SAMPLES,
+  OPT_MIN_CLOCK,
+  OPT_HELP,
+};
+
+static const struct option kOptions[] = {
+    {"benchmark_filter", required_argument, NULL, OPT_FILTER},
+    {"benchmark_list_tests", optional_argument, NULL, OPT_LIST},
+    {"benchmark_repetitions", required_argument, NULL, OPT_REPS},
+    {"benchmark_min_time", required_argument, NULL, OPT_MIN_TIME},
+    {"benchmark_min_warmup_time", required_argument, NULL, OPT_WARMUP},
+    {"benchmark_format", required_argument, NULL, OPT_FORMAT},
+    {"benchmark_out", required_argument, NULL, OPT_OUT},
+    {"benchmark_out_format", required_argument, NULL, OPT_OUT_FORMAT},
+    {"benchmark_context", required_argument, NULL, OPT_CONTEXT},
+    {"benchmark_report_aggregates_only", optional_argument, NULL, OPT_REPORT_AGG},
+    {"benchmark_display_aggregates_only", optional_argument, NULL, OPT_DISPLAY_AGG},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"hot", optional_argument, NULL, OPT_HOT},
+    {"max_noise", required_argument, NULL, OPT_MAX_NOISE},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"min_samples", required_argument, NULL, OPT_MIN_SAMPLES},
+    {"min_clock_ratio", required_argument, NULL, OPT_MIN_CLOCK},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+void flags_defaults(bench_options *o) {
+  memset(o, 0, sizeof *o);
+  o->filter = ".";
+  o->repetitions = 1;
+  o->min_time_s = 0.1;
+  o->min_warmup_s = 0;
+  o->format = FORMAT_CONSOLE;
+  o->out_format = FORMAT_JSON;
+  o->device = 0;
+  o->max_noise_pct = 0.3;
+  o->timeout_s = 10;
+  o->min_samples = 10;
+  o->min_clock_ratio = 0.7;
+}
+
+const char *format_name(out_format f) {
+  switch (f) {
+    case FORMAT_JSON: return "json";
+    case FORMAT_CSV: return "csv";
+    default: return "console";
+  }
+}
+
+void flags_usage(FILE *f, const char *prog) {
+  fprintf(f,
+          "usage: %s [flags]\n"
+          "Google Benchmark flags:\n"
+          "  --benchmark_filter=<regex>          run benchmarks whose name matches (POSIX ERE);\n"
+          "                                      a leading '-' runs those that do not; default: all\n"
+          "  --benchmark_list_tests[=true|false] print the benchmark names and exit (no GPU needed)\n"
+          "  --benchmark_repetitions=<n>         repetitions per benchmark, n >= 1 (default 1); with n > 1\n"
+          "                                      mean/median/stddev/cv aggregates follow\n"
+          "  --benchmark_min_time=<t>s           minimum kept GPU time per repetition (default 0.1s)\n"
+          "  --benchmark_min_warmup_time=<t>     seconds of warm-up runs before sampling (default 0; one\n"
+          "                                      warm-up run always happens)\n"
+          "  --benchmark_format=console|json|csv format on stdout (default console)\n"
+          "  --benchmark_out=<file>              also write the results to <file>\n"
+          "  --benchmark_out_format=console|json|csv  format of <file> (default json)\n"
+          "  --benchmark_context=<key>=<value>[,<key>=<value>...]  extra context entries (repeatable)\n"
+          "  --benchmark_report_aggregates_only[=true|false]   only aggregates, on stdout and in <file>\n"
+          "  --benchmark_display_aggregates_only[=true|false]  only aggregates on stdout\n"
+          "GPU flags:\n"
+          "  --device=<n>                        CUDA device ordinal (default 0)\n"
+          "  --hot[=true|false]                  skip the L2 flush before each sample (default: flush)\n"
+          "  --max_noise=<percent>               sample until the relative standard error of the mean\n"
+          "                                      is at most this (default 0.3)\n"
+          "  --timeout=<t>[s]                    stop sampling a repetition after t seconds even if the\n"
+          "                                      noise target is not met (default 10)\n"
+          "  --min_samples=<n>                   minimum kept samples per repetition (default 10)\n"
+          "  --min_clock_ratio=<r>               discard a sample when the SM clock read right after it is\n"
+          "                                      below r x the maximum SM clock; 0 disables (default 0.7)\n"
+          "  --help                              this text\n"
+          "Environment: BENCH_SEED=<n> fixes the random inputs (default: drawn from the clock; the seed is\n"
+          "  in the JSON context); BENCH_NVML_LIBRARY=<path> loads NVML from <path> instead of libnvidia-ml.so.1.\n"
+          "Exit status: 0 success, 1 a benchmark failed (self-check or CUDA error) or no GPU, 2 usage error.\n",
+          prog);
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* Whole-string number parses: trailing junk, empty strings, inf and nan fail. */
+static int parse_double(const char *s, double *out) {
+  if (!s || !*s) return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || *end || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_long(const char *s, long *out) {
+  if (!s || !*s) return -1;
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+/* A number followed by an optional unit suffix (e.g. "0.5s"). */
+static int parse_with_suffix(const char *s, char suffix, double *out) {
+  char buf[64];
+  size_t len = s ? strlen(s) : 0;
+  if (len == 0 || len >= sizeof buf) return -1;
+  memcpy(buf, s, len + 1);
+  if (buf[len - 1] == suffix) buf[len - 1] = '\0';
+  return parse_double(buf, out);
+}
+
+/* Google Benchmark's boolean spellings; a bare flag means true. */
+static int parse_bool(const char *s, int *out) {
+  static const char *yes[] = {"true", "1", "yes", "on", "t", "y"}, *no[] = {"false", "0", "no", "off", "f", "n"};
+  if (!s) {
+    *out = 1;
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+    if (strcasecmp(s, yes[i]) == 0) return *out = 1, 0;
+    if (strcasecmp(s, no[i]) == 0) return *out = 0, 0;
+  }
+  return -1;
+}
+
+static int parse_format(const char *s, out_format *out) {
+  if (strcmp(s, "console") == 0) *out = FORMAT_CONSOLE;
+  else if (strcmp(s, "json") == 0) *out = FORMAT_JSON;
+  else if (strcmp(s, "csv") == 0) *out = FORMAT_CSV;
+  else return -1;
+  return 0;
+}
+
+/* "k=v,k2=v2": appends each pair to o->context. */
+static int parse_context(const char *s, bench_options *o, char *err, size_t errlen) {
+  const char *p = s;
+  for (;;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    const char *eq = memchr(p, '=', len);
+    if (!eq || eq == p) {
+      set_err(err, errlen, "--benchmark_context=%s: each entry must be <key>=<value> with a non-empty key", s);
+      return -1;
+    }
+    size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
+    if (o->n_context >= MAX_CONTEXT || klen >= sizeof o->context[0].key || vlen >= sizeof o->context[0].value) {
+      set_err(err, errlen, "--benchmark_context=%s: at most %d entries, keys < %zu and values < %zu characters", s,
+              MAX_CONTEXT, sizeof o->context[0].key, sizeof o->context[0].value);
+      return -1;
+    }
+    context_kv *kv = &o->context[o->n_context++];
+    memcpy(kv->key, p, klen);
+    kv->key[klen] = '\0';
+    memcpy(kv->value, eq + 1, vlen);
+    kv->value[vlen] = '\0';
+    if (!end) return 0;
+    p = end + 1;
+  }
+}
+
+/* getopt_long accepts unambiguous abbreviations (--benchmark_rep=3); Google
+ * Benchmark does not, and a typo must not silently select another flag. */
+static int check_exact_names(int argc, char **argv, char *err, size_t errlen) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--") == 0) return 0;
+    if (strncmp(a, "--", 2) != 0) continue;
+    size_t len = strcspn(a + 2, "=");
+    int known = 0;
+    for (const struct option *opt = kOptions; opt->name; opt++)
+      if (strlen(opt->name) == len && strncmp(opt->name, a + 2, len) == 0) known = 1;
+    if (!known) {
+      set_err(err, errlen, "unknown flag '%.*s' (see --help for the accepted flags)", (int)len + 2, a);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+flags_status flags_parse(int argc, char **argv, bench_options *o, char *err, size_t errlen) {
+  flags_defaults(o);
+  if (errlen) err[0] = '\0';
+  if (check_exact_names(argc, argv, err, errlen)) return FLAGS_ERROR;
+  optind = 0; /* GNU: full re-initialisation, so tests can parse repeatedly */
+  opterr = 0;
+  int c, idx = -1;
+  while ((c = getopt_long(argc, argv, "+:h", kOptions, &idx)) != -1) {
+    const char *name = idx >= 0 ? kOptions[idx].name : "";
+    const char *v = optarg;
+    double d;
+    long l;
+    switch (c) {
+      case OPT_FILTER:
+        o->filter = v;
+        break;
+      case OPT_LIST:
+        if (parse_bool(v, &o->list_tests)) goto bad_bool;
+        break;
+      case OPT_REPS:
+        if (parse_long(v, &l) || l < 1 || l > 100000) {
+          set_err(err, errlen, "--%s=%s: expected an integer from 1 to 100000", name, v);
+          return FLAGS_ERROR;
+        }
+        o->repetitions = (int)l;
+        break;
+      case OPT_MIN_TIME: {
+        size_t len = strlen(v);
+        if (len && v[len - 1] == 'x') {
+          set_err(err, errlen,
+                  "--%s=%s: fixed iteration counts (<n>x) are not supported; give a time like 0.5s, and "
+                  "--min_samples=<n> for a minimum sample count",
+                  name, v);
+          return FLAGS_ERROR;
+        }
+        if (parse_with_suffix(v, 's', &d) || d <= 0) {
+          set_err(err, errlen, "--%s=%s: expected a positive time in seconds like 0.5s", name, v);
+          return FLAGS_ERROR;
+        }
+        o->min_time_s = d;
+        break;
+      }
+      case OPT_WARMUP:
+        if (parse_with_suffix(v, 's', &d) || d < 0) {
+          set_err(err, errlen, "--%s=%s: expected a time in seconds >= 0, like 0.2 or 0.2s", name, v);
+          return FLAGS_ERROR;
+        }
+        o->min_warmup_s = d;
+        break;
+      case OPT_FORMAT:
+      case OPT_OUT_FORMAT:
+        if (parse_format(v, c == OPT_FORMAT ? &o->format : &o->out_format)) {
+          set_err(err, errlen, "--%s=%s: expected console, json or csv", name, v);
+          return FLAGS_ERROR;
+        }
+        break;
+      case OPT_OUT:
+        if (!*v) {
+          set_err(err, errlen, "--%s: expected a file name", name);
+          return FLAGS_ERROR;
+        }
+        o->out_path = v;
+        break;
+      case OPT_CONTEXT:
+        if (parse_context(v, o, err, errlen)) return FLAGS_ERROR;
+        break;
+      case OPT_REPORT_AGG:
+        if (parse_bool(v, &o->report_aggregates_only)) goto bad_bool;
+        break;
+      case OPT_DISPLAY_AGG:
+        if (parse_bool(v, &o->display_aggregates_only)) goto bad_bool;
+        break;
+      case OPT_DEVICE:
+        if (parse_long(v, &l) || l < 0 || l > 1023) {
+          set_err(err, errlen, "--%s=%s: expected a CUDA device ordinal (an integer >= 0)", name, v);
+          return FLAGS_ERROR;
+        }
+        o->device = (int)l;
+        break;
+      case OPT_HOT:
+        if (parse_bool(v, &o->hot)) goto bad_bool;
+        break;
+      case OPT_MAX_NOISE:
+        if (parse_with_suffix(v, '%', &d) || d <= 0 || d > 100) {
+          set_err(err, errlen, "--%s=%s: expected a percentage above 0 and at most 100, like 0.3", name, v);
+          return FLAGS_ERROR;
+        }
+        o->max_noise_pct = d;
+        break;
+      case OPT_TIMEOUT:
+        if (parse_with_suffix(v, 's', &d) || d <= 0) {
+          set_err(err, errlen, "--%s=%s: expected a positive time in seconds like 10 or 10s", name, v);
+          return FLAGS_ERROR;
+        }
+        o->timeout_s = d;
+        break;
+      case OPT_MIN_SAMPLES:
+        if (parse_long(v, &l) || l < 1 || l > 1000000) {
+          set_err(err, errlen, "--%s=%s: expected an integer from 1 to 1000000", name, v);
+          return FLAGS_ERROR;
+        }
+        o->min_samples = l;
+        break;
+      case OPT_MIN_CLOCK:
+        if (parse_double(v, &d) || d < 0 || d > 1) {
+          set_err(err, errlen, "--%s=%s: expected a ratio from 0 (no filtering) to 1, like 0.7", name, v);
+          return FLAGS_ERROR;
+        }
+        o->min_clock_ratio = d;
+        break;
+      case OPT_HELP:
+      case 'h':
+        return FLAGS_HELP;
+      case ':':
+        set_err(err, errlen, "%s: expected a value (--flag=value)", argv[optind - 1]);
+        return FLAGS_ERROR;
+      default:
+        if (optopt > 0 && optopt < 256)
+          set_err(err, errlen, "unknown flag '-%c' (see --help for the accepted flags)", optopt);
+        else
+          set_err(err, errlen, "unknown flag '%s' (see --help for the accepted flags)", argv[optind - 1]);
+        return FLAGS_ERROR;
+    }
+    idx = -1;
+    continue;
+  bad_bool:
+    set_err(err, errlen, "--%s=%s: expected true or false (also 1/0, yes/no, on/off)", name, v);
+    return FLAGS_ERROR;
+  }
+  if (optind < argc) {
+    set_err(err, errlen, "unexpected argument '%s' (flags are written --flag=value)", argv[optind]);
+    return FLAGS_ERROR;
+  }
+  return FLAGS_OK;
+}

@@ -1,0 +1,78 @@
+/* What a benchmark run produced, as plain data (no CUDA types), so that the
+ * writers in report.h are tested on the CPU with synthetic results. */
+#ifndef PERF_RESULTS_H
+#define PERF_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+  char name[256];
+  char uuid[64];               /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+  char pci_bus_id[32];
+  char compute_capability[16]; /* "9.0" */
+  int sm_count;
+  double sm_clock_max_mhz;     /* 0: unknown */
+  double mem_clock_max_mhz;
+  int bus_width_bits;
+  double peak_gbps;            /* 2 x memory clock x bus width / 8; 0: unknown */
+  long long l2_bytes;
+  long long global_mem_bytes;
+  int ecc;                     /* 1 on, 0 off */
+  char driver_version[64];     /* NVML's driver version ("580.65.06"), else "" */
+  char cuda_driver_version[16];/* cudaDriverGetVersion, "13.0" */
+  char runtime_version[16];    /* cudaRuntimeGetVersion, "13.0" */
+} gpu_info;
+
+typedef struct {
+  const char *key, *value;
+} context_entry;
+
+typedef struct {
+  const char *executable;
+  char date[64];               /* ISO 8601 local time with offset */
+  char host_name[256];
+  int num_cpus;
+  double load_avg[3];
+  const char *build_type;      /* "release" / "debug" */
+  uint64_t seed;               /* of the random inputs */
+  const context_entry *user;   /* --benchmark_context entries */
+  size_t n_user;
+  gpu_info gpu;
+  double copy_gbps;            /* device-to-device cudaMemcpy probe; 0: not measured */
+  double copy_probe_bytes;     /* bytes moved (read + written) by one probe copy */
+  char nvml[256];              /* "ok" or why NVML is unavailable */
+  int clock_filter;            /* samples at low SM clock are discarded */
+  double min_clock_ratio;
+  int l2_flush;                /* 0 with --hot */
+  double l2_flush_bytes;
+  int repetitions;
+  double min_time_s, min_warmup_s, max_noise_pct, timeout_s;
+  long min_samples;
+} run_context;
+
+/* One repetition: the kept samples and what NVML saw. */
+typedef struct {
+  double *gpu_ns;              /* CUDA event time of each kept sample */
+  double *host_ns;             /* host wall time of the run() call of the same sample */
+  size_t n;                    /* kept samples */
+  size_t discarded;            /* dropped: SM clock below min_clock_ratio x max */
+  int timed_out;               /* --timeout ended sampling before the noise target was met */
+  double noise;                /* final relative standard error of the mean (fraction) */
+  int clocks_valid;            /* the NVML fields below were read */
+  unsigned sm_mhz_min, sm_mhz_max, mem_mhz_min, mem_mhz_max, temp_c_max;
+  unsigned long long throttle;  /* OR of NVML clock event reasons seen, GPU-idle bit excluded */
+} rep_result;
+
+typedef struct {
+  char name[256];
+  int family_index, instance_index;
+  int reference;
+  double bytes, flops;         /* per run */
+  rep_result *reps;
+  int nreps;
+  int failed;                  /* self-check or CUDA error: message in error */
+  char error[512];
+} bench_result;
+
+#endif
