@@ -175,6 +175,13 @@ static int run_bench(const options *o, const char *json_out, const char *filter)
     snprintf(filter_flag, sizeof filter_flag, "--benchmark_filter=%s", filter);
     argv[k++] = filter_flag;
   }
+  /* The commit under test, for the baseline and history rows (CI sets PERF_COMMIT). */
+  char commit[128];
+  const char *sha = getenv("PERF_COMMIT");
+  if (sha && *sha) {
+    snprintf(commit, sizeof commit, "--benchmark_context=commit=%s", sha);
+    argv[k++] = commit;
+  }
   for (int i = 0; i < o->nrest && k < 63; i++) argv[k++] = o->rest[i];
   argv[k] = NULL;
   fflush(stdout);

@@ -80,7 +80,7 @@ def _cuda_objects_impl(ctx):
         ptx.append(_machine_code_action(ctx, src, headers, includes, "-ptx", "-arch=" + check_arch.replace("sm_", "compute_"), "ptx"))
         usage.append(_machine_code_action(ctx, src, headers, includes, "-cubin", "-arch=" + check_arch, "resource_usage.txt"))
     return [
-        DefaultInfo(files = depset(objs)),
+        DefaultInfo(files = depset(objs), runfiles = ctx.runfiles(files = objs)),
         OutputGroupInfo(ptx = depset(ptx), resource_usage = depset(usage)),
     ]
 
