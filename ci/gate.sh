@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The main job on a GPU runner: build every kernel, prove it correct, run each
+# family's benchmarks through the regression gate against the baseline of this
+# GPU, then gather the artifacts (run JSON, verdicts, summaries, JUnit, logs),
+# append history rows for an accepted run on the main branch, and render charts.
+#
+#   ci/gate.sh [--artifacts=DIR] [--history] [BAZEL FLAGS...]
+#
+#   --artifacts=DIR  where to put results (default: artifacts/)
+#   --history        append this run to baselines/history/<gpu>.csv if the gate passed
+#                    (CI does this on the main branch only)
+# Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel).
+# BAZEL may name another Bazel command (e.g. an offline bundle's, see README); then
+# no packages are installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+artifacts=artifacts
+history=0
+bazel_flags=()
+for a in "$@"; do
+  case "$a" in
+    --artifacts=*) artifacts="${a#--artifacts=}" ;;
+    --history) history=1 ;;
+    *) bazel_flags+=("$a") ;;
+  esac
+done
+
+read -r -a bazel <<<"${BAZEL:-bazel}"
+[ -n "${BAZEL:-}" ] || bash ci/setup.sh
+mkdir -p "$artifacts"
+artifacts="$(cd "$artifacts" && pwd)"
+PERF_COMMIT="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+export PERF_COMMIT
+
+set +e
+"${bazel[@]}" test //... --config=gpu "${bazel_flags[@]}" 2>&1 | tee "$artifacts/bazel_test.log"
+status=${PIPESTATUS[0]}
+set -e
+
+# Bazel zips each test's undeclared outputs; unpack the perf tests' (run JSON,
+# verdicts, summary) next to their logs and JUnit XML. A failed gate keeps its data too.
+unpack() {
+  if command -v unzip >/dev/null; then unzip -qo "$1" -d "$2"
+  else python3 -m zipfile -e "$1" "$2"; fi
+}
+testlogs="$("${bazel[@]}" info bazel-testlogs --config=gpu 2>/dev/null)"
+for dir in "$testlogs"/perf/*_perf_test; do
+  [ -d "$dir" ] || continue
+  name="$(basename "$dir")"
+  out="$artifacts/perf/$name"
+  mkdir -p "$out"
+  cp -L "$dir/test.log" "$out/" 2>/dev/null || true
+  cp -L "$dir/test.xml" "$out/junit.xml" 2>/dev/null || true
+  [ -f "$dir/test.outputs/outputs.zip" ] && unpack "$dir/test.outputs/outputs.zip" "$out"
+done
+mkdir -p "$artifacts/tests"
+for log in "$testlogs"/tests/*/test.log; do
+  [ -f "$log" ] && cp -L "$log" "$artifacts/tests/$(basename "$(dirname "$log")").log"
+done
+
+# History: one row per benchmark of an accepted run (main branch only).
+if [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
+  "${bazel[@]}" build //perf/gate:gate >/dev/null 2>&1
+  gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate"
+  mkdir -p baselines/history
+  for out in "$artifacts"/perf/*_perf_test; do
+    run="$(find "$out" -maxdepth 1 -name '*_bench.json' | head -1)"
+    [ -n "$run" ] && [ -f "$out/verdicts.json" ] && "$gate" history --history_dir=baselines/history \
+      --verdicts="$out/verdicts.json" "$run"
+  done
+fi
+
+# A summary for people: GitHub Actions shows it on the run's page.
+summary="$artifacts/summary.md"
+: > "$summary"
+for md in "$artifacts"/perf/*/summary.md; do [ -f "$md" ] && { cat "$md"; echo; } >> "$summary"; done
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$summary" >> "$GITHUB_STEP_SUMMARY"; fi
+
+echo "gate: bazel exit status $status; artifacts in $artifacts:"
+find "$artifacts" -type f | sort | sed "s|^$artifacts/|  |"
+exit "$status"
