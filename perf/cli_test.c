@@ -13,6 +13,10 @@
 
 #define ELEMENTWISE "perf/elementwise_bench"
 #define COPY "perf/copy_bench"
+#define REDUCE "perf/reduce_bench"
+#define DOT "perf/dot_bench"
+#define TRANSPOSE "perf/transpose_bench"
+#define MATMUL "perf/matmul_bench"
 
 static char g_out[1 << 16], g_err[1 << 16];
 
@@ -73,6 +77,39 @@ START_TEST(list_tests_needs_no_gpu) {
 }
 END_TEST
 
+/* Lists `bin` and expects family/variant/params for every variant (in this
+ * order, the ladder then the reference) and every params string. */
+static void expect_listing(const char *bin, const char *family, const char *const *variants,
+                           const char *const *params) {
+  static char want[1 << 16];
+  size_t k = 0;
+  for (const char *const *v = variants; *v; v++)
+    for (const char *const *p = params; *p; p++)
+      k += (size_t)snprintf(want + k, sizeof want - k, "%s/%s/%s\n", family, *v, *p);
+  const char *argv[] = {bin, "--benchmark_list_tests", NULL};
+  ck_assert_int_eq(run(argv), 0);
+  ck_assert_str_eq(g_out, want);
+}
+
+START_TEST(family_listings) {
+  static const char *const reduce[] = {"v0_interleaved", "v1_strided_index", "v2_sequential",
+                                       "v3_first_add_on_load", "v4_unroll_last_warp", "v5_full_unroll",
+                                       "v6_multi_add", "v7_shuffle_vec4", "cub", NULL};
+  static const char *const dot[] = {"tree_host_finish", "tree_atomic", "shuffle_vec4", "cublas", NULL};
+  static const char *const vectors[] = {"N:1048576", "N:16777216", "N:268435456", NULL};
+  static const char *const transpose[] = {"naive_row",  "naive_col",   "unroll4_row", "unroll4_col",
+                                          "smem_tiled", "smem_padded", "tile64_vec",  "cublas", NULL};
+  static const char *const shapes[] = {"nx:1024/ny:1024", "nx:8192/ny:8192", "nx:8191/ny:4099", NULL};
+  /* The TF32 variant carries "tf32" in its name: never mistaken for fp32. */
+  static const char *const matmul[] = {"naive", "tiled16", "tiled32", "regblock", "tf32_wmma", "cublas", NULL};
+  static const char *const cubes[] = {"M:1024/N:1024/K:1024", "M:2048/N:2048/K:2048", "M:4096/N:4096/K:4096", NULL};
+  expect_listing(REDUCE, "reduce", reduce, vectors);
+  expect_listing(DOT, "dot", dot, vectors);
+  expect_listing(TRANSPOSE, "transpose", transpose, shapes);
+  expect_listing(MATMUL, "matmul", matmul, cubes);
+}
+END_TEST
+
 START_TEST(help_exits_zero) {
   const char *argv[] = {ELEMENTWISE, "--help", NULL};
   ck_assert_int_eq(run(argv), 0);
@@ -108,6 +145,19 @@ START_TEST(no_gpu_is_a_clear_error) {
 }
 END_TEST
 
+START_TEST(no_gpu_is_a_clear_error_in_every_family) {
+  const char *const bins[] = {REDUCE, DOT, TRANSPOSE, MATMUL};
+  const char *const small[] = {"--benchmark_filter=N:1048576$", "--benchmark_filter=N:1048576$",
+                               "--benchmark_filter=nx:1024/", "--benchmark_filter=M:1024/"};
+  for (int b = 0; b < 4; b++) {
+    const char *argv[] = {bins[b], small[b], NULL};
+    ck_assert_msg(run(argv) == 1, "%s: expected exit 1", bins[b]);
+    ck_assert_msg(strstr(g_err, "no usable CUDA device") != NULL, "%s: stderr '%s'", bins[b], g_err);
+    ck_assert_str_eq(g_out, "");
+  }
+}
+END_TEST
+
 START_TEST(filter_matching_nothing_fails) {
   const char *argv[] = {COPY, "--benchmark_filter=nothing_is_called_this", NULL};
   ck_assert_int_eq(run(argv), 1);
@@ -123,6 +173,8 @@ int main(void) {
   tcase_add_test(tc, help_exits_zero);
   tcase_add_test(tc, bad_flags_exit_two);
   tcase_add_test(tc, no_gpu_is_a_clear_error);
+  tcase_add_test(tc, family_listings);
+  tcase_add_test(tc, no_gpu_is_a_clear_error_in_every_family);
   tcase_add_test(tc, filter_matching_nothing_fails);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
