@@ -87,8 +87,8 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
   s.samples = malloc((total + 1) * sizeof *s.samples);
   double *meds = malloc((b->nruns + 1) * sizeof *meds);
   for (size_t r = 0; r < b->nruns; r++) {
-    /* Runs of a merged baseline are in the order of f->runs; a run file has one. */
-    double copy = r < f->nruns ? f->runs[r].copy_bytes_per_second : 0;
+    size_t run = b->runs[r].run;
+    double copy = run < f->nruns ? f->runs[run].copy_bytes_per_second : 0;
     double k = (metric == METRIC_COPY_RATIO && copy > 0 && copy_ref > 0) ? copy / copy_ref : 1.0;
     meds[r] = b->runs[r].median_ns * k;
     for (size_t i = 0; i < b->runs[r].nsamples; i++) s.samples[s.nsamples++] = b->runs[r].samples_ns[i] * k;

@@ -20,6 +20,11 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
   return 1;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 void gpu_slug(const char *name, char *slug, size_t len) {
   size_t k = 0;
   int dash = 0;
@@ -127,7 +132,12 @@ static json_t *parse(const char *path, char *err, size_t errlen) {
   return root;
 }
 
-static int read_measure(ctx *c, json_t *m, const char *where, gate_measure *out) {
+static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate_measure *out) {
+  json_t *run = field(c, m, where, "run", JSON_INTEGER);
+  if (run && (json_integer_value(run) < 0 || (size_t)json_integer_value(run) >= nruns))
+    return c->failed = fail(c->err, c->errlen, "%s: field %s.run: %lld is not an index into runs (%zu runs)",
+                            c->path, where, (long long)json_integer_value(run), nruns);
+  out->run = run ? (size_t)json_integer_value(run) : 0;
   out->median_ns = positive(c, m, where, "median_ns");
   json_t *s = field(c, m, where, "samples_ns", JSON_ARRAY);
   if (!s) return 1;
@@ -209,16 +219,15 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       json_t *m = field(&c, b, where, "runs", JSON_ARRAY);
       if (!m) break;
       out->b[i].nruns = json_array_size(m);
-      if (out->b[i].nruns != out->nruns) {
-        c.failed = fail(err, errlen, "%s: field %s.runs: %zu measures for %zu runs", path, where, out->b[i].nruns,
-                        out->nruns);
+      if (out->b[i].nruns == 0) {
+        c.failed = fail(err, errlen, "%s: field %s.runs: empty; every benchmark needs a measure", path, where);
         break;
       }
       out->b[i].runs = calloc(out->b[i].nruns + 1, sizeof *out->b[i].runs);
       for (size_t r = 0; r < out->b[i].nruns && !c.failed; r++) {
         char w2[96];
         snprintf(w2, sizeof w2, "%s.runs[%zu]", where, r);
-        read_measure(&c, json_array_get(m, r), w2, &out->b[i].runs[r]);
+        read_measure(&c, json_array_get(m, r), w2, out->nruns, &out->b[i].runs[r]);
       }
     }
   }
@@ -227,10 +236,23 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
   return c.failed;
 }
 
+/* A baseline keeps at most this many samples per measure: evenly spaced order
+ * statistics (quantiles) of the run's samples, which keep the distribution the
+ * U test compares while a small kernel's ten thousand samples stay out of git. */
+#define BASELINE_MAX_SAMPLES 64
+
 static json_t *measure_json(const gate_measure *m) {
   json_t *s = json_array();
-  for (size_t i = 0; i < m->nsamples; i++) json_array_append_new(s, json_real(m->samples_ns[i]));
-  return json_pack("{s:f, s:o}", "median_ns", m->median_ns, "samples_ns", s);
+  double *sorted = malloc((m->nsamples + 1) * sizeof *sorted);
+  memcpy(sorted, m->samples_ns, m->nsamples * sizeof *sorted);
+  qsort(sorted, m->nsamples, sizeof *sorted, cmp_double);
+  size_t keep = m->nsamples < BASELINE_MAX_SAMPLES ? m->nsamples : BASELINE_MAX_SAMPLES;
+  for (size_t i = 0; i < keep; i++) {
+    size_t k = keep > 1 ? (size_t)((double)i * (double)(m->nsamples - 1) / (double)(keep - 1) + 0.5) : 0;
+    json_array_append_new(s, json_real(sorted[k]));
+  }
+  free(sorted);
+  return json_pack("{s:i, s:f, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "samples_ns", s);
 }
 
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
@@ -284,28 +306,39 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
     }
     out->runs[r] = runs[r].runs[0];
   }
-  /* Benchmarks of the first run, each with one measure per run; all runs must have them. */
-  out->b = calloc(runs[0].n + 1, sizeof *out->b);
-  for (size_t i = 0; i < runs[0].n; i++) {
-    gate_bench *b = &out->b[out->n++];
-    b->name = strdup(runs[0].b[i].name);
-    b->runs = calloc(n + 1, sizeof *b->runs);
-    double bps = 0;
-    for (size_t r = 0; r < n; r++) {
-      const gate_bench *rb = find_bench(&runs[r], b->name);
-      if (!rb) {
-        free_figures(out);
-        return fail(err, errlen, "run %zu has no benchmark %s: merge runs of the same benchmarks", r + 1,
-                    runs[0].b[i].name);
+  /* Every benchmark of any run, with one measure per run that measured it
+   * (runs of different families are merged side by side). */
+  size_t total = 0;
+  for (size_t r = 0; r < n; r++) total += runs[r].n;
+  out->b = calloc(total + 1, sizeof *out->b);
+  for (size_t r = 0; r < n; r++) {
+    for (size_t i = 0; i < runs[r].n; i++) {
+      const gate_bench *rb = &runs[r].b[i];
+      gate_bench *b = (gate_bench *)find_bench(out, rb->name);
+      if (!b) {
+        b = &out->b[out->n++];
+        b->name = strdup(rb->name);
+        b->runs = calloc(n + 1, sizeof *b->runs);
       }
       gate_measure *m = &b->runs[b->nruns++];
+      m->run = r;
       m->median_ns = rb->runs[0].median_ns;
       m->nsamples = rb->runs[0].nsamples;
       m->samples_ns = malloc((m->nsamples + 1) * sizeof(double));
       memcpy(m->samples_ns, rb->runs[0].samples_ns, m->nsamples * sizeof(double));
-      bps += rb->bytes_per_second;
+      /* Bytes/s of the median of the run medians is settled below; keep bytes per run here. */
+      b->bytes_per_second += rb->bytes_per_second * rb->runs[0].median_ns;
     }
-    b->bytes_per_second = bps / (double)n;
+  }
+  for (size_t i = 0; i < out->n; i++) {
+    gate_bench *b = &out->b[i];
+    double bytes = b->bytes_per_second / (double)b->nruns;
+    double *meds = malloc(b->nruns * sizeof *meds);
+    for (size_t r = 0; r < b->nruns; r++) meds[r] = b->runs[r].median_ns;
+    qsort(meds, b->nruns, sizeof *meds, cmp_double);
+    double med = b->nruns % 2 ? meds[b->nruns / 2] : 0.5 * (meds[b->nruns / 2 - 1] + meds[b->nruns / 2]);
+    b->bytes_per_second = bytes / med;
+    free(meds);
   }
   return 0;
 }
@@ -318,10 +351,6 @@ static double unit_ns(const char *unit) {
   return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* A runner file: Google Benchmark JSON whose "iteration" entries carry their
  * kept samples ("samples", in time_unit). Repetitions of one benchmark in the
@@ -428,4 +457,68 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
   json_decref(root);
   if (c.failed) free_figures(out);
   return c.failed;
+}
+
+static int same_family(const char *a, const char *b) {
+  size_t la = strcspn(a, "/"), lb = strcspn(b, "/");
+  return la == lb && strncmp(a, b, la) == 0;
+}
+
+static int has_family(const gate_figures *f, const char *name) {
+  for (size_t i = 0; i < f->n; i++)
+    if (same_family(f->b[i].name, name)) return 1;
+  return 0;
+}
+
+void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view) {
+  *view = *base;
+  view->b = calloc(base->n + 1, sizeof *view->b);
+  view->n = 0;
+  for (size_t i = 0; i < base->n; i++)
+    if (has_family(run, base->b[i].name)) view->b[view->n++] = base->b[i];
+}
+
+static void copy_bench(gate_bench *dst, const gate_bench *src, const size_t *run_map) {
+  dst->name = strdup(src->name);
+  dst->bytes_per_second = src->bytes_per_second;
+  dst->nruns = src->nruns;
+  dst->runs = calloc(src->nruns + 1, sizeof *dst->runs);
+  for (size_t r = 0; r < src->nruns; r++) {
+    gate_measure *m = &dst->runs[r];
+    *m = src->runs[r];
+    m->run = run_map[src->runs[r].run];
+    m->samples_ns = malloc((m->nsamples + 1) * sizeof(double));
+    memcpy(m->samples_ns, src->runs[r].samples_ns, m->nsamples * sizeof(double));
+  }
+}
+
+int replace_families(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err,
+                     size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (same_hardware(&old->gpu, &fresh->gpu, err, errlen)) return 1;
+  out->gpu = fresh->gpu;
+  /* Runs still referenced by a kept benchmark, then all fresh runs. */
+  size_t *old_map = calloc(old->nruns + 1, sizeof *old_map), *fresh_map = calloc(fresh->nruns + 1, sizeof *fresh_map);
+  char *used = calloc(old->nruns + 1, 1);
+  for (size_t i = 0; i < old->n; i++)
+    if (!has_family(fresh, old->b[i].name))
+      for (size_t r = 0; r < old->b[i].nruns; r++) used[old->b[i].runs[r].run] = 1;
+  out->runs = calloc(old->nruns + fresh->nruns + 1, sizeof *out->runs);
+  for (size_t r = 0; r < old->nruns; r++)
+    if (used[r]) {
+      old_map[r] = out->nruns;
+      out->runs[out->nruns++] = old->runs[r];
+    }
+  for (size_t r = 0; r < fresh->nruns; r++) {
+    fresh_map[r] = out->nruns;
+    out->runs[out->nruns++] = fresh->runs[r];
+  }
+  out->b = calloc(old->n + fresh->n + 1, sizeof *out->b);
+  for (size_t i = 0; i < old->n; i++)
+    if (!has_family(fresh, old->b[i].name)) copy_bench(&out->b[out->n++], &old->b[i], old_map);
+  for (size_t i = 0; i < fresh->n; i++) copy_bench(&out->b[out->n++], &fresh->b[i], fresh_map);
+  free(old_map);
+  free(fresh_map);
+  free(used);
+  return 0;
 }

@@ -22,6 +22,7 @@ typedef struct {
 
 /* One independent measurement (one process) of a benchmark. */
 typedef struct {
+  size_t run; /* index into gate_figures.runs: where, when, and the copy speed then */
   double median_ns;
   double *samples_ns;
   size_t nsamples;
@@ -56,6 +57,13 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen);
 /* Merges runs of one GPU model into one set (every run keeps its own measures). */
 int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_t errlen);
+/* A baseline holds every family; a bless replaces only the families it measured.
+ * Returns into *out the benchmarks of `old` whose family `fresh` does not
+ * measure, then all of `fresh` (runs re-indexed, unused runs dropped). */
+int replace_families(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err, size_t errlen);
+/* A shallow view of `base` limited to the families `run` measured (a family's
+ * perf test compares only its own benchmarks). Free with free(view->b) only. */
+void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view);
 void free_figures(gate_figures *f);
 
 /* "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3". */

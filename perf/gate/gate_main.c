@@ -75,7 +75,7 @@ typedef struct {
 } options;
 
 static options parse(int argc, char **argv) {
-  options o = {.policy = default_policy(), .repetitions = 3, .recheck = 1};
+  options o = {.policy = default_policy(), .repetitions = 1, .recheck = 1};
   static const struct option opts[] = {
       {"tolerance", required_argument, 0, 't'},  {"family_tolerance", required_argument, 0, 'f'},
       {"k_noise", required_argument, 0, 'k'},    {"alpha", required_argument, 0, 'a'},
@@ -144,8 +144,11 @@ static int cmd_compare(options *o) {
     fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], o->baseline, err);
     return EXIT_BAD_INPUT;
   }
+  gate_figures family_base;
+  families_of(&base, &run, &family_base);
   comparison *c;
-  size_t n = compare_figures(&base, &run, &o->policy, &c);
+  size_t n = compare_figures(&family_base, &run, &o->policy, &c);
+  free(family_base.b);
   print_table(stdout, c, n, NULL, o->policy.metric);
   int bad = count(c, n, VERDICT_SLOWER) + count(c, n, VERDICT_MISSING) > 0;
   for (size_t i = 0; i < n; i++)
@@ -237,8 +240,10 @@ static int cmd_check(options *o) {
     fprintf(stderr, "gate: this GPU does not match the baseline %s: %s\n", base_path, err);
     return EXIT_BAD_INPUT;
   }
+  gate_figures family_base; /* this family's part of the GPU's baseline */
+  families_of(&base, &run, &family_base);
   comparison *c;
-  size_t n = compare_figures(&base, &run, &o->policy, &c);
+  size_t n = compare_figures(&family_base, &run, &o->policy, &c);
   char **notes = calloc(n + 1, sizeof *notes);
 
   /* Re-measure what looks slower in a fresh process before calling it a regression. */
@@ -266,7 +271,7 @@ static int cmd_check(options *o) {
     }
     load_or_die(recheck_path, &again, 0);
     comparison *c2;
-    size_t n2 = compare_figures(&base, &again, &o->policy, &c2);
+    size_t n2 = compare_figures(&family_base, &again, &o->policy, &c2);
     for (size_t i = 0; i < n; i++) {
       if (c[i].v != VERDICT_SLOWER) continue;
       for (size_t j = 0; j < n2; j++) {
@@ -329,25 +334,34 @@ static int cmd_bless(options *o) {
   char dir[4096], path[4200];
   snprintf(dir, sizeof dir, "%s", user_path(o->baselines, buf, sizeof buf));
   snprintf(path, sizeof path, "%s/%s.json", dir, merged.gpu.slug);
-  if (o->nrest < 3)
-    fprintf(stderr, "gate: warning: %d run(s); a baseline's noise is the spread between runs, so give at least 3\n",
-            o->nrest);
+  for (size_t i = 0; i < merged.n; i++)
+    if (merged.b[i].nruns < 3) {
+      fprintf(stderr, "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "
+              "at least 3 runs (separate processes) of each family\n", merged.b[i].name, merged.b[i].nruns);
+      break;
+    }
+  gate_figures result = merged;
   if (access(path, F_OK) == 0) {
-    gate_figures old;
+    gate_figures old, old_view;
     load_or_die(path, &old, 1);
-    if (same_hardware(&old.gpu, &merged.gpu, err, sizeof err))
-      printf("note: the old baseline was measured on different hardware: %s\n", err);
+    if (replace_families(&old, &merged, &result, err, sizeof err)) {
+      fprintf(stderr, "gate: %s holds a baseline of other hardware: %s\n", path, err);
+      return EXIT_BAD_INPUT;
+    }
+    families_of(&old, &merged, &old_view);
     gate_policy p = default_policy();
     comparison *c;
-    size_t n = compare_figures(&old, &merged, &p, &c);
-    printf("Changes against the old baseline %s (new runs as 'New'):\n", path);
+    size_t n = compare_figures(&old_view, &merged, &p, &c);
+    printf("Changes against the old baseline %s (families re-measured: the new runs are 'New'):\n", path);
     print_table(stdout, c, n, NULL, p.metric);
+    printf("Kept from the old baseline: %zu benchmarks of other families\n", result.n - merged.n);
     free(c);
+    free(old_view.b);
     free_figures(&old);
   } else {
     printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
   }
-  if (save_baseline(path, &merged, err, sizeof err)) {
+  if (save_baseline(path, &result, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     return EXIT_BAD_INPUT;
   }

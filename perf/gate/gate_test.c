@@ -272,6 +272,64 @@ START_TEST(wrong_gpu_is_refused) {
 }
 END_TEST
 
+/* One baseline per GPU holds every family; each family's gate and bless touch only that family. */
+START_TEST(families_share_one_baseline) {
+  char err[1024];
+  const fake_bench ew[] = {{"elementwise/add/N:1", 1000}}, rd[] = {{"reduce/v7/N:1", 500}, {"reduce/cub/N:1", 510}};
+  gate_figures runs[4], base, again, view, rd_new, merged_rd;
+  for (int r = 0; r < 2; r++) {
+    char name[64];
+    snprintf(name, sizeof name, "fam_ew%d.json", r);
+    write_run(name, H100, 132, 3000.0, ew, 1, 50 + r);
+    ck_assert(load_run(at(name), &runs[r], err, sizeof err) == 0);
+    snprintf(name, sizeof name, "fam_rd%d.json", r);
+    write_run(name, H100, 132, 3000.0, rd, 2, 60 + r);
+    ck_assert(load_run(at(name), &runs[2 + r], err, sizeof err) == 0);
+  }
+  /* Runs of two families merge side by side. */
+  ck_assert_msg(merge_runs(runs, 4, &base, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(base.n, 3);
+  ck_assert_uint_eq(base.nruns, 4);
+  ck_assert_uint_eq(find_bench(&base, "reduce/cub/N:1")->nruns, 2);
+  /* The elementwise gate sees only elementwise: nothing of reduce is "missing". */
+  families_of(&base, &runs[0], &view);
+  ck_assert_uint_eq(view.n, 1);
+  gate_policy p = default_policy();
+  comparison *c;
+  size_t n = compare_figures(&view, &runs[0], &p, &c);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_int_eq(c[0].v, VERDICT_SAME);
+  free(c);
+  free(view.b);
+  /* Re-blessing reduce replaces reduce only, and keeps elementwise with its runs. */
+  const fake_bench rd2[] = {{"reduce/v7/N:1", 450}};
+  write_run("fam_rd_new.json", H100, 132, 2900.0, rd2, 1, 70);
+  ck_assert(load_run(at("fam_rd_new.json"), &rd_new, err, sizeof err) == 0);
+  ck_assert(merge_runs(&rd_new, 1, &merged_rd, err, sizeof err) == 0);
+  ck_assert_msg(replace_families(&base, &merged_rd, &again, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(again.n, 2);
+  ck_assert_ptr_nonnull(find_bench(&again, "elementwise/add/N:1"));
+  ck_assert_ptr_null(find_bench(&again, "reduce/cub/N:1"));
+  ck_assert_uint_eq(again.nruns, 3); /* two elementwise runs kept, the reduce runs replaced by one */
+  const gate_bench *v7 = find_bench(&again, "reduce/v7/N:1");
+  ck_assert_double_eq_tol(again.runs[v7->runs[0].run].copy_bytes_per_second, 2900e9, 1);
+  const gate_bench *add = find_bench(&again, "elementwise/add/N:1");
+  for (size_t r = 0; r < add->nruns; r++) ck_assert_double_eq_tol(again.runs[add->runs[r].run].copy_bytes_per_second, 3000e9, 1);
+  /* And it survives a save and load. */
+  ck_assert(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0);
+  gate_figures loaded;
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &loaded, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(loaded.n, 2);
+  ck_assert_uint_eq(loaded.nruns, 3);
+  free_figures(&loaded);
+  for (int r = 0; r < 4; r++) free_figures(&runs[r]);
+  free_figures(&base);
+  free_figures(&again);
+  free_figures(&rd_new);
+  free_figures(&merged_rd);
+}
+END_TEST
+
 START_TEST(slugs) {
   char s[64];
   gpu_slug("NVIDIA H100 80GB HBM3", s, sizeof s);
@@ -334,6 +392,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);
   tcase_add_test(tc, wrong_gpu_is_refused);
+  tcase_add_test(tc, families_share_one_baseline);
   tcase_add_test(tc, slugs);
   tcase_add_test(tc, gate_exit_codes);
   suite_add_tcase(s, tc);
