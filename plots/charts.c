@@ -126,6 +126,8 @@ static int run_gnuplot(const render_env *env, const char *script, const vars *v,
     if (pid == 0) {
       int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (fd >= 0) dup2(fd, 2);
+      /* Labels are UTF-8 (×, ±); under a C locale (bazel test) gnuplot would warn and mangle them. */
+      setenv("LC_ALL", "C.UTF-8", 1);
       execlp(env->gnuplot, env->gnuplot, "-e", all.s, script_path, (char *)NULL);
       fprintf(stderr, "cannot run %s: %s (install gnuplot: Debian package gnuplot-nox)\n", env->gnuplot,
               strerror(errno));
