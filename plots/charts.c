@@ -284,6 +284,7 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   if (close_data(bars, bars_path, err, errlen) | close_data(lines.f, lines_path, err, errlen)) return RENDER_FAILED;
 
   chart *c = &f->charts[f->ncharts];
+  char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
   c->kind = "ladder";
   c->width = 960;
   c->height = 560;
@@ -297,13 +298,14 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   var_str(&v, "ylabel", ylabel);
   var_str(&v, "y2label", y2label);
   var_num(&v, "y2factor", y2factor);
-  snprintf(c->caption, sizeof c->caption,
+  snprintf(caption, sizeof caption,
            "Ladder of %s at the largest size measured (%s = %s), variants in registration order, from the run of %s "
            "(%s). %s",
            f->name, top->b->id.size_axis, top->b->id.size_label, run->date, run->executable,
            f->flops ? "Bars in TFLOP/s; the library reference as a line."
                     : "Bars as % of the theoretical peak (left axis) and of the copy probe measured in the same run "
                       "(right axis); library references, the copy probe and the peak as lines.");
+  snprintf(c->caption, sizeof c->caption, "%s", caption);
   if (run_gnuplot(env, "ladder.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
   f->ncharts++;
   return 0;
@@ -358,6 +360,7 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
   if (single) note(f, "Only one problem size was measured: the size chart shows single points.");
 
   chart *c = &f->charts[f->ncharts];
+  char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
   c->kind = "size";
   c->width = 960;
   c->height = 540;
@@ -375,10 +378,11 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
   var_str(&v, "dashed", dashed);
   var_num(&v, "xmin", xmin / 2);
   var_num(&v, "xmax", xmax * 2);
-  snprintf(c->caption, sizeof c->caption,
+  snprintf(caption, sizeof caption,
            "%s of every variant of %s against problem size%s; library references dashed%s.",
            f->flops ? "TFLOP/s" : "Bandwidth (GB/s)", f->name, single ? " (one size only)" : "",
            f->flops ? "" : ", the theoretical peak and the copy probe of the run as dotted lines");
+  snprintf(c->caption, sizeof c->caption, "%s", caption);
   if (run_gnuplot(env, "size.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
   f->ncharts++;
   return 0;
@@ -509,6 +513,7 @@ static int chart_history(const render_env *env, gpu_view *g, family_view *f, cha
          "the same benchmark.", skipped);
 
   chart *c = &f->charts[f->ncharts];
+  char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
   c->kind = "history";
   c->width = 1000;
   int header = 44 + 20 * (int)((f->nv + 3 + 3) / 4), panel_px = 230, gap = 40, footer = 80;
@@ -535,12 +540,13 @@ static int chart_history(const render_env *env, gpu_view *g, family_view *f, cha
   var_num(&v, "panel", panel_px);
   var_num(&v, "gap", gap);
   var_num(&v, "footer", footer);
-  snprintf(c->caption, sizeof c->caption,
+  snprintf(caption, sizeof caption,
            "%s of %s over the %zu run%s in the history, one panel per problem size. Dashed: the baseline median; "
            "band: what the gate lets through (baseline time x (1 ± threshold), threshold = max(tolerance, "
            "k × baseline noise)). Circled red: %zu row%s the gate called slower.",
            unit_of(f), f->name, nruns, nruns == 1 ? "" : "s", slower, slower == 1 ? "" : "s");
   free(panel);
+  snprintf(c->caption, sizeof c->caption, "%s", caption);
   if (run_gnuplot(env, "history.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
   f->ncharts++;
   return 0;

@@ -71,7 +71,7 @@ static void verdict_cells(FILE *o, const verdict_row *v) {
   fprintf(o, "<td class=\"l verdict\">%s</td>", v ? v->verdict : "-");
 }
 
-static void comparison_table(FILE *o, const gpu_view *g) {
+static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in) {
   int any_flops = 0;
   for (size_t k = 0; k < g->nf; k++) any_flops |= g->f[k].flops && g->f[k].ne;
   int verdicts = g->nverdicts > 0;
@@ -129,6 +129,20 @@ static void comparison_table(FILE *o, const gpu_view *g) {
       fputs("</tr>\n", o);
       rows++;
     }
+  /* Benchmarks that failed in a run (self-check or CUDA error): not timed, so not charted. */
+  int cols = 5 + any_flops + (verdicts ? 4 : 0);
+  for (size_t r = 0; r < in->nruns; r++) {
+    if (strcmp(in->runs[r].gpu.slug, g->slug) != 0) continue;
+    for (size_t k = 0; k < in->runs[r].nfailed; k++) {
+      const failed_bench *fb = &in->runs[r].failed[k];
+      fprintf(o, "<tr class=\"missing\"><td class=\"l name\">");
+      esc(o, fb->name);
+      fprintf(o, "</td><td class=\"l verdict\" colspan=\"%d\">FAILED in the run: ", cols - 1);
+      esc(o, fb->message);
+      fprintf(o, "</td></tr>\n");
+      rows++;
+    }
+  }
   fprintf(o, "</table></div>\n");
   if (!rows) fprintf(o, "<p class=\"note\">No run JSON or verdicts for this GPU among the inputs: no table.</p>\n");
 }
@@ -216,8 +230,12 @@ static void figure(FILE *o, const chart *c) {
   fprintf(o, "\">SVG</a></figcaption>\n</figure>\n");
 }
 
-static void summary(FILE *o, const report_model *m) {
-  size_t count[5] = {0}, any = 0;
+static void summary(FILE *o, const report_model *m, const render_inputs *in) {
+  size_t count[5] = {0}, any = 0, failed_runs = 0;
+  for (size_t r = 0; r < in->nruns; r++) failed_runs += in->runs[r].nfailed;
+  if (failed_runs)
+    fprintf(o, "<p><span class=\"status fail\">%zu benchmark%s FAILED in the run</span> (self-check or CUDA error: "
+               "see the tables)</p>\n", failed_runs, failed_runs == 1 ? "" : "s");
   static const char *kNames[] = {"slower", "missing", "faster", "same", "new"};
   for (size_t i = 0; i < m->ng; i++)
     for (size_t v = 0; v < m->g[i].nverdicts; v++)
@@ -258,7 +276,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
   esc(o, title);
   fprintf(o, "</h1>\n<p>Generated %s by <code>plots/render</code> from %zu input file%s.</p>\n", now, in->ngiven,
           in->ngiven == 1 ? "" : "s");
-  summary(o, m);
+  summary(o, m, in);
   fprintf(o, "<nav><ul>\n");
   for (size_t i = 0; i < m->ng; i++) {
     const gpu_view *g = &m->g[i];
@@ -286,7 +304,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
     fprintf(o, "</h2>\n");
     context_table(o, g, in);
     fprintf(o, "<h3>Latest comparison</h3>\n");
-    comparison_table(o, g);
+    comparison_table(o, g, in);
     history_regressions(o, g);
     for (size_t k = 0; k < g->nf; k++) {
       const family_view *f = &g->f[k];

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) {
   va_list ap;
@@ -81,6 +82,37 @@ static double unit_ns(const char *unit) {
   return 0;
 }
 
+/* The runner writes an error entry for a benchmark that failed its self-check.
+ * The gate refuses such a run; the report shows the failure instead. The
+ * entries are taken out of the iterations (their index kept, so that messages
+ * about other entries still point at the right one) and the rest goes through
+ * the gate's reader from a temporary copy. 1: a copy was made at tmp. */
+static int without_failures(const char *path, run_file *out, char *tmp, size_t tmplen) {
+  json_t *root = json_load_file(path, 0, NULL);
+  json_t *bs = json_object_get(root, "benchmarks");
+  for (size_t i = 0; i < json_array_size(bs); i++) {
+    json_t *e = json_array_get(bs, i);
+    if (!json_is_true(json_object_get(e, "error_occurred"))) continue;
+    failed_bench *fb = (out->failed = realloc(out->failed, (out->nfailed + 1) * sizeof *out->failed),
+                        &out->failed[out->nfailed++]);
+    snprintf(fb->name, sizeof fb->name, "%s", str_or(e, "name", "?"));
+    snprintf(fb->message, sizeof fb->message, "%s", str_or(e, "error_message", "no message"));
+    json_object_del(e, "error_occurred");
+    json_object_set_new(e, "run_type", json_string("failed"));
+  }
+  int copied = 0;
+  if (out->nfailed) {
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmp, tmplen, "%s/render-run-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    copied = fd >= 0 && json_dumpfd(root, fd, JSON_REAL_PRECISION(17)) == 0;
+    if (fd >= 0) close(fd);
+    if (!copied && fd >= 0) unlink(tmp);
+  }
+  json_decref(root);
+  return copied;
+}
+
 /* The gate's reader validates the file and gives the medians (the figures the
  * gate compares and the history records); what it does not keep (peak, label,
  * FLOPs, registration order) is read here from the same, already checked file. */
@@ -88,7 +120,26 @@ int load_run_file(const char *path, run_file *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s", path);
   gate_figures f;
-  if (load_run(path, &f, err, errlen)) return 1;
+  char tmp[PATH_LEN];
+  int copied = without_failures(path, out, tmp, sizeof tmp);
+  int rc = load_run(copied ? tmp : path, &f, err, errlen);
+  if (copied) unlink(tmp);
+  if (rc) {
+    if (copied) {
+      /* Name the user's file, not the copy. */
+      char why[1024];
+      const char *rest = strncmp(err, tmp, strlen(tmp)) == 0 ? err + strlen(tmp) : err;
+      snprintf(why, sizeof why, "%s", rest);
+      if (out->nfailed && strstr(why, "no iteration entries"))
+        snprintf(err, errlen, "%s: every benchmark failed in the run (%s: %s)", path, out->failed[0].name,
+                 out->failed[0].message);
+      else
+        snprintf(err, errlen, "%s%s", path, why);
+    }
+    free(out->failed);
+    out->failed = NULL;
+    return 1;
+  }
   json_t *root = json_load_file(path, 0, NULL);
   json_t *cx = json_object_get(root, "context"), *g = json_object_get(cx, "gpu");
   out->gpu = f.gpu;
@@ -139,7 +190,9 @@ bad:
   json_decref(root);
   free_figures(&f);
   free(out->b);
+  free(out->failed);
   out->b = NULL;
+  out->failed = NULL;
   return 1;
 }
 
@@ -414,7 +467,10 @@ int load_input(render_inputs *in, const char *path, const gate_policy *p, char *
 }
 
 void free_inputs(render_inputs *in) {
-  for (size_t i = 0; i < in->nruns; i++) free(in->runs[i].b);
+  for (size_t i = 0; i < in->nruns; i++) {
+    free(in->runs[i].b);
+    free(in->runs[i].failed);
+  }
   for (size_t i = 0; i < in->nverdicts; i++) free(in->verdicts[i].v);
   for (size_t i = 0; i < in->nhist; i++) free(in->hist[i].r);
   for (size_t i = 0; i < in->nbases; i++) {

@@ -39,6 +39,11 @@ typedef struct {
   size_t run;             /* index of its run in render_inputs.runs */
 } run_bench;
 
+/* A benchmark whose self-check or CUDA call failed: the runner wrote an error entry. */
+typedef struct {
+  char name[256], message[512];
+} failed_bench;
+
 typedef struct {
   char path[PATH_LEN];
   gate_gpu gpu;
@@ -47,6 +52,8 @@ typedef struct {
   char compute_capability[16], date[64], host[256], commit[64], executable[256];
   run_bench *b;
   size_t n;
+  failed_bench *failed; /* shown in the report, left out of the charts */
+  size_t nfailed;
 } run_file;
 
 typedef struct {

@@ -370,6 +370,46 @@ START_TEST(ladder_bars_are_percent_of_peak) {
 }
 END_TEST
 
+/* A benchmark that failed its self-check is listed as failed, and the rest of the run is still charted. */
+START_TEST(failed_benchmark_is_reported_not_charted) {
+  run_file r;
+  char err[1024];
+  ck_assert_msg(load_run_file(FIX "/failed_run.json", &r, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(r.n, 3);
+  ck_assert_uint_eq(r.nfailed, 1);
+  ck_assert_str_eq(r.failed[0].name, "transpose/tiled/nx:8192/ny:8192");
+  ck_assert(strstr(r.failed[0].message, "12 of 67108864 elements wrong") != NULL);
+  free(r.b);
+  free(r.failed);
+
+  char args[4096], errfile[1200], out[1200], path[1400];
+  snprintf(errfile, sizeof errfile, "%s/failed.err", tmp);
+  snprintf(out, sizeof out, "%s/failed_out", tmp);
+  snprintf(args, sizeof args, FIX "/failed_run.json '%s'", out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(path, sizeof path, "%s/index.html", out);
+  char *html = slurp(path, NULL);
+  ck_assert(strstr(html, "1 benchmark FAILED in the run") != NULL);
+  ck_assert(strstr(html, "transpose/tiled/nx:8192/ny:8192</td><td class=\"l verdict\" colspan=\"4\">FAILED in the "
+                         "run: self-check failed") != NULL);
+  free(html);
+  snprintf(path, sizeof path, "%s/data/" SLUG "-transpose-ladder.bars.dat", out);
+  char *bars = slurp(path, NULL);
+  ck_assert(strstr(bars, "\"tiled\"") == NULL && strstr(bars, "\"tiled_padded\"") != NULL);
+  free(bars);
+
+  /* Nothing left to chart when every benchmark failed: refused, saying so. */
+  json_t *root = json_load_file(FIX "/failed_run.json", 0, NULL), *bs = json_object_get(root, "benchmarks");
+  for (size_t i = json_array_size(bs); i-- > 0;)
+    if (!json_is_true(json_object_get(json_array_get(bs, i), "error_occurred"))) json_array_remove(bs, i);
+  snprintf(path, sizeof path, "%s/all_failed.json", tmp);
+  ck_assert_int_eq(json_dump_file(root, path, 0), 0);
+  json_decref(root);
+  ck_assert(load_run_file(path, &r, err, sizeof err) != 0);
+  ck_assert_msg(strstr(err, path) && strstr(err, "every benchmark failed in the run"), "%s", err);
+}
+END_TEST
+
 /* ---------- the binary, end to end ---------- */
 
 START_TEST(charts_are_valid_png_and_svg) {
@@ -519,6 +559,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, band_is_the_gates_threshold);
   tcase_add_test(tc, regressions_are_marked);
   tcase_add_test(tc, ladder_bars_are_percent_of_peak);
+  tcase_add_test(tc, failed_benchmark_is_reported_not_charted);
   tcase_add_test(tc, charts_are_valid_png_and_svg);
   tcase_add_test(tc, html_has_the_table_and_no_script);
   tcase_add_test(tc, history_alone_draws_history_only);
