@@ -45,12 +45,17 @@ static const char kStyle[] =
     "figcaption{font-size:13px;color:#555;margin-top:.3em}.note{color:#8a5300;font-size:14px;margin:.3em 0}\n"
     "nav ul{columns:2;font-size:14px}code{font-size:90%}.wide{overflow-x:auto}\n";
 
-/* The verdict of one benchmark: the last verdicts file that has it. */
+/* The verdict of one benchmark: the last verdicts file that has it. Each perf
+ * test compares one family's run with the GPU's whole baseline, so its file may
+ * call the other families' benchmarks missing: their own file's verdict wins. */
 static const verdict_row *verdict_of(const gpu_view *g, const char *name) {
   const verdict_row *found = NULL;
   for (size_t i = 0; i < g->nverdicts; i++)
-    for (size_t k = 0; k < g->verdicts[i]->n; k++)
-      if (!strcmp(g->verdicts[i]->v[k].name, name)) found = &g->verdicts[i]->v[k];
+    for (size_t k = 0; k < g->verdicts[i]->n; k++) {
+      const verdict_row *v = &g->verdicts[i]->v[k];
+      if (strcmp(v->name, name) != 0) continue;
+      if (!found || strcmp(v->verdict, "missing") != 0 || !strcmp(found->verdict, "missing")) found = v;
+    }
   return found;
 }
 

@@ -410,6 +410,26 @@ START_TEST(failed_benchmark_is_reported_not_charted) {
 }
 END_TEST
 
+/* Each family's gate run calls the other families' benchmarks missing; their own verdict wins. */
+START_TEST(missing_yields_to_a_real_verdict) {
+  char path[1200], args[4096], errfile[1200], out[1200], index[1400];
+  snprintf(path, sizeof path, "%s/other_family_verdicts.json", tmp);
+  FILE *f = fopen(path, "w");
+  fputs("{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/saxpy/N:268435456\", "
+        "\"verdict\": \"missing\", \"baseline_ns\": 1220160.0}]}\n", f);
+  fclose(f);
+  snprintf(errfile, sizeof errfile, "%s/mixed.err", tmp);
+  snprintf(out, sizeof out, "%s/mixed_out", tmp);
+  snprintf(args, sizeof args, FIX "/runs/elementwise.json " FIX "/verdicts.json '%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(index, sizeof index, "%s/index.html", out);
+  char *html = slurp(index, NULL);
+  ck_assert(strstr(html, "<tr class=\"slower\"><td class=\"l name\">elementwise/saxpy/N:268435456") != NULL);
+  ck_assert(strstr(html, "1 slower, 1 missing") != NULL);
+  free(html);
+}
+END_TEST
+
 /* ---------- the binary, end to end ---------- */
 
 START_TEST(charts_are_valid_png_and_svg) {
@@ -560,6 +580,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, regressions_are_marked);
   tcase_add_test(tc, ladder_bars_are_percent_of_peak);
   tcase_add_test(tc, failed_benchmark_is_reported_not_charted);
+  tcase_add_test(tc, missing_yields_to_a_real_verdict);
   tcase_add_test(tc, charts_are_valid_png_and_svg);
   tcase_add_test(tc, html_has_the_table_and_no_script);
   tcase_add_test(tc, history_alone_draws_history_only);
