@@ -486,8 +486,8 @@ static int chart_history(const render_env *env, gpu_view *g, family_view *f, cha
     if (!rows_in_panel) fprintf(series, "1 NaN 0 1\n");
     if (!bands_in_panel) fprintf(band, "1 NaN NaN NaN\n"); /* an index needs a row; NaN draws nothing */
   }
-  /* Every run gets a tick; about a dozen get a label so that they stay readable. */
-  size_t step = (nruns + 11) / 12;
+  /* Every run gets a tick; at most 9 get a label (a date is ~75 px wide, the plot ~880 px). */
+  size_t step = (nruns + 8) / 9;
   for (size_t r = 0; r < nruns; r++) {
     char commit[16], date[16];
     int show = r % step == 0;

@@ -11,7 +11,9 @@ load scriptdir."/style.gp"
 set title title
 set ylabel ylabel
 set yrange [0:ymax]
-set xrange [-0.6:nbars - 0.4]
+# Many bars: names slanted, and room on the left for the first one's.
+xlo = nbars > 6 ? -1.4 : -0.6
+set xrange [xlo:nbars - 0.4]
 set style fill solid 0.85 border lc rgb "#333333"
 set boxwidth 0.6
 set xtics scale 0
@@ -28,6 +30,6 @@ set key below center horizontal Left reverse samplen 3
 set style textbox opaque noborder margins 2, 1
 
 plot barfile using 0:2:xtic(1) with boxes lt 1 notitle, \
-     for [i=0:nlines - 1] linefile index i using (-0.6):1:(nbars + 0.2):(0) \
+     for [i=0:nlines - 1] linefile index i using (xlo):1:(nbars - 0.4 - xlo):(0) \
          with vectors nohead lw 2 dt 0 + word(linedashes, i + 1) lc rgb word(linecolors, i + 1) title columnheader(1), \
      barfile using 0:2:3 with labels boxed center offset 0,1.9 notitle
