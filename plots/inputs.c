@@ -303,7 +303,7 @@ int load_history_file(const char *path, history_file *out, char *err, size_t err
       continue;
     }
     if (len == 0) continue;
-    /* Names never contain commas (the gate writes them unquoted), so a plain split is exact. */
+    /* The gate writes names unquoted: a name with a comma shows up as too many fields. */
     char *field[9];
     size_t nf = 0;
     char *cursor = line;
@@ -424,7 +424,10 @@ static int by_name(const void *a, const void *b) { return strcmp(*(char *const *
 /* The .json and .csv files directly in `dir`, sorted; returns how many were loaded, -1 on error. */
 static int load_dir(render_inputs *in, const char *dir, const gate_policy *p, char *err, size_t errlen) {
   DIR *d = opendir(dir);
-  if (!d) return -1 + 0 * fail(err, errlen, "%s: cannot read the directory: %s", dir, strerror(errno));
+  if (!d) {
+    fail(err, errlen, "%s: cannot read the directory: %s", dir, strerror(errno));
+    return -1;
+  }
   char **names = NULL;
   size_t n = 0;
   struct dirent *e;
