@@ -363,7 +363,7 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
   char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
   c->kind = "size";
   c->width = 960;
-  c->height = 540;
+  c->height = 580;
   char title[600], xlabel[256], ylabel[64];
   snprintf(title, sizeof title, "%s: %s against problem size on %s", f->name, f->flops ? "FLOP/s" : "bandwidth",
            g->name);

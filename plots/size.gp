@@ -9,13 +9,14 @@
 load scriptdir."/style.gp"
 
 set title title
-set xlabel xlabel
+set xlabel xlabel offset 0, 0.4
 set ylabel ylabel
 set logscale x 2
 set xrange [xmin:xmax]
 set yrange [0:*]
 set offsets 0, 0, graph 0.05, 0
-set key outside right top vertical Left reverse samplen 3
+# Under the chart: the full width goes to the sizes, whose names can be long (8191×4099).
+set key below center horizontal Left reverse samplen 3 width 1 height 1
 
 plot for [i=0:nseries - 1] datafile index i using 1:2:xtic(3) with linespoints \
          lt word(colors, i + 1) + 0 dt 1 + (word(dashed, i + 1) eq "1") title columnheader(1), \
