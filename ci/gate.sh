@@ -2,7 +2,8 @@
 # The main job on a GPU runner: build every kernel, prove it correct, run each
 # family's benchmarks through the regression gate against the baseline of this
 # GPU, then gather the artifacts (run JSON, verdicts, summaries, JUnit, logs),
-# append history rows for an accepted run on the main branch, and render charts.
+# append history rows for an accepted run on the main branch, and render charts
+# and an HTML report (artifacts/report/index.html).
 #
 #   ci/gate.sh [--artifacts=DIR] [--history] [BAZEL FLAGS...]
 #
@@ -69,6 +70,23 @@ if [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
     [ -n "$run" ] && [ -f "$out/verdicts.json" ] && "$gate" history --history_dir=baselines/history \
       --verdicts="$out/verdicts.json" "$run"
   done
+fi
+
+# Charts and a static index.html (artifacts/report/): this job's runs and verdicts,
+# the baselines and their history. A report that cannot be drawn is said, not fatal:
+# the gate's verdict above stands.
+report_inputs=()
+for out in "$artifacts"/perf/*_perf_test; do
+  for f in "$out"/*_bench.json "$out"/verdicts.json; do [ -f "$f" ] && report_inputs+=("$f"); done
+done
+for f in baselines/*.json baselines/history/*.csv; do [ -f "$f" ] && report_inputs+=("$f"); done
+if [ ${#report_inputs[@]} -gt 0 ]; then
+  if "${bazel[@]}" build //plots:render >/dev/null 2>&1; then
+    "$("${bazel[@]}" info bazel-bin 2>/dev/null)/plots/render" --title="Kernel performance at $PERF_COMMIT" \
+      "${report_inputs[@]}" "$artifacts/report" || echo "gate: the report was not rendered (the reason is above)"
+  else
+    echo "gate: //plots:render did not build: no report"
+  fi
 fi
 
 # A summary for people: GitHub Actions shows it on the run's page.

@@ -1,0 +1,349 @@
+#define _POSIX_C_SOURCE 200809L
+#include "plots/html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void esc(FILE *o, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+      case '<': fputs("&lt;", o); break;
+      case '>': fputs("&gt;", o); break;
+      case '&': fputs("&amp;", o); break;
+      case '"': fputs("&quot;", o); break;
+      default: fputc(*s, o);
+    }
+  }
+}
+
+/* Anchors: the slug is already [a-z0-9-]; families are tokens without spaces or '/'. */
+static void anchor(FILE *o, const gpu_view *g, const family_view *f) {
+  fputs(g->slug, o);
+  if (f) {
+    fputc('-', o);
+    for (const char *p = f->name; *p; p++) fputc((*p == '"' || *p == '<' || *p == '>' || *p == '&') ? '_' : *p, o);
+  }
+}
+
+static const char kStyle[] =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#222;max-width:1200px;"
+    "margin:1.5em auto;padding:0 1em;line-height:1.4}\n"
+    "h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:2em;border-bottom:2px solid #0072B2;padding-bottom:.2em}\n"
+    "h3{margin-top:1.6em}table{border-collapse:collapse;font-size:13px;margin:.6em 0}\n"
+    "th,td{padding:3px 7px;border-bottom:1px solid #e2e2e2;text-align:right;white-space:nowrap}\n"
+    "th{background:#f3f5f7;position:sticky;top:0}td.l,th.l{text-align:left}td.name{font-family:monospace}\n"
+    "table.ctx td,table.ctx th{text-align:left}\n"
+    "tr.slower td,tr.missing td{background:#fde2df}tr.faster td{background:#e4f5e4}tr.new td{background:#e8f0fb}\n"
+    ".verdict{font-weight:600}tr.slower .verdict,tr.missing .verdict{color:#b3140c}\n"
+    ".status{display:inline-block;padding:.25em .7em;border-radius:4px;font-weight:600}\n"
+    ".pass{background:#e4f5e4;color:#1d6b1d}.fail{background:#fde2df;color:#b3140c}.none{background:#eee}\n"
+    "figure{margin:1em 0 2em}figure img{max-width:100%;height:auto;border:1px solid #e5e5e5}\n"
+    "figcaption{font-size:13px;color:#555;margin-top:.3em}.note{color:#8a5300;font-size:14px;margin:.3em 0}\n"
+    "nav ul{columns:2;font-size:14px}code{font-size:90%}.wide{overflow-x:auto}\n";
+
+/* The verdict of one benchmark: the last verdicts file that has it. Each perf
+ * test compares one family's run with the GPU's whole baseline, so its file may
+ * call the other families' benchmarks missing: their own file's verdict wins. */
+static const verdict_row *verdict_of(const gpu_view *g, const char *name) {
+  const verdict_row *found = NULL;
+  for (size_t i = 0; i < g->nverdicts; i++)
+    for (size_t k = 0; k < g->verdicts[i]->n; k++) {
+      const verdict_row *v = &g->verdicts[i]->v[k];
+      if (strcmp(v->name, name) != 0) continue;
+      if (!found || strcmp(v->verdict, "missing") != 0 || !strcmp(found->verdict, "missing")) found = v;
+    }
+  return found;
+}
+
+static void num_cell(FILE *o, const char *fmt, double v) {
+  if (isfinite(v)) {
+    fputs("<td>", o);
+    fprintf(o, fmt, v);
+    fputs("</td>", o);
+  } else {
+    fputs("<td>-</td>", o);
+  }
+}
+
+static void verdict_cells(FILE *o, const verdict_row *v) {
+  num_cell(o, "%.3f", v ? v->baseline_ns / 1e3 : NAN);
+  num_cell(o, "%+.2f%%", v ? 100 * v->delta : NAN);
+  num_cell(o, "%.1f%%", v ? 100 * v->threshold : NAN);
+  fprintf(o, "<td class=\"l verdict\">%s</td>", v ? v->verdict : "-");
+}
+
+static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in) {
+  int any_flops = 0;
+  for (size_t k = 0; k < g->nf; k++) any_flops |= g->f[k].flops && g->f[k].ne;
+  int verdicts = g->nverdicts > 0;
+  if (verdicts) {
+    fprintf(o, "<p>Verdicts from ");
+    for (size_t i = 0; i < g->nverdicts; i++) {
+      fprintf(o, "%s<code>", i ? ", " : "");
+      esc(o, g->verdicts[i]->path);
+      fprintf(o, "</code> (metric: %s)", g->verdicts[i]->metric);
+    }
+    fprintf(o, "; delta: positive is slower; allowed: the gate's threshold for that benchmark.</p>\n");
+  } else {
+    fprintf(o, "<p>From the run JSON alone: no verdicts.json was given, so there is no baseline comparison "
+               "(<code>gate check</code> writes one).</p>\n");
+  }
+  fprintf(o, "<div class=\"wide\"><table>\n<tr><th class=\"l\">Benchmark</th><th>Time (µs)</th><th>GB/s</th><th>%% of peak</th>"
+             "<th>%% of copy</th>%s", any_flops ? "<th>TFLOP/s</th>" : "");
+  if (verdicts) fprintf(o, "<th>Baseline (µs)</th><th>Delta</th><th>Allowed</th><th class=\"l\">Verdict</th>");
+  fprintf(o, "</tr>\n");
+  size_t rows = 0;
+  for (size_t k = 0; k < g->nf; k++) {
+    const family_view *f = &g->f[k];
+    for (size_t i = 0; i < f->ne; i++) {
+      const entry *e = &f->e[i];
+      const verdict_row *v = verdicts ? verdict_of(g, e->b->name) : NULL;
+      double gbps = e->b->bytes_per_second / 1e9;
+      fprintf(o, "<tr class=\"%s\"><td class=\"l name\">", v ? v->verdict : "");
+      esc(o, e->b->name);
+      if (e->b->reference) fputs(" <small>(reference)</small>", o);
+      fputs("</td>", o);
+      num_cell(o, "%.3f", e->b->median_ns / 1e3);
+      num_cell(o, "%.1f", gbps);
+      num_cell(o, "%.1f%%", e->run->peak_gbps > 0 ? 100 * gbps / e->run->peak_gbps : NAN);
+      num_cell(o, "%.1f%%", 100 * gbps / e->run->copy_gbps);
+      if (any_flops) num_cell(o, "%.2f", f->flops ? entry_value(f, e) : NAN);
+      if (verdicts) verdict_cells(o, v);
+      fputs("</tr>\n", o);
+      rows++;
+    }
+  }
+  /* What the gate compared but no run given here measured (missing benchmarks, or no run JSON at all). */
+  for (size_t i = 0; i < g->nverdicts; i++)
+    for (size_t k = 0; k < g->verdicts[i]->n; k++) {
+      const verdict_row *v = &g->verdicts[i]->v[k];
+      int shown = 0;
+      for (size_t j = 0; j < g->nf && !shown; j++) shown = find_entry(&g->f[j], v->name) != NULL;
+      if (shown || verdict_of(g, v->name) != v) continue;
+      fprintf(o, "<tr class=\"%s\"><td class=\"l name\">", v->verdict);
+      esc(o, v->name);
+      fputs("</td>", o);
+      num_cell(o, "%.3f", v->run_ns / 1e3);
+      fputs("<td>-</td><td>-</td><td>-</td>", o);
+      if (any_flops) fputs("<td>-</td>", o);
+      verdict_cells(o, v);
+      fputs("</tr>\n", o);
+      rows++;
+    }
+  /* Benchmarks that failed in a run (self-check or CUDA error): not timed, so not charted. */
+  int cols = 5 + any_flops + (verdicts ? 4 : 0);
+  for (size_t r = 0; r < in->nruns; r++) {
+    if (strcmp(in->runs[r].gpu.slug, g->slug) != 0) continue;
+    for (size_t k = 0; k < in->runs[r].nfailed; k++) {
+      const failed_bench *fb = &in->runs[r].failed[k];
+      fprintf(o, "<tr class=\"missing\"><td class=\"l name\">");
+      esc(o, fb->name);
+      fprintf(o, "</td><td class=\"l verdict\" colspan=\"%d\">FAILED in the run: ", cols - 1);
+      esc(o, fb->message);
+      fprintf(o, "</td></tr>\n");
+      rows++;
+    }
+  }
+  fprintf(o, "</table></div>\n");
+  if (!rows) fprintf(o, "<p class=\"note\">No run JSON or verdicts for this GPU among the inputs: no table.</p>\n");
+}
+
+static void context_table(FILE *o, const gpu_view *g, const render_inputs *in) {
+  const run_file *r = g->run;
+  fprintf(o, "<table class=\"ctx\">\n");
+  if (r) {
+    const gate_gpu *gpu = &r->gpu;
+    fprintf(o, "<tr><th>GPU</th><td>");
+    esc(o, gpu->name);
+    fprintf(o, " (compute capability %s, %d SMs)</td></tr>\n", r->compute_capability, gpu->sm_count);
+    fprintf(o, "<tr><th>Memory</th><td>%.0f MHz × %d-bit, ECC %s; theoretical peak ", gpu->mem_clock_mhz,
+            gpu->bus_width_bits, gpu->ecc ? "on" : "off");
+    if (r->peak_gbps > 0) fprintf(o, "%.1f GB/s", r->peak_gbps);
+    else fputs("unknown", o);
+    fprintf(o, "</td></tr>\n<tr><th>Driver, runtime</th><td>");
+    esc(o, gpu->driver);
+    fputs(", CUDA runtime ", o);
+    esc(o, gpu->runtime);
+    fputs("</td></tr>\n", o);
+  } else {
+    fprintf(o, "<tr><th>GPU</th><td>");
+    esc(o, g->name);
+    fprintf(o, " (no run JSON given: only the history)</td></tr>\n");
+  }
+  /* Every run of this GPU: which binary, when, at which commit, and its copy probe. */
+  for (size_t i = 0; i < in->nruns; i++) {
+    const run_file *x = &in->runs[i];
+    if (strcmp(x->gpu.slug, g->slug) != 0) continue;
+    fprintf(o, "<tr><th>Run</th><td><code>");
+    esc(o, x->executable);
+    fprintf(o, "</code> on ");
+    esc(o, x->host);
+    fprintf(o, ", ");
+    esc(o, x->date);
+    fprintf(o, ", commit <code>");
+    esc(o, x->commit);
+    fprintf(o, "</code>; copy probe %.1f GB/s</td></tr>\n", x->copy_gbps);
+  }
+  if (g->base) {
+    fprintf(o, "<tr><th>Baseline</th><td><code>");
+    esc(o, g->base->path);
+    fprintf(o, "</code>: %zu benchmarks from %zu runs</td></tr>\n", g->base->fig.n, g->base->fig.nruns);
+  }
+  fprintf(o, "</table>\n");
+}
+
+/* The rows `gate history` recorded as slower, newest first. */
+static void history_regressions(FILE *o, const gpu_view *g) {
+  size_t n = 0, total = 0;
+  for (size_t k = 0; k < g->nf; k++) total += g->f[k].nh;
+  if (!total) return;
+  fprintf(o, "<h3>Regressions recorded in the history</h3>\n");
+  for (size_t k = g->nf; k-- > 0;)
+    for (size_t i = g->f[k].nh; i-- > 0;) {
+      const history_row *h = g->f[k].h[i];
+      if (strcmp(h->verdict, "slower") != 0) continue;
+      if (n == 0) fprintf(o, "<table>\n<tr><th class=\"l\">Date</th><th class=\"l\">Commit</th>"
+                             "<th class=\"l\">Benchmark</th><th>Time (µs)</th><th>GB/s</th></tr>\n");
+      if (n++ >= 30) continue;
+      fprintf(o, "<tr class=\"slower\"><td class=\"l\">");
+      esc(o, h->date);
+      fprintf(o, "</td><td class=\"l\"><code>");
+      esc(o, h->commit);
+      fprintf(o, "</code></td><td class=\"l name\">");
+      esc(o, h->bench);
+      fprintf(o, "</td><td>%.3f</td><td>%.1f</td></tr>\n", h->median_ns / 1e3, h->bytes_per_second / 1e9);
+    }
+  if (n) fprintf(o, "</table>\n%s", n > 30 ? "<p class=\"note\">(only the 30 newest shown)</p>\n" : "");
+  else fprintf(o, "<p>None: no row of the history has the verdict slower.</p>\n");
+}
+
+static void figure(FILE *o, const chart *c) {
+  fprintf(o, "<figure>\n<a href=\"");
+  esc(o, c->svg);
+  fprintf(o, "\"><img src=\"");
+  esc(o, c->png);
+  fprintf(o, "\" width=\"%d\" height=\"%d\" alt=\"", c->width, c->height);
+  esc(o, c->caption);
+  fprintf(o, "\"></a>\n<figcaption>");
+  esc(o, c->caption);
+  fprintf(o, " <a href=\"");
+  esc(o, c->svg);
+  fprintf(o, "\">SVG</a></figcaption>\n</figure>\n");
+}
+
+static void summary(FILE *o, const report_model *m, const render_inputs *in) {
+  size_t count[5] = {0}, any = 0, failed_runs = 0;
+  for (size_t r = 0; r < in->nruns; r++) failed_runs += in->runs[r].nfailed;
+  if (failed_runs)
+    fprintf(o, "<p><span class=\"status fail\">%zu benchmark%s FAILED in the run</span> (self-check or CUDA error: "
+               "see the tables)</p>\n", failed_runs, failed_runs == 1 ? "" : "s");
+  static const char *kNames[] = {"slower", "missing", "faster", "same", "new"};
+  for (size_t i = 0; i < m->ng; i++)
+    for (size_t v = 0; v < m->g[i].nverdicts; v++)
+      for (size_t k = 0; k < m->g[i].verdicts[v]->n; k++) {
+        const verdict_row *r = &m->g[i].verdicts[v]->v[k];
+        if (verdict_of(&m->g[i], r->name) != r) continue; /* counted once, as its last verdict */
+        any = 1;
+        for (int j = 0; j < 5; j++) count[j] += !strcmp(r->verdict, kNames[j]);
+      }
+  if (!any) {
+    fprintf(o, "<p><span class=\"status none\">no verdicts</span> Charts and figures only; give the gate's "
+               "verdicts.json for the comparison with the baseline.</p>\n");
+    return;
+  }
+  int failed = count[0] + count[1] > 0;
+  fprintf(o, "<p><span class=\"status %s\">gate %s</span> ", failed ? "fail" : "pass", failed ? "FAILED" : "passed");
+  for (int j = 0; j < 5; j++) fprintf(o, "%s%zu %s", j ? ", " : "", count[j], kNames[j]);
+  fprintf(o, "</p>\n");
+}
+
+int write_html(const char *outdir, const char *title, const render_inputs *in, const report_model *m, char *err,
+               size_t errlen) {
+  char path[PATH_LEN], tmp[PATH_LEN + 16];
+  snprintf(path, sizeof path, "%s/index.html", outdir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *o = fopen(tmp, "w");
+  if (!o) {
+    snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+    return RENDER_FAILED;
+  }
+  char now[64];
+  time_t t = time(NULL);
+  strftime(now, sizeof now, "%Y-%m-%d %H:%M UTC", gmtime(&t));
+  fprintf(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+  esc(o, title);
+  fprintf(o, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", kStyle);
+  esc(o, title);
+  fprintf(o, "</h1>\n<p>Generated %s by <code>plots/render</code> from %zu input file%s.</p>\n", now, in->ngiven,
+          in->ngiven == 1 ? "" : "s");
+  summary(o, m, in);
+  fprintf(o, "<nav><ul>\n");
+  for (size_t i = 0; i < m->ng; i++) {
+    const gpu_view *g = &m->g[i];
+    fprintf(o, "<li><a href=\"#");
+    anchor(o, g, NULL);
+    fprintf(o, "\">");
+    esc(o, g->name);
+    fprintf(o, "</a>: ");
+    for (size_t k = 0; k < g->nf; k++) {
+      fprintf(o, "%s<a href=\"#", k ? ", " : "");
+      anchor(o, g, &g->f[k]);
+      fprintf(o, "\">");
+      esc(o, g->f[k].name);
+      fprintf(o, "</a>");
+    }
+    fprintf(o, "</li>\n");
+  }
+  fprintf(o, "</ul></nav>\n");
+  for (size_t i = 0; i < m->ng; i++) {
+    const gpu_view *g = &m->g[i];
+    fprintf(o, "<section id=\"");
+    anchor(o, g, NULL);
+    fprintf(o, "\">\n<h2>");
+    esc(o, g->name);
+    fprintf(o, "</h2>\n");
+    context_table(o, g, in);
+    fprintf(o, "<h3>Latest comparison</h3>\n");
+    comparison_table(o, g, in);
+    history_regressions(o, g);
+    for (size_t k = 0; k < g->nf; k++) {
+      const family_view *f = &g->f[k];
+      fprintf(o, "<h3 id=\"");
+      anchor(o, g, f);
+      fprintf(o, "\">");
+      esc(o, f->name);
+      fprintf(o, " <small>(%s)</small></h3>\n", unit_of(f));
+      if (f->notes[0]) {
+        /* One paragraph per note. */
+        char copy[sizeof f->notes];
+        snprintf(copy, sizeof copy, "%s", f->notes);
+        char *save = NULL;
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+          fprintf(o, "<p class=\"note\">");
+          esc(o, line);
+          fprintf(o, "</p>\n");
+        }
+      }
+      for (size_t c = 0; c < f->ncharts; c++) figure(o, &f->charts[c]);
+    }
+    fprintf(o, "</section>\n");
+  }
+  fprintf(o, "<h2>Inputs</h2>\n<ul>\n");
+  for (size_t i = 0; i < in->ngiven; i++) {
+    fprintf(o, "<li><code>");
+    esc(o, in->given[i]);
+    fprintf(o, "</code></li>\n");
+  }
+  fprintf(o, "</ul>\n</body>\n</html>\n");
+  if (ferror(o) | fclose(o) || rename(tmp, path) != 0) {
+    snprintf(err, errlen, "writing %s failed: %s", path, strerror(errno));
+    remove(tmp);
+    return RENDER_FAILED;
+  }
+  return RENDER_OK;
+}

@@ -1,0 +1,489 @@
+#define _GNU_SOURCE
+#include "plots/inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+/* ---------- benchmark names ---------- */
+
+void format_size(long long v, char *buf, size_t len) {
+  static const char *kUnit[] = {"", "Ki", "Mi", "Gi", "Ti"};
+  int k = 0;
+  /* Small sizes read best as they are; large powers of two in binary units. */
+  if (v >= 65536)
+    while (k < 4 && v % 1024 == 0) {
+      v /= 1024;
+      k++;
+    }
+  snprintf(buf, len, "%lld%s", v, kUnit[k]);
+}
+
+int parse_bench_name(const char *name, bench_name *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  char copy[512];
+  if (strlen(name) >= sizeof copy) return fail(err, errlen, "benchmark name '%.80s...' is too long", name);
+  snprintf(copy, sizeof copy, "%s", name);
+  char *save = NULL, *family = strtok_r(copy, "/", &save), *variant = strtok_r(NULL, "/", &save);
+  if (!family || !variant || strlen(family) >= sizeof out->family || strlen(variant) >= sizeof out->variant)
+    return fail(err, errlen, "benchmark name '%s': expected family/variant[/param:value...]", name);
+  snprintf(out->family, sizeof out->family, "%s", family);
+  snprintf(out->variant, sizeof out->variant, "%s", variant);
+  const char *rest = name + strlen(family) + 1 + strlen(variant);
+  snprintf(out->params, sizeof out->params, "%s", *rest == '/' ? rest + 1 : "");
+  out->size = 1;
+  size_t nparams = 0;
+  for (char *p = strtok_r(NULL, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+    char *colon = strchr(p, ':'), *end = NULL;
+    long long v = colon ? strtoll(colon + 1, &end, 10) : 0;
+    if (!colon || colon == p || !end || end == colon + 1 || *end || v < 1)
+      return fail(err, errlen, "benchmark name '%s': parameter '%s' is not NAME:POSITIVE_INTEGER", name, p);
+    *colon = '\0';
+    char value[32];
+    format_size(v, value, sizeof value);
+    const char *sep = nparams ? "×" : "";
+    size_t a = strlen(out->size_label), b = strlen(out->size_axis);
+    snprintf(out->size_label + a, sizeof out->size_label - a, "%s%s", sep, value);
+    snprintf(out->size_axis + b, sizeof out->size_axis - b, "%s%s", sep, p);
+    out->size *= (double)v;
+    nparams++;
+  }
+  if (nparams == 0) snprintf(out->size_label, sizeof out->size_label, "(one size)");
+  return 0;
+}
+
+/* ---------- run JSON ---------- */
+
+static const char *str_or(json_t *o, const char *key, const char *dflt) {
+  json_t *v = json_object_get(o, key);
+  return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+static double unit_ns(const char *unit) {
+  if (!strcmp(unit, "ns")) return 1;
+  if (!strcmp(unit, "us")) return 1e3;
+  if (!strcmp(unit, "ms")) return 1e6;
+  if (!strcmp(unit, "s")) return 1e9;
+  return 0;
+}
+
+/* The runner writes an error entry for a benchmark that failed its self-check.
+ * The gate refuses such a run; the report shows the failure instead. The
+ * entries are taken out of the iterations (their index kept, so that messages
+ * about other entries still point at the right one) and the rest goes through
+ * the gate's reader from a temporary copy. 1: a copy was made at tmp. */
+static int without_failures(const char *path, run_file *out, char *tmp, size_t tmplen) {
+  json_t *root = json_load_file(path, 0, NULL);
+  json_t *bs = json_object_get(root, "benchmarks");
+  for (size_t i = 0; i < json_array_size(bs); i++) {
+    json_t *e = json_array_get(bs, i);
+    if (!json_is_true(json_object_get(e, "error_occurred"))) continue;
+    failed_bench *fb = (out->failed = realloc(out->failed, (out->nfailed + 1) * sizeof *out->failed),
+                        &out->failed[out->nfailed++]);
+    snprintf(fb->name, sizeof fb->name, "%s", str_or(e, "name", "?"));
+    snprintf(fb->message, sizeof fb->message, "%s", str_or(e, "error_message", "no message"));
+    json_object_del(e, "error_occurred");
+    json_object_set_new(e, "run_type", json_string("failed"));
+  }
+  int copied = 0;
+  if (out->nfailed) {
+    const char *dir = getenv("TMPDIR");
+    snprintf(tmp, tmplen, "%s/render-run-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmp);
+    copied = fd >= 0 && json_dumpfd(root, fd, JSON_REAL_PRECISION(17)) == 0;
+    if (fd >= 0) close(fd);
+    if (!copied && fd >= 0) unlink(tmp);
+  }
+  json_decref(root);
+  return copied;
+}
+
+/* The gate's reader validates the file and gives the medians (the figures the
+ * gate compares and the history records); what it does not keep (peak, label,
+ * FLOPs, registration order) is read here from the same, already checked file. */
+int load_run_file(const char *path, run_file *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->path, sizeof out->path, "%s", path);
+  gate_figures f;
+  char tmp[PATH_LEN];
+  int copied = without_failures(path, out, tmp, sizeof tmp);
+  int rc = load_run(copied ? tmp : path, &f, err, errlen);
+  if (copied) unlink(tmp);
+  if (rc) {
+    if (copied) {
+      /* Name the user's file, not the copy. */
+      char why[1024];
+      const char *rest = strncmp(err, tmp, strlen(tmp)) == 0 ? err + strlen(tmp) : err;
+      snprintf(why, sizeof why, "%s", rest);
+      if (out->nfailed && strstr(why, "no iteration entries"))
+        snprintf(err, errlen, "%s: every benchmark failed in the run (%s: %s)", path, out->failed[0].name,
+                 out->failed[0].message);
+      else
+        snprintf(err, errlen, "%s%s", path, why);
+    }
+    free(out->failed);
+    out->failed = NULL;
+    return 1;
+  }
+  json_t *root = json_load_file(path, 0, NULL);
+  json_t *cx = json_object_get(root, "context"), *g = json_object_get(cx, "gpu");
+  out->gpu = f.gpu;
+  json_t *peak = json_object_get(g, "peak_GBps");
+  out->peak_gbps = json_is_number(peak) && json_number_value(peak) > 0 ? json_number_value(peak) : 0;
+  out->copy_gbps = f.runs[0].copy_bytes_per_second / 1e9;
+  snprintf(out->compute_capability, sizeof out->compute_capability, "%s", str_or(g, "compute_capability", "?"));
+  snprintf(out->date, sizeof out->date, "%s", f.runs[0].date);
+  snprintf(out->host, sizeof out->host, "%s", f.runs[0].host);
+  snprintf(out->commit, sizeof out->commit, "%s", f.runs[0].commit);
+  const char *exe = str_or(cx, "executable", "?");
+  snprintf(out->executable, sizeof out->executable, "%s", strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe);
+
+  out->b = calloc(f.n + 1, sizeof *out->b);
+  out->n = f.n;
+  for (size_t i = 0; i < f.n; i++) {
+    run_bench *b = &out->b[i];
+    snprintf(b->name, sizeof b->name, "%s", f.b[i].name);
+    b->median_ns = f.b[i].runs[0].median_ns;
+    b->bytes_per_second = f.b[i].bytes_per_second;
+    b->order = (int)i; /* load_run keeps the order of first appearance */
+    if (parse_bench_name(b->name, &b->id, err, errlen)) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", err);
+      fail(err, errlen, "%s: field benchmarks[].name: %s", path, why);
+      goto bad;
+    }
+  }
+  /* Label and FLOPs from the first iteration entry of each benchmark. */
+  json_t *bs = json_object_get(root, "benchmarks");
+  for (size_t i = 0; i < json_array_size(bs); i++) {
+    json_t *e = json_array_get(bs, i);
+    if (strcmp(str_or(e, "run_type", ""), "iteration") != 0) continue;
+    const char *name = str_or(e, "name", "");
+    for (size_t k = 0; k < out->n; k++) {
+      run_bench *b = &out->b[k];
+      if (strcmp(b->name, name) != 0 || b->flops_per_call > 0) continue;
+      b->reference = strcmp(str_or(e, "label", ""), "reference") == 0;
+      json_t *fl = json_object_get(e, "flops_per_second");
+      double t = json_number_value(json_object_get(e, "real_time")) * unit_ns(str_or(e, "time_unit", ""));
+      if (json_is_number(fl) && json_number_value(fl) > 0) b->flops_per_call = json_number_value(fl) * t * 1e-9;
+    }
+  }
+  json_decref(root);
+  free_figures(&f);
+  return 0;
+bad:
+  json_decref(root);
+  free_figures(&f);
+  free(out->b);
+  free(out->failed);
+  out->b = NULL;
+  out->failed = NULL;
+  return 1;
+}
+
+/* ---------- verdicts.json ---------- */
+
+static const char *kVerdicts[] = {"faster", "same", "slower", "new", "missing", "unknown"};
+
+static int known_verdict(const char *v, int allow_unknown) {
+  for (size_t i = 0; i < sizeof kVerdicts / sizeof *kVerdicts - (allow_unknown ? 0 : 1); i++)
+    if (!strcmp(v, kVerdicts[i])) return 1;
+  return 0;
+}
+
+static int number_field(const char *path, json_t *e, size_t i, const char *key, double *out, char *err,
+                        size_t errlen) {
+  json_t *v = json_object_get(e, key);
+  if (!json_is_number(v) || !isfinite(json_number_value(v)))
+    return fail(err, errlen, "%s: field verdicts[%zu].%s: expected a number%s", path, i, key, v ? "" : ", missing");
+  *out = json_number_value(v);
+  return 0;
+}
+
+int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->path, sizeof out->path, "%s", path);
+  json_error_t je;
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  if (!root) return fail(err, errlen, "%s: not valid JSON (line %d: %s)", path, je.line, je.text);
+  json_t *metric = json_object_get(root, "metric"), *list = json_object_get(root, "verdicts");
+  int rc = 0;
+  if (!json_is_string(metric) || (strcmp(json_string_value(metric), "time") && strcmp(json_string_value(metric), "copy_ratio")))
+    rc = fail(err, errlen, "%s: field metric: expected \"time\" or \"copy_ratio\" (written by gate check)", path);
+  else if (!json_is_array(list))
+    rc = fail(err, errlen, "%s: field verdicts: expected an array%s", path, list ? "" : ", missing");
+  else if (json_array_size(list) == 0)
+    rc = fail(err, errlen, "%s: field verdicts: empty; the gate compared nothing", path);
+  if (rc) {
+    json_decref(root);
+    return rc;
+  }
+  snprintf(out->metric, sizeof out->metric, "%s", json_string_value(metric));
+  out->n = json_array_size(list);
+  out->v = calloc(out->n, sizeof *out->v);
+  for (size_t i = 0; i < out->n && !rc; i++) {
+    json_t *e = json_array_get(list, i);
+    verdict_row *r = &out->v[i];
+    r->baseline_ns = r->run_ns = r->delta = r->threshold = r->noise = r->p_slower = NAN;
+    json_t *name = json_object_get(e, "name"), *v = json_object_get(e, "verdict");
+    if (!json_is_string(name) || !json_string_length(name) || json_string_length(name) >= sizeof r->name) {
+      rc = fail(err, errlen, "%s: field verdicts[%zu].name: expected a benchmark name", path, i);
+      break;
+    }
+    snprintf(r->name, sizeof r->name, "%s", json_string_value(name));
+    if (!json_is_string(v) || !known_verdict(json_string_value(v), 0)) {
+      rc = fail(err, errlen, "%s: field verdicts[%zu].verdict: expected faster, same, slower, new or missing", path, i);
+      break;
+    }
+    snprintf(r->verdict, sizeof r->verdict, "%s", json_string_value(v));
+    int is_new = !strcmp(r->verdict, "new"), is_missing = !strcmp(r->verdict, "missing");
+    if (!is_new) rc = number_field(path, e, i, "baseline_ns", &r->baseline_ns, err, errlen);
+    if (!rc && !is_missing) rc = number_field(path, e, i, "run_ns", &r->run_ns, err, errlen);
+    if (!rc && !is_new && !is_missing) {
+      rc = number_field(path, e, i, "delta", &r->delta, err, errlen) ||
+           number_field(path, e, i, "threshold", &r->threshold, err, errlen) ||
+           number_field(path, e, i, "baseline_noise", &r->noise, err, errlen) ||
+           number_field(path, e, i, "p_slower", &r->p_slower, err, errlen);
+    }
+  }
+  json_decref(root);
+  if (rc) {
+    free(out->v);
+    out->v = NULL;
+  }
+  return rc;
+}
+
+/* ---------- history CSV ---------- */
+
+static const char kHeader[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict";
+
+static int csv_number(const char *path, size_t line, const char *field, const char *s, int positive, double *out,
+                      char *err, size_t errlen) {
+  char *end = NULL;
+  double x = strtod(s, &end);
+  if (end == s || *end || !isfinite(x) || (positive ? !(x > 0) : x < 0))
+    return fail(err, errlen, "%s: line %zu: field %s: expected a %s number, got '%s'", path, line, field,
+                positive ? "positive" : "non-negative", s);
+  *out = x;
+  return 0;
+}
+
+int load_history_file(const char *path, history_file *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->path, sizeof out->path, "%s", path);
+  FILE *f = fopen(path, "r");
+  if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  char *line = NULL;
+  size_t cap = 0, lineno = 0, alloc = 0;
+  ssize_t len;
+  int rc = 0;
+  while (!rc && (len = getline(&line, &cap, f)) >= 0) {
+    lineno++;
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+    if (lineno == 1) {
+      if (strcmp(line, kHeader) != 0)
+        rc = fail(err, errlen, "%s: line 1: expected the header '%s' (written by gate history), got '%.120s'", path,
+                  kHeader, line);
+      continue;
+    }
+    if (len == 0) continue;
+    /* The gate writes names unquoted: a name with a comma shows up as too many fields. */
+    char *field[9];
+    size_t nf = 0;
+    char *cursor = line;
+    while (cursor && nf < 9) field[nf++] = strsep(&cursor, ",");
+    if (nf != 8 || cursor) {
+      rc = fail(err, errlen, "%s: line %zu: expected 8 comma-separated fields (%s), got %s%zu", path, lineno, kHeader,
+                cursor ? "more than " : "", nf);
+      break;
+    }
+    if (out->n == alloc) {
+      alloc = alloc ? 2 * alloc : 64;
+      out->r = realloc(out->r, alloc * sizeof *out->r);
+    }
+    history_row *r = &out->r[out->n];
+    memset(r, 0, sizeof *r);
+    static const char *kNames[] = {"date", "commit", "gpu", "benchmark"};
+    char *dst[] = {r->date, r->commit, r->gpu, r->bench};
+    size_t cap_of[] = {sizeof r->date, sizeof r->commit, sizeof r->gpu, sizeof r->bench};
+    for (int k = 0; k < 4 && !rc; k++) {
+      if (!*field[k] || strlen(field[k]) >= cap_of[k])
+        rc = fail(err, errlen, "%s: line %zu: field %s: expected a non-empty value shorter than %zu characters", path,
+                  lineno, kNames[k], cap_of[k]);
+      else
+        snprintf(dst[k], cap_of[k], "%s", field[k]);
+    }
+    if (rc) break;
+    char why[512];
+    if (parse_bench_name(r->bench, &r->id, why, sizeof why)) {
+      rc = fail(err, errlen, "%s: line %zu: field benchmark: %s", path, lineno, why);
+      break;
+    }
+    rc = csv_number(path, lineno, "median_ns", field[4], 1, &r->median_ns, err, errlen) ||
+         csv_number(path, lineno, "bytes_per_second", field[5], 1, &r->bytes_per_second, err, errlen) ||
+         csv_number(path, lineno, "noise", field[6], 0, &r->noise, err, errlen);
+    if (rc) break;
+    if (!known_verdict(field[7], 1)) {
+      rc = fail(err, errlen, "%s: line %zu: field verdict: expected faster, same, slower, new, missing or unknown, "
+                "got '%s'", path, lineno, field[7]);
+      break;
+    }
+    snprintf(r->verdict, sizeof r->verdict, "%s", field[7]);
+    out->n++;
+  }
+  free(line);
+  fclose(f);
+  if (!rc && lineno == 0)
+    rc = fail(err, errlen, "%s: empty file; expected the header '%s' and one row per benchmark and run (appended by "
+              "`gate history`)", path, kHeader);
+  else if (!rc && out->n == 0)
+    rc = fail(err, errlen, "%s: no rows after the header: no run was recorded yet, nothing to chart", path);
+  if (rc) {
+    free(out->r);
+    out->r = NULL;
+    out->n = 0;
+  }
+  return rc;
+}
+
+/* ---------- baselines ---------- */
+
+int load_baseline_file(const char *path, const gate_policy *p, baseline_file *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->path, sizeof out->path, "%s", path);
+  if (load_baseline(path, &out->fig, err, errlen)) return 1;
+  /* The history records plain times, so the band is drawn on the time metric. */
+  gate_policy time_policy = *p;
+  time_policy.metric = METRIC_TIME;
+  out->nself = compare_figures(&out->fig, &out->fig, &time_policy, &out->self);
+  return 0;
+}
+
+/* ---------- dispatch ---------- */
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+#define GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof *(arr)), &(arr)[(n)++])
+
+static int load_file(render_inputs *in, const char *path, const gate_policy *p, char *err, size_t errlen) {
+  int rc;
+  if (ends_with(path, ".csv")) {
+    history_file h;
+    if ((rc = load_history_file(path, &h, err, errlen)) == 0) *GROW(in->hist, in->nhist) = h;
+  } else if (ends_with(path, ".json")) {
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root)
+      return fail(err, errlen, "%s: not valid JSON (line %d, column %d: %s): a truncated file?", path, je.line,
+                  je.column, je.text);
+    int is_run = json_object_get(root, "context") != NULL, is_verdicts = json_object_get(root, "verdicts") != NULL,
+        is_base = json_object_get(root, "schema_version") != NULL;
+    json_decref(root);
+    if (is_run) {
+      run_file r;
+      if ((rc = load_run_file(path, &r, err, errlen)) == 0) *GROW(in->runs, in->nruns) = r;
+    } else if (is_verdicts) {
+      verdicts_file v;
+      if ((rc = load_verdicts_file(path, &v, err, errlen)) == 0) *GROW(in->verdicts, in->nverdicts) = v;
+    } else if (is_base) {
+      baseline_file b;
+      if ((rc = load_baseline_file(path, p, &b, err, errlen)) == 0) *GROW(in->bases, in->nbases) = b;
+    } else {
+      return fail(err, errlen, "%s: not a run of the benchmark runner (no field context), a verdicts file (no field "
+                  "verdicts) or a baseline (no field schema_version)", path);
+    }
+  } else {
+    return fail(err, errlen, "%s: unknown kind of input: want a run or verdicts or baseline .json, a history .csv or "
+                "a directory of them", path);
+  }
+  if (rc == 0) snprintf(*GROW(in->given, in->ngiven), PATH_LEN, "%s", path);
+  return rc;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The .json and .csv files directly in `dir`, sorted; returns how many were loaded, -1 on error. */
+static int load_dir(render_inputs *in, const char *dir, const gate_policy *p, char *err, size_t errlen) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    fail(err, errlen, "%s: cannot read the directory: %s", dir, strerror(errno));
+    return -1;
+  }
+  char **names = NULL;
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (!(ends_with(e->d_name, ".json") || ends_with(e->d_name, ".csv"))) continue;
+    if (ends_with(e->d_name, ".candidate.json")) {
+      fprintf(stderr, "render: skipping %s/%s (a candidate baseline, not adopted)\n", dir, e->d_name);
+      continue;
+    }
+    *GROW(names, n) = strdup(e->d_name);
+  }
+  closedir(d);
+  if (n) qsort(names, n, sizeof *names, by_name);
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    if (!rc && load_file(in, path, p, err, errlen)) rc = -1;
+    free(names[i]);
+  }
+  free(names);
+  return rc ? -1 : (int)n;
+}
+
+int load_input(render_inputs *in, const char *path, const gate_policy *p, char *err, size_t errlen) {
+  struct stat st;
+  if (stat(path, &st) != 0) return fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return load_file(in, path, p, err, errlen);
+  int n = load_dir(in, path, p, err, errlen);
+  if (n < 0) return 1;
+  char sub[PATH_LEN];
+  snprintf(sub, sizeof sub, "%s/history", path);
+  if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+    int m = load_dir(in, sub, p, err, errlen);
+    if (m < 0) return 1;
+    n += m;
+  }
+  if (n == 0) return fail(err, errlen, "%s: a directory with no .json or .csv file in it (nor in %s)", path, sub);
+  return 0;
+}
+
+void free_inputs(render_inputs *in) {
+  for (size_t i = 0; i < in->nruns; i++) {
+    free(in->runs[i].b);
+    free(in->runs[i].failed);
+  }
+  for (size_t i = 0; i < in->nverdicts; i++) free(in->verdicts[i].v);
+  for (size_t i = 0; i < in->nhist; i++) free(in->hist[i].r);
+  for (size_t i = 0; i < in->nbases; i++) {
+    free(in->bases[i].self);
+    free_figures(&in->bases[i].fig);
+  }
+  free(in->runs);
+  free(in->verdicts);
+  free(in->hist);
+  free(in->bases);
+  free(in->given);
+  memset(in, 0, sizeof *in);
+}

@@ -1,0 +1,120 @@
+/* What the charts are drawn from: runs of the benchmark runner (JSON), the
+ * gate's verdicts.json, its history CSV and its baselines. Every loader checks
+ * its input and reports the first problem as "FILE: field/line ...: what was
+ * expected", so that nothing is drawn from a file that was misread. */
+#ifndef PLOTS_INPUTS_H
+#define PLOTS_INPUTS_H
+
+#include <stddef.h>
+
+#include "perf/gate/compare.h"
+#include "perf/gate/figures.h"
+
+enum { RENDER_OK = 0, RENDER_FAILED = 1, RENDER_BAD_INPUT = 2 };
+
+#define PATH_LEN 4096
+
+/* "family/variant/p:v/p:v" split up. */
+typedef struct {
+  char family[64], variant[128], params[128];
+  double size;          /* product of the parameter values: orders problem sizes */
+  char size_label[96];  /* "256Mi", "8192×8192" */
+  char size_axis[96];   /* the parameter names: "N", "nx×ny" */
+} bench_name;
+
+/* Splits a benchmark name; 0 ok, else a message naming the name. */
+int parse_bench_name(const char *name, bench_name *out, char *err, size_t errlen);
+/* 268435456 -> "256Mi", 8192 -> "8192", 1000000000 -> "1e+09". */
+void format_size(long long v, char *buf, size_t len);
+
+/* One benchmark of a run, with the gate's median (repetitions pooled). */
+typedef struct {
+  char name[256];
+  bench_name id;
+  int reference;          /* label "reference": a library (cuBLAS, CUB, cudaMemcpy) */
+  int order;              /* registration order in its run */
+  double median_ns;
+  double bytes_per_second;
+  double flops_per_call;  /* 0: the runner reported no FLOPs */
+  size_t run;             /* index of its run in render_inputs.runs */
+} run_bench;
+
+/* A benchmark whose self-check or CUDA call failed: the runner wrote an error entry. */
+typedef struct {
+  char name[256], message[512];
+} failed_bench;
+
+typedef struct {
+  char path[PATH_LEN];
+  gate_gpu gpu;
+  double peak_gbps;       /* 0: unknown */
+  double copy_gbps;       /* copy probe of the same run */
+  char compute_capability[16], date[64], host[256], commit[64], executable[256];
+  run_bench *b;
+  size_t n;
+  failed_bench *failed; /* shown in the report, left out of the charts */
+  size_t nfailed;
+} run_file;
+
+typedef struct {
+  char name[256];
+  char verdict[16];
+  double baseline_ns, run_ns, delta, threshold, noise, p_slower; /* NAN where the gate wrote none */
+} verdict_row;
+
+typedef struct {
+  char path[PATH_LEN];
+  char metric[16];
+  verdict_row *v;
+  size_t n;
+} verdicts_file;
+
+typedef struct {
+  char date[64], commit[64], gpu[256], bench[256];
+  bench_name id;
+  double median_ns, bytes_per_second, noise;
+  char verdict[16];
+} history_row;
+
+typedef struct {
+  char path[PATH_LEN];
+  history_row *r;
+  size_t n;
+} history_file;
+
+/* A baseline and, per benchmark, what the gate allows: the median of its run
+ * medians and the threshold max(tolerance, k_noise x noise), computed by the
+ * gate's own code (compare_figures of the baseline with itself). */
+typedef struct {
+  char path[PATH_LEN];
+  gate_figures fig;
+  comparison *self;
+  size_t nself;
+} baseline_file;
+
+typedef struct {
+  run_file *runs;
+  size_t nruns;
+  verdicts_file *verdicts;
+  size_t nverdicts;
+  history_file *hist;
+  size_t nhist;
+  baseline_file *bases;
+  size_t nbases;
+  char (*given)[PATH_LEN]; /* every file read, for the report */
+  size_t ngiven;
+} render_inputs;
+
+int load_run_file(const char *path, run_file *out, char *err, size_t errlen);
+int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t errlen);
+int load_history_file(const char *path, history_file *out, char *err, size_t errlen);
+int load_baseline_file(const char *path, const gate_policy *p, baseline_file *out, char *err, size_t errlen);
+
+/* Reads one input: a .csv is a history; a .json is told apart by its fields
+ * (context: run, verdicts: verdicts, schema_version: baseline); a directory
+ * gives its *.json and *.csv and those in its history/ (*.candidate.json,
+ * written by the gate for a missing baseline, is skipped). */
+int load_input(render_inputs *in, const char *path, const gate_policy *p, char *err, size_t errlen);
+void free_inputs(render_inputs *in);
+
+#endif

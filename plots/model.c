@@ -1,0 +1,129 @@
+#include "plots/model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof *(arr)), memset(&(arr)[(n)], 0, sizeof *(arr)), &(arr)[(n)++])
+
+/* A FLOP-bound kernel (matmul) is charted in FLOP/s: its bytes say little. The
+ * memory-bound ones report FLOPs too (add: 1 per 12 bytes), hence the cut. */
+#define FLOP_BOUND_INTENSITY 1.0
+
+static gpu_view *gpu_of(report_model *m, const char *slug) {
+  for (size_t i = 0; i < m->ng; i++)
+    if (!strcmp(m->g[i].slug, slug)) return &m->g[i];
+  gpu_view *g = GROW(m->g, m->ng);
+  snprintf(g->slug, sizeof g->slug, "%s", slug);
+  snprintf(g->name, sizeof g->name, "%s", slug);
+  return g;
+}
+
+static family_view *family_of(gpu_view *g, const char *name) {
+  for (size_t i = 0; i < g->nf; i++)
+    if (!strcmp(g->f[i].name, name)) return &g->f[i];
+  family_view *f = GROW(g->f, g->nf);
+  snprintf(f->name, sizeof f->name, "%s", name);
+  return f;
+}
+
+static void add_variant(family_view *f, const char *name, int reference) {
+  for (size_t i = 0; i < f->nv; i++)
+    if (!strcmp(f->v[i].name, name)) return;
+  variant_info *v = GROW(f->v, f->nv);
+  snprintf(v->name, sizeof v->name, "%s", name);
+  v->reference = reference;
+}
+
+const entry *find_entry(const family_view *f, const char *bench) {
+  for (size_t i = 0; i < f->ne; i++)
+    if (!strcmp(f->e[i].b->name, bench)) return &f->e[i];
+  return NULL;
+}
+
+int variant_index(const family_view *f, const char *variant) {
+  for (size_t i = 0; i < f->nv; i++)
+    if (!strcmp(f->v[i].name, variant)) return (int)i + 1;
+  return 1;
+}
+
+const char *unit_of(const family_view *f) { return f->flops ? "TFLOP/s" : "GB/s"; }
+
+double entry_value(const family_view *f, const entry *e) {
+  if (f->flops) return e->b->flops_per_call / e->b->median_ns / 1e3; /* FLOP per ns = GFLOP/s */
+  return e->b->bytes_per_second / 1e9;
+}
+
+/* Later runs replace earlier figures of the same benchmark (ISO dates; a tie goes to the later input). */
+static void add_entry(gpu_view *g, const run_file *run, const run_bench *b) {
+  family_view *f = family_of(g, b->id.family);
+  for (size_t i = 0; i < f->ne; i++)
+    if (!strcmp(f->e[i].b->name, b->name)) {
+      if (strcmp(run->date, f->e[i].run->date) >= 0) f->e[i] = (entry){b, run};
+      return;
+    }
+  *GROW(f->e, f->ne) = (entry){b, run};
+}
+
+int build_model(const render_inputs *in, report_model *m, char *err, size_t errlen) {
+  memset(m, 0, sizeof *m);
+  for (size_t r = 0; r < in->nruns; r++) {
+    const run_file *run = &in->runs[r];
+    gpu_view *g = gpu_of(m, run->gpu.slug);
+    if (!g->run || strcmp(run->date, g->run->date) >= 0) {
+      g->run = run;
+      snprintf(g->name, sizeof g->name, "%s", run->gpu.name);
+    }
+    for (size_t i = 0; i < run->n; i++) add_entry(g, run, &run->b[i]);
+  }
+  for (size_t h = 0; h < in->nhist; h++)
+    for (size_t i = 0; i < in->hist[h].n; i++) {
+      const history_row *row = &in->hist[h].r[i];
+      family_view *f = family_of(gpu_of(m, row->gpu), row->id.family);
+      *GROW(f->h, f->nh) = row;
+    }
+  for (size_t i = 0; i < m->ng; i++) {
+    gpu_view *g = &m->g[i];
+    for (size_t b = 0; b < in->nbases; b++)
+      if (!strcmp(in->bases[b].fig.gpu.slug, g->slug)) {
+        g->base = &in->bases[b];
+        if (!g->run) snprintf(g->name, sizeof g->name, "%s", g->base->fig.gpu.name);
+      }
+    for (size_t k = 0; k < g->nf; k++) {
+      family_view *f = &g->f[k];
+      for (size_t e = 0; e < f->ne; e++) {
+        const run_bench *b = f->e[e].b;
+        add_variant(f, b->id.variant, b->reference);
+        double bytes = b->bytes_per_second * b->median_ns * 1e-9;
+        if (b->flops_per_call > 0 && b->flops_per_call >= FLOP_BOUND_INTENSITY * bytes) f->flops = 1;
+      }
+      for (size_t h = 0; h < f->nh; h++) add_variant(f, f->h[h]->id.variant, 0);
+    }
+  }
+  if (in->nverdicts) {
+    /* verdicts.json names no GPU: it can only belong to the one GPU of the report. */
+    if (m->ng != 1) {
+      snprintf(err, errlen, "%s: a verdicts file names no GPU, but the inputs cover %zu GPUs: render the verdicts with "
+               "the runs and history of one GPU", in->verdicts[0].path, m->ng);
+      free_model(m);
+      return 1;
+    }
+    for (size_t v = 0; v < in->nverdicts; v++) *GROW(m->g[0].verdicts, m->g[0].nverdicts) = &in->verdicts[v];
+  }
+  return 0;
+}
+
+void free_model(report_model *m) {
+  for (size_t i = 0; i < m->ng; i++) {
+    for (size_t k = 0; k < m->g[i].nf; k++) {
+      free(m->g[i].f[k].e);
+      free(m->g[i].f[k].v);
+      free(m->g[i].f[k].h);
+    }
+    free(m->g[i].f);
+    free(m->g[i].verdicts);
+  }
+  free(m->g);
+  memset(m, 0, sizeof *m);
+}

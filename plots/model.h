@@ -1,0 +1,67 @@
+/* The inputs arranged the way the report shows them: per GPU, per kernel
+ * family, the latest figure of every benchmark and the history rows. */
+#ifndef PLOTS_MODEL_H
+#define PLOTS_MODEL_H
+
+#include "plots/inputs.h"
+
+#define MAX_CHARTS 3
+
+typedef struct {
+  char png[512], svg[512]; /* file names inside the output directory */
+  const char *kind;        /* "history", "ladder", "size" */
+  int width, height;
+  char caption[1024];
+} chart;
+
+/* The latest measurement of one benchmark on one GPU. */
+typedef struct {
+  const run_bench *b;
+  const run_file *run;
+} entry;
+
+typedef struct {
+  char name[128];
+  int reference;
+} variant_info;
+
+typedef struct {
+  char name[64];
+  int flops;             /* charted in TFLOP/s (arithmetic intensity >= 1 FLOP/byte), else GB/s */
+  entry *e;              /* latest figures, in registration order */
+  size_t ne;
+  variant_info *v;       /* every variant seen (runs first, then history): fixes each one's colour */
+  size_t nv;
+  const history_row **h; /* history of this family on this GPU, in file order */
+  size_t nh;
+  chart charts[MAX_CHARTS];
+  size_t ncharts;
+  char notes[2048];      /* why a chart is missing or thin, for the report */
+} family_view;
+
+typedef struct {
+  char slug[256], name[256];
+  const run_file *run;       /* the latest run on this GPU (context for the report), or NULL */
+  const baseline_file *base; /* its baseline, or NULL */
+  family_view *f;
+  size_t nf;
+  const verdicts_file **verdicts; /* the gate's verdicts for this GPU's latest runs */
+  size_t nverdicts;
+} gpu_view;
+
+typedef struct {
+  gpu_view *g;
+  size_t ng;
+} report_model;
+
+/* 0 ok; else a message (e.g. verdicts that cannot be tied to one GPU). */
+int build_model(const render_inputs *in, report_model *m, char *err, size_t errlen);
+void free_model(report_model *m);
+
+/* What a figure means in the family's unit: GB/s, or TFLOP/s for FLOP-bound families. */
+double entry_value(const family_view *f, const entry *e);
+const entry *find_entry(const family_view *f, const char *bench);
+const char *unit_of(const family_view *f);
+int variant_index(const family_view *f, const char *variant); /* 1-based colour index */
+
+#endif

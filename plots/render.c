@@ -1,0 +1,189 @@
+/* render: charts (PNG and SVG, drawn by gnuplot) and a static index.html from
+ * benchmark runs, the gate's verdicts, baselines and history.
+ *
+ *   bazel run //plots:render -- [FLAGS] INPUT... OUTDIR
+ *
+ * INPUT: a run JSON of the benchmark runner, verdicts.json of `gate check`, a
+ * baseline (baselines/<gpu>.json), a history CSV (baselines/history/<gpu>.csv),
+ * or a directory of them (baselines/ gives its baselines and history).
+ * Everything is read and checked before anything is drawn.
+ * Exit status: 0 done, 1 drawing failed (gnuplot missing or failing, OUTDIR
+ * unwritable), 2 bad input or usage (nothing is written).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plots/charts.h"
+#include "plots/html.h"
+#include "plots/inputs.h"
+#include "plots/model.h"
+
+static void usage(const char *msg) {
+  if (msg) fprintf(stderr, "render: %s\n", msg);
+  fprintf(stderr,
+          "usage: render [FLAGS] INPUT... OUTDIR\n"
+          "  INPUT  run JSON (benchmark runner), verdicts.json (gate check), baseline JSON (baselines/<gpu>.json),\n"
+          "         history CSV (baselines/history/<gpu>.csv), or a directory of them (e.g. baselines/)\n"
+          "  OUTDIR created if needed; gets <gpu>-<family>-{history,ladder,size}.{png,svg}, data/ and index.html\n"
+          "FLAGS (the band of the over-time chart; use the gate's own policy):\n"
+          "  --tolerance=F (0.05)  --family_tolerance=FAMILY=F (repeatable)  --k_noise=K (3)\n"
+          "  --title=TEXT          title of index.html\n"
+          "  --scripts=DIR         where ladder.gp, size.gp, history.gp are (default: the runfiles, then ./plots)\n"
+          "  --gnuplot=PROGRAM     (default: $GNUPLOT, else gnuplot on PATH)\n");
+  exit(RENDER_BAD_INPUT);
+}
+
+static double number_arg(const char *flag, const char *v, double lo, double hi) {
+  char *end;
+  double x = strtod(v, &end);
+  if (end == v || *end || !(x > lo && x < hi)) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "--%s=%s: want a number in (%g, %g)", flag, v, lo, hi);
+    usage(msg);
+  }
+  return x;
+}
+
+/* Paths given to `bazel run` are relative to where the user ran it. */
+static const char *user_path(const char *p, char *buf, size_t len) {
+  const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+  if (p[0] == '/' || !wd) return p;
+  snprintf(buf, len, "%s/%s", wd, p);
+  return buf;
+}
+
+static int has_scripts(const char *dir) {
+  static const char *kScripts[] = {"style.gp", "ladder.gp", "size.gp", "history.gp"};
+  for (size_t i = 0; i < sizeof kScripts / sizeof *kScripts; i++) {
+    char p[PATH_LEN];
+    snprintf(p, sizeof p, "%s/%s", dir, kScripts[i]);
+    if (access(p, R_OK) != 0) return 0;
+  }
+  return 1;
+}
+
+/* The scripts are a data dependency: under `bazel run` and `bazel test` they are
+ * in the runfiles tree; run from the source tree, in ./plots. */
+static int find_scripts(const char *argv0, char *out, size_t len) {
+  char exe[PATH_LEN] = "";
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = '\0';
+  const char *roots[] = {getenv("RUNFILES_DIR"), getenv("TEST_SRCDIR")};
+  for (size_t i = 0; i < 2; i++) {
+    if (!roots[i]) continue;
+    snprintf(out, len, "%s/cuda_perf/plots", roots[i]);
+    if (has_scripts(out)) return 0;
+  }
+  const char *bins[] = {argv0, exe};
+  for (size_t i = 0; i < 2; i++) {
+    if (!bins[i][0]) continue;
+    snprintf(out, len, "%s.runfiles/cuda_perf/plots", bins[i]);
+    if (has_scripts(out)) return 0;
+  }
+  snprintf(out, len, "plots");
+  return has_scripts(out) ? 0 : 1;
+}
+
+static int make_dirs(const char *path) {
+  char buf[PATH_LEN];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
+    *p = '/';
+  }
+  return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int main(int argc, char **argv) {
+  gate_policy policy = default_policy();
+  const char *title = "CUDA kernel performance report", *scripts = NULL;
+  const char *gnuplot = getenv("GNUPLOT") ? getenv("GNUPLOT") : "gnuplot";
+  static const struct option opts[] = {{"tolerance", required_argument, 0, 't'},
+                                       {"family_tolerance", required_argument, 0, 'f'},
+                                       {"k_noise", required_argument, 0, 'k'},
+                                       {"title", required_argument, 0, 'T'},
+                                       {"scripts", required_argument, 0, 's'},
+                                       {"gnuplot", required_argument, 0, 'g'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  char err[2048], buf[PATH_LEN];
+  int c;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+      case 't': policy.tolerance = number_arg("tolerance", optarg, 0, 1); break;
+      case 'f':
+        if (add_family_tolerance(&policy, optarg, err, sizeof err)) usage(err);
+        break;
+      case 'k': policy.k_noise = number_arg("k_noise", optarg, 0, 100); break;
+      case 'T': title = optarg; break;
+      case 's': scripts = optarg; break;
+      case 'g': gnuplot = optarg; break;
+      case 'h': usage(NULL); break;
+      default: usage("unknown flag");
+    }
+  }
+  if (argc - optind < 2) usage("want at least one INPUT and the OUTDIR");
+
+  render_inputs in = {0};
+  for (int i = optind; i < argc - 1; i++) {
+    if (load_input(&in, user_path(argv[i], buf, sizeof buf), &policy, err, sizeof err)) {
+      fprintf(stderr, "render: %s\n", err);
+      return RENDER_BAD_INPUT;
+    }
+  }
+  if (in.nruns + in.nhist == 0) {
+    fprintf(stderr, "render: nothing to chart: the inputs hold %zu verdicts file(s) and %zu baseline(s) but no run "
+            "JSON and no history CSV\n", in.nverdicts, in.nbases);
+    return RENDER_BAD_INPUT;
+  }
+  report_model m;
+  if (build_model(&in, &m, err, sizeof err)) {
+    fprintf(stderr, "render: %s\n", err);
+    return RENDER_BAD_INPUT;
+  }
+
+  char script_dir[PATH_LEN], outdir[PATH_LEN];
+  if (scripts) {
+    snprintf(script_dir, sizeof script_dir, "%s", user_path(scripts, buf, sizeof buf));
+    if (!has_scripts(script_dir)) {
+      fprintf(stderr, "render: --scripts=%s: no style.gp, ladder.gp, size.gp and history.gp there\n", scripts);
+      return RENDER_BAD_INPUT;
+    }
+  } else if (find_scripts(argv[0], script_dir, sizeof script_dir)) {
+    fprintf(stderr, "render: cannot find the gnuplot scripts (plots/*.gp) in the runfiles or ./plots: run it with "
+            "`bazel run //plots:render`, or pass --scripts=DIR\n");
+    return RENDER_FAILED;
+  }
+  /* gnuplot is started from here: make the script directory absolute. */
+  char resolved[PATH_MAX];
+  if (realpath(script_dir, resolved)) snprintf(script_dir, sizeof script_dir, "%s", resolved);
+
+  snprintf(outdir, sizeof outdir, "%s", user_path(argv[argc - 1], buf, sizeof buf));
+  if (make_dirs(outdir) != 0) {
+    fprintf(stderr, "render: cannot create %s: %s\n", outdir, strerror(errno));
+    return RENDER_FAILED;
+  }
+  render_env env = {gnuplot, script_dir, outdir};
+  int rc = render_charts(&env, &in, &m, err, sizeof err);
+  if (rc == RENDER_OK) rc = write_html(outdir, title, &in, &m, err, sizeof err);
+  if (rc != RENDER_OK) {
+    fprintf(stderr, "render: %s\n", err);
+    return RENDER_FAILED;
+  }
+  size_t charts = 0;
+  for (size_t i = 0; i < m.ng; i++)
+    for (size_t k = 0; k < m.g[i].nf; k++) charts += m.g[i].f[k].ncharts;
+  printf("render: %zu charts (PNG and SVG) and %s/index.html\n", charts, outdir);
+  free_model(&m);
+  free_inputs(&in);
+  return RENDER_OK;
+}

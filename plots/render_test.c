@@ -1,0 +1,595 @@
+/* CPU tests of //plots:render on the fixtures of plots/testdata (invented
+ * numbers, "Test Fixture GPU"): the readers and their error messages, the
+ * numbers that reach gnuplot (band, regressions, ladder), and the binary end to
+ * end: valid PNG (magic, IHDR size) and SVG files, index.html, exit codes, and
+ * no chart at all when an input is empty or malformed or gnuplot fails. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plots/inputs.h"
+#include "plots/model.h"
+
+#define FIX "plots/testdata"
+#define SLUG "test-fixture-gpu"
+
+static const char *render_bin;
+static char tmp[1024], full_out[1200], full_err[1200];
+static int full_rc;
+
+static const char *kFamilies[] = {"elementwise", "matmul", "transpose"};
+static const char *kKinds[] = {"history", "ladder", "size"};
+
+/* Runs render with ARGS (already quoted where needed); stderr goes to ERRFILE. */
+static int run_render(const char *args, const char *errfile) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>'%s'", render_bin, args, errfile);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+  s[n] = '\0';
+  fclose(f);
+  if (len) *len = (size_t)n;
+  return s;
+}
+
+static int count_files(const char *dir, const char *suffix) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t a = strlen(e->d_name), b = strlen(suffix);
+    n += a > b && strcmp(e->d_name + a - b, suffix) == 0;
+  }
+  closedir(d);
+  return n;
+}
+
+static unsigned be32(const unsigned char *p) {
+  return (unsigned)p[0] << 24 | (unsigned)p[1] << 16 | (unsigned)p[2] << 8 | p[3];
+}
+
+/* PNG signature, IHDR first, its size; and more than a blank canvas would take. */
+static void check_png(const char *path, unsigned *w, unsigned *h) {
+  size_t n;
+  unsigned char *p = (unsigned char *)slurp(path, &n);
+  static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  ck_assert_msg(n > 24 && memcmp(p, sig, 8) == 0, "%s: no PNG signature", path);
+  ck_assert_msg(memcmp(p + 12, "IHDR", 4) == 0, "%s: first chunk is not IHDR", path);
+  *w = be32(p + 16);
+  *h = be32(p + 20);
+  /* A white 960x540 PNG is about 3 KB; a chart with axes, text and data is several times that. */
+  ck_assert_msg(n > 15000, "%s: only %zu bytes: a blank chart?", path, n);
+  free(p);
+}
+
+static void check_svg(const char *path) {
+  size_t n;
+  char *s = slurp(path, &n);
+  ck_assert_msg(strncmp(s, "<?xml", 5) == 0, "%s: no XML declaration", path);
+  ck_assert_msg(strstr(s, "<svg") != NULL, "%s: no <svg> element", path);
+  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ')) s[--n] = '\0';
+  ck_assert_msg(n > 6 && strcmp(s + n - 6, "</svg>") == 0, "%s: does not end with </svg> (cut short?)", path);
+  int paths = 0;
+  for (const char *p = s; (p = strstr(p, "<path")) != NULL; p++) paths++;
+  ck_assert_msg(n > 8000 && paths > 10, "%s: %zu bytes, %d paths: too little drawn", path, n, paths);
+  free(s);
+}
+
+/* ---------- names ---------- */
+
+START_TEST(names_split_into_family_variant_and_size) {
+  bench_name b;
+  char err[512];
+  ck_assert_int_eq(parse_bench_name("elementwise/add_float4/N:268435456", &b, err, sizeof err), 0);
+  ck_assert_str_eq(b.family, "elementwise");
+  ck_assert_str_eq(b.variant, "add_float4");
+  ck_assert_str_eq(b.params, "N:268435456");
+  ck_assert_str_eq(b.size_label, "256Mi");
+  ck_assert_str_eq(b.size_axis, "N");
+  ck_assert_double_eq(b.size, 268435456.0);
+  ck_assert_int_eq(parse_bench_name("transpose/tiled/nx:8192/ny:4097", &b, err, sizeof err), 0);
+  ck_assert_str_eq(b.params, "nx:8192/ny:4097");
+  ck_assert_str_eq(b.size_label, "8192×4097");
+  ck_assert_str_eq(b.size_axis, "nx×ny");
+  ck_assert_double_eq(b.size, 8192.0 * 4097.0);
+  ck_assert_int_eq(parse_bench_name("copy/memcpy", &b, err, sizeof err), 0);
+  ck_assert_str_eq(b.params, "");
+  ck_assert_double_eq(b.size, 1.0);
+  const char *bad[] = {"elementwise", "a/b/N", "a/b/N:x", "a/b/N:0", "a/b/:5", "a/b/N:12abc", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    ck_assert_msg(parse_bench_name(bad[i], &b, err, sizeof err) != 0, "'%s' accepted", bad[i]);
+    ck_assert_msg(strstr(err, bad[i]) != NULL, "message '%s' does not name '%s'", err, bad[i]);
+  }
+}
+END_TEST
+
+START_TEST(sizes_are_short_and_exact) {
+  char b[32];
+  long long v[] = {1, 4097, 8192, 65536, 1 << 20, 3ll << 30, 1000000, 65537};
+  const char *want[] = {"1", "4097", "8192", "64Ki", "1Mi", "3Gi", "1000000", "65537"};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    format_size(v[i], b, sizeof b);
+    ck_assert_str_eq(b, want[i]);
+  }
+}
+END_TEST
+
+/* ---------- readers ---------- */
+
+START_TEST(history_fixture_is_read) {
+  history_file h;
+  char err[1024];
+  ck_assert_msg(load_history_file(FIX "/baselines/history/" SLUG ".csv", &h, err, sizeof err) == 0, "%s", err);
+  /* 8 runs x 9 elementwise + 5 x 8 matmul + 1 x 4 transpose */
+  ck_assert_uint_eq(h.n, 72 + 40 + 4);
+  ck_assert_str_eq(h.r[0].gpu, SLUG);
+  ck_assert_str_eq(h.r[0].bench, "elementwise/add/N:1048576");
+  ck_assert_str_eq(h.r[0].id.family, "elementwise");
+  ck_assert_double_eq_tol(h.r[0].median_ns, 7312.42, 1e-6);
+  size_t slower = 0;
+  for (size_t i = 0; i < h.n; i++) slower += !strcmp(h.r[i].verdict, "slower");
+  ck_assert_uint_eq(slower, 3);
+  free(h.r);
+}
+END_TEST
+
+typedef struct {
+  const char *file, *says;
+} bad_input;
+
+static const bad_input kBad[] = {
+    {"empty.csv", "empty file"},
+    {"header_only.csv", "no rows after the header"},
+    {"wrong_header.csv", "line 1: expected the header"},
+    {"bad_number.csv", "line 3: field median_ns: expected a positive number, got 'fast'"},
+    {"short_row.csv", "line 2: expected 8 comma-separated fields"},
+    {"truncated.json", "not valid JSON"},
+    {"no_benchmarks.json", "no iteration entries"},
+    {"no_gpu_name.json", "field context.gpu.name"},
+    {"verdicts_no_delta.json", "field verdicts[0].delta"},
+    {"unknown_kind.json", "not a run of the benchmark runner"},
+};
+
+START_TEST(bad_inputs_are_refused_by_name) {
+  for (size_t i = 0; i < sizeof kBad / sizeof *kBad; i++) {
+    render_inputs in = {0};
+    gate_policy p = default_policy();
+    char path[512], err[2048];
+    snprintf(path, sizeof path, FIX "/bad/%s", kBad[i].file);
+    ck_assert_msg(load_input(&in, path, &p, err, sizeof err) != 0, "%s accepted", path);
+    ck_assert_msg(strstr(err, path) != NULL, "message '%s' does not name %s", err, path);
+    ck_assert_msg(strstr(err, kBad[i].says) != NULL, "message '%s' does not say '%s'", err, kBad[i].says);
+    ck_assert_uint_eq(in.nruns + in.nhist + in.nverdicts + in.nbases, 0);
+    free_inputs(&in);
+  }
+}
+END_TEST
+
+START_TEST(run_fixture_gives_references_and_flops) {
+  run_file r;
+  char err[1024];
+  ck_assert_msg(load_run_file(FIX "/runs/matmul.json", &r, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(r.gpu.name, "Test Fixture GPU");
+  ck_assert_double_eq(r.peak_gbps, 3000.0);
+  ck_assert_double_eq(r.copy_gbps, 2700.0);
+  ck_assert_str_eq(r.executable, "matmul_bench");
+  ck_assert_uint_eq(r.n, 8);
+  for (size_t i = 0; i < r.n; i++) {
+    ck_assert_int_eq(r.b[i].order, (int)i);
+    ck_assert_int_eq(r.b[i].reference, !strcmp(r.b[i].id.variant, "cublas"));
+    double m = r.b[i].id.size == 4096.0 * 4096 * 4096 ? 4096 : 1024;
+    ck_assert_double_eq_tol(r.b[i].flops_per_call / (2 * m * m * m), 1.0, 1e-6);
+  }
+  free(r.b);
+}
+END_TEST
+
+START_TEST(verdicts_fixture_is_read) {
+  verdicts_file v;
+  char err[1024];
+  ck_assert_msg(load_verdicts_file(FIX "/verdicts.json", &v, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(v.metric, "time");
+  ck_assert_uint_eq(v.n, 10);
+  ck_assert_str_eq(v.v[8].name, "elementwise/saxpy/N:268435456");
+  ck_assert_str_eq(v.v[8].verdict, "slower");
+  ck_assert_double_eq_tol(v.v[8].delta, 0.11, 1e-4);
+  ck_assert_str_eq(v.v[9].verdict, "missing");
+  ck_assert(isnan(v.v[9].run_ns));
+  free(v.v);
+}
+END_TEST
+
+START_TEST(model_groups_by_gpu_and_family) {
+  render_inputs in = {0};
+  gate_policy p = default_policy();
+  char err[2048];
+  ck_assert_msg(load_input(&in, FIX "/runs", &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_input(&in, FIX "/baselines", &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(in.nruns, 3);
+  ck_assert_uint_eq(in.nhist, 1);
+  ck_assert_uint_eq(in.nbases, 1);
+  report_model m;
+  ck_assert_msg(build_model(&in, &m, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(m.ng, 1);
+  ck_assert_str_eq(m.g[0].name, "Test Fixture GPU");
+  ck_assert_ptr_nonnull(m.g[0].base);
+  ck_assert_uint_eq(m.g[0].nf, 3);
+  for (size_t k = 0; k < 3; k++) {
+    const family_view *f = &m.g[0].f[k];
+    ck_assert_str_eq(f->name, kFamilies[k]);
+    /* add does 1 FLOP per 12 bytes: charted in GB/s; matmul in FLOP/s. */
+    ck_assert_int_eq(f->flops, !strcmp(f->name, "matmul"));
+  }
+  ck_assert_str_eq(m.g[0].f[0].v[1].name, "add_float4");
+  ck_assert_uint_eq(m.g[0].f[0].nh, 72);
+  free_model(&m);
+  free_inputs(&in);
+}
+END_TEST
+
+/* verdicts.json names no GPU: with runs of two GPUs it cannot be placed. */
+START_TEST(verdicts_with_two_gpus_are_refused) {
+  char *text = slurp(FIX "/runs/elementwise.json", NULL), path[1200];
+  char *at;
+  while ((at = strstr(text, "Test Fixture GPU")) != NULL) memcpy(at, "Mock Fixture GPU", 16);
+  snprintf(path, sizeof path, "%s/other_gpu.json", tmp);
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  char args[4096], errfile[1200], out[1200];
+  snprintf(errfile, sizeof errfile, "%s/two_gpus.err", tmp);
+  snprintf(out, sizeof out, "%s/two_gpus_out", tmp);
+  snprintf(args, sizeof args, FIX "/runs/elementwise.json '%s' " FIX "/verdicts.json '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 2);
+  char *msg = slurp(errfile, NULL);
+  ck_assert_msg(strstr(msg, "names no GPU") && strstr(msg, "verdicts.json"), "%s", msg);
+  free(msg);
+  ck_assert_int_ne(access(out, F_OK), 0);
+}
+END_TEST
+
+/* ---------- what reaches gnuplot ---------- */
+
+static char *data_file(const char *family, const char *what) {
+  static char path[1400];
+  snprintf(path, sizeof path, "%s/data/" SLUG "-%s.%s.dat", full_out, family, what);
+  return path;
+}
+
+/* The band of add at N=1Mi, worked out here from the baseline file: the median
+ * of its three run medians, the largest relative deviation from it (noise), the
+ * threshold max(5%, 3 x noise), and 12 bytes per element moved. */
+START_TEST(band_is_the_gates_threshold) {
+  ck_assert_int_eq(full_rc, 0);
+  json_t *root = json_load_file(FIX "/baselines/" SLUG ".json", 0, NULL);
+  ck_assert_ptr_nonnull(root);
+  json_t *bs = json_object_get(root, "benchmarks"), *runs = NULL;
+  for (size_t i = 0; i < json_array_size(bs); i++)
+    if (!strcmp(json_string_value(json_object_get(json_array_get(bs, i), "name")), "elementwise/add/N:1048576"))
+      runs = json_object_get(json_array_get(bs, i), "runs");
+  ck_assert_uint_eq(json_array_size(runs), 3);
+  double m[3];
+  for (int r = 0; r < 3; r++) m[r] = json_number_value(json_object_get(json_array_get(runs, r), "median_ns"));
+  json_decref(root);
+  double lo = fmin(m[0], fmin(m[1], m[2])), hi = fmax(m[0], fmax(m[1], m[2]));
+  double med = m[0] + m[1] + m[2] - lo - hi;
+  double noise = fmax(hi - med, med - lo) / med, thr = fmax(0.05, 3 * noise);
+  ck_assert_double_gt(thr, 0.10); /* the fixture's noisy benchmark: the band is wider than 5% */
+  double bytes = 12.0 * 1048576;
+
+  FILE *f = fopen(data_file("elementwise-history", "band"), "r");
+  ck_assert_ptr_nonnull(f);
+  int lt;
+  double blo, bhi, bmid;
+  /* First panel (N=1Mi), first variant (add, linetype 1). */
+  ck_assert_int_eq(fscanf(f, "%d %lf %lf %lf", &lt, &blo, &bhi, &bmid), 4);
+  fclose(f);
+  ck_assert_int_eq(lt, 1);
+  ck_assert_double_eq_tol(bmid / (bytes / med), 1.0, 1e-5);
+  ck_assert_double_eq_tol(blo / (bytes / (med * (1 + thr))), 1.0, 1e-5);
+  ck_assert_double_eq_tol(bhi / (bytes / (med * (1 - thr))), 1.0, 1e-5);
+}
+END_TEST
+
+/* Rows marked as regressions are exactly the history's "slower" rows. */
+START_TEST(regressions_are_marked) {
+  ck_assert_int_eq(full_rc, 0);
+  const char *fam[] = {"elementwise", "matmul", "transpose"};
+  int want[] = {2, 1, 0};
+  for (int k = 0; k < 3; k++) {
+    char name[64];
+    snprintf(name, sizeof name, "%s-history", fam[k]);
+    FILE *f = fopen(data_file(name, "series"), "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    int marked = 0, rows = 0;
+    while (fgets(line, sizeof line, f)) {
+      int x, slow;
+      double y;
+      if (sscanf(line, "%d %lf %d", &x, &y, &slow) == 3) {
+        rows++;
+        marked += slow;
+      }
+    }
+    fclose(f);
+    ck_assert_int_eq(marked, want[k]);
+    ck_assert_int_eq(rows, k == 0 ? 72 : k == 1 ? 40 : 4);
+  }
+}
+END_TEST
+
+/* Bars of the elementwise ladder in % of the fixture GPU's 3000 GB/s peak:
+ * add_float4 moves 12 x 256Mi bytes at 2700 GB/s = 90%. */
+START_TEST(ladder_bars_are_percent_of_peak) {
+  ck_assert_int_eq(full_rc, 0);
+  FILE *f = fopen(data_file("elementwise-ladder", "bars"), "r");
+  ck_assert_ptr_nonnull(f);
+  char name[64];
+  double y;
+  const char *order[] = {"add", "add_float4", "saxpy"};
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(fscanf(f, " \"%63[^\"]\" %lf \"%*[^\"]\"", name, &y), 2);
+    ck_assert_str_eq(name, order[i]); /* registration order */
+    if (i == 1) ck_assert_double_eq_tol(y, 90.0, 0.01);
+  }
+  fclose(f);
+  /* matmul in TFLOP/s: regblock 35 at 4096^3 in the fixture, cublas a line, not a bar. */
+  f = fopen(data_file("matmul-ladder", "bars"), "r");
+  int bars = 0, seen = 0;
+  while (fscanf(f, " \"%63[^\"]\" %lf \"%*[^\"]\"", name, &y) == 2) {
+    bars++;
+    ck_assert_str_ne(name, "cublas");
+    if (!strcmp(name, "regblock")) {
+      seen = 1;
+      ck_assert_double_eq_tol(y, 35.0, 0.01);
+    }
+  }
+  fclose(f);
+  ck_assert_int_eq(bars, 3);
+  ck_assert(seen);
+}
+END_TEST
+
+/* A benchmark that failed its self-check is listed as failed, and the rest of the run is still charted. */
+START_TEST(failed_benchmark_is_reported_not_charted) {
+  run_file r;
+  char err[1024];
+  ck_assert_msg(load_run_file(FIX "/failed_run.json", &r, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(r.n, 3);
+  ck_assert_uint_eq(r.nfailed, 1);
+  ck_assert_str_eq(r.failed[0].name, "transpose/tiled/nx:8192/ny:8192");
+  ck_assert(strstr(r.failed[0].message, "12 of 67108864 elements wrong") != NULL);
+  free(r.b);
+  free(r.failed);
+
+  char args[4096], errfile[1200], out[1200], path[1400];
+  snprintf(errfile, sizeof errfile, "%s/failed.err", tmp);
+  snprintf(out, sizeof out, "%s/failed_out", tmp);
+  snprintf(args, sizeof args, FIX "/failed_run.json '%s'", out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(path, sizeof path, "%s/index.html", out);
+  char *html = slurp(path, NULL);
+  ck_assert(strstr(html, "1 benchmark FAILED in the run") != NULL);
+  ck_assert(strstr(html, "transpose/tiled/nx:8192/ny:8192</td><td class=\"l verdict\" colspan=\"4\">FAILED in the "
+                         "run: self-check failed") != NULL);
+  free(html);
+  snprintf(path, sizeof path, "%s/data/" SLUG "-transpose-ladder.bars.dat", out);
+  char *bars = slurp(path, NULL);
+  ck_assert(strstr(bars, "\"tiled\"") == NULL && strstr(bars, "\"tiled_padded\"") != NULL);
+  free(bars);
+
+  /* Nothing left to chart when every benchmark failed: refused, saying so. */
+  json_t *root = json_load_file(FIX "/failed_run.json", 0, NULL), *bs = json_object_get(root, "benchmarks");
+  for (size_t i = json_array_size(bs); i-- > 0;)
+    if (!json_is_true(json_object_get(json_array_get(bs, i), "error_occurred"))) json_array_remove(bs, i);
+  snprintf(path, sizeof path, "%s/all_failed.json", tmp);
+  ck_assert_int_eq(json_dump_file(root, path, 0), 0);
+  json_decref(root);
+  ck_assert(load_run_file(path, &r, err, sizeof err) != 0);
+  ck_assert_msg(strstr(err, path) && strstr(err, "every benchmark failed in the run"), "%s", err);
+}
+END_TEST
+
+/* Each family's gate run calls the other families' benchmarks missing; their own verdict wins. */
+START_TEST(missing_yields_to_a_real_verdict) {
+  char path[1200], args[4096], errfile[1200], out[1200], index[1400];
+  snprintf(path, sizeof path, "%s/other_family_verdicts.json", tmp);
+  FILE *f = fopen(path, "w");
+  fputs("{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/saxpy/N:268435456\", "
+        "\"verdict\": \"missing\", \"baseline_ns\": 1220160.0}]}\n", f);
+  fclose(f);
+  snprintf(errfile, sizeof errfile, "%s/mixed.err", tmp);
+  snprintf(out, sizeof out, "%s/mixed_out", tmp);
+  snprintf(args, sizeof args, FIX "/runs/elementwise.json " FIX "/verdicts.json '%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(index, sizeof index, "%s/index.html", out);
+  char *html = slurp(index, NULL);
+  ck_assert(strstr(html, "<tr class=\"slower\"><td class=\"l name\">elementwise/saxpy/N:268435456") != NULL);
+  ck_assert(strstr(html, "1 slower, 1 missing") != NULL);
+  free(html);
+}
+END_TEST
+
+/* ---------- the binary, end to end ---------- */
+
+START_TEST(charts_are_valid_png_and_svg) {
+  char *errs = slurp(full_err, NULL);
+  ck_assert_msg(full_rc == 0, "render exited %d: %.800s", full_rc, errs);
+  /* gnuplot warnings are relayed; the fixtures must draw without any. */
+  ck_assert_msg(strstr(errs, "gnuplot said") == NULL, "%.800s", errs);
+  free(errs);
+  char index[1400];
+  snprintf(index, sizeof index, "%s/index.html", full_out);
+  char *html = slurp(index, NULL);
+  for (size_t k = 0; k < 3; k++)
+    for (size_t c = 0; c < 3; c++) {
+      char png[1400], svg[1400], tag[600];
+      snprintf(png, sizeof png, "%s/" SLUG "-%s-%s.png", full_out, kFamilies[k], kKinds[c]);
+      snprintf(svg, sizeof svg, "%s/" SLUG "-%s-%s.svg", full_out, kFamilies[k], kKinds[c]);
+      unsigned w, h;
+      check_png(png, &w, &h);
+      check_svg(svg);
+      /* The page states each image's size, so it must be the real one. */
+      snprintf(tag, sizeof tag, "<img src=\"" SLUG "-%s-%s.png\" width=\"%u\" height=\"%u\"", kFamilies[k], kKinds[c],
+               w, h);
+      ck_assert_msg(strstr(html, tag) != NULL, "index.html lacks %s", tag);
+      snprintf(tag, sizeof tag, "<a href=\"" SLUG "-%s-%s.svg\">", kFamilies[k], kKinds[c]);
+      ck_assert_msg(strstr(html, tag) != NULL, "index.html lacks %s", tag);
+      if (c == 1) ck_assert(w == 960 && h == 560);
+    }
+  free(html);
+  ck_assert_int_eq(count_files(full_out, ".png"), 9);
+  ck_assert_int_eq(count_files(full_out, ".svg"), 9);
+}
+END_TEST
+
+START_TEST(html_has_the_table_and_no_script) {
+  ck_assert_int_eq(full_rc, 0);
+  char index[1400];
+  snprintf(index, sizeof index, "%s/index.html", full_out);
+  char *html = slurp(index, NULL);
+  ck_assert(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+  ck_assert(strstr(html, "<script") == NULL);
+  ck_assert(strstr(html, "gate FAILED") != NULL);
+  ck_assert(strstr(html, "1 slower, 1 missing") != NULL);
+  ck_assert(strstr(html, "<tr class=\"slower\"><td class=\"l name\">elementwise/saxpy/N:268435456") != NULL);
+  ck_assert(strstr(html, "<tr class=\"missing\"><td class=\"l name\">elementwise/add_vec8/N:268435456") != NULL);
+  ck_assert(strstr(html, "+11.00%") != NULL);
+  ck_assert(strstr(html, "Test Fixture GPU (compute capability 9.0, 100 SMs)") != NULL);
+  /* transpose was measured at one size and once: said in words, not only drawn. */
+  ck_assert(strstr(html, "Only one problem size was measured") != NULL);
+  ck_assert(strstr(html, "One run recorded in the history so far") != NULL);
+  ck_assert(strstr(html, "</html>") != NULL);
+  free(html);
+}
+END_TEST
+
+START_TEST(history_alone_draws_history_only) {
+  char args[4096], errfile[1200], out[1200];
+  snprintf(errfile, sizeof errfile, "%s/hist.err", tmp);
+  snprintf(out, sizeof out, "%s/hist_out", tmp);
+  snprintf(args, sizeof args, FIX "/baselines/history/" SLUG ".csv '%s'", out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  ck_assert_int_eq(count_files(out, "-history.png"), 3);
+  ck_assert_int_eq(count_files(out, "-ladder.png"), 0);
+  char index[1400];
+  snprintf(index, sizeof index, "%s/index.html", out);
+  char *html = slurp(index, NULL);
+  ck_assert(strstr(html, "the ladder and size charts need one") != NULL);
+  ck_assert(strstr(html, "no tolerance band") != NULL);
+  /* Without a run JSON the FLOPs per call are unknown: matmul is charted in GB/s. */
+  ck_assert(strstr(html, "matmul <small>(GB/s)</small>") != NULL);
+  free(html);
+}
+END_TEST
+
+START_TEST(bad_input_writes_nothing) {
+  for (size_t i = 0; i < sizeof kBad / sizeof *kBad; i++) {
+    char args[4096], errfile[1200], out[1200];
+    snprintf(errfile, sizeof errfile, "%s/bad%zu.err", tmp, i);
+    snprintf(out, sizeof out, "%s/bad%zu_out", tmp, i);
+    /* A good run alongside: one bad input is enough to stop everything. */
+    snprintf(args, sizeof args, FIX "/runs/elementwise.json " FIX "/bad/%s '%s'", kBad[i].file, out);
+    ck_assert_int_eq(run_render(args, errfile), 2);
+    char *msg = slurp(errfile, NULL);
+    ck_assert_msg(strstr(msg, kBad[i].file) && strstr(msg, kBad[i].says), "%s: %s", kBad[i].file, msg);
+    free(msg);
+    ck_assert_msg(access(out, F_OK) != 0, "%s: output directory created for a bad input", kBad[i].file);
+  }
+  char errfile[1200], args[2048];
+  snprintf(errfile, sizeof errfile, "%s/usage.err", tmp);
+  ck_assert_int_eq(run_render(FIX "/runs/elementwise.json", errfile), 2);                /* no OUTDIR */
+  snprintf(args, sizeof args, FIX "/verdicts.json '%s/v_out'", tmp);
+  ck_assert_int_eq(run_render(args, errfile), 2);                                        /* nothing to chart */
+  snprintf(args, sizeof args, "/no/such/file.json '%s/n_out'", tmp);
+  ck_assert_int_eq(run_render(args, errfile), 2);
+  snprintf(args, sizeof args, "--tolerance=3 " FIX "/runs/elementwise.json '%s/t_out'", tmp);
+  ck_assert_int_eq(run_render(args, errfile), 2);
+}
+END_TEST
+
+/* gnuplot's exit status is checked: a failing or missing gnuplot leaves no chart. */
+START_TEST(gnuplot_failure_leaves_no_chart) {
+  const char *progs[] = {"/bin/false", "/no/such/gnuplot"};
+  const char *says[] = {"failed (exit status 1)", "is gnuplot installed"};
+  for (int i = 0; i < 2; i++) {
+    char args[4096], errfile[1200], out[1200];
+    snprintf(errfile, sizeof errfile, "%s/gp%d.err", tmp, i);
+    snprintf(out, sizeof out, "%s/gp%d_out", tmp, i);
+    snprintf(args, sizeof args, "--gnuplot=%s " FIX "/runs/elementwise.json '%s'", progs[i], out);
+    ck_assert_int_eq(run_render(args, errfile), 1);
+    char *msg = slurp(errfile, NULL);
+    ck_assert_msg(strstr(msg, says[i]) != NULL, "%s", msg);
+    free(msg);
+    ck_assert_int_eq(count_files(out, ".png") + count_files(out, ".svg"), 0);
+    char index[1400];
+    snprintf(index, sizeof index, "%s/index.html", out);
+    ck_assert_int_ne(access(index, F_OK), 0);
+  }
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: render_test RENDER_BINARY (run from the workspace root: fixtures in " FIX ")\n");
+    return 2;
+  }
+  render_bin = argv[1];
+  const char *t = getenv("TEST_TMPDIR");
+  snprintf(tmp, sizeof tmp, "%s/render_test_XXXXXX", t ? t : "/tmp");
+  if (!mkdtemp(tmp)) return 2;
+  /* Everything at once, as CI will: runs, verdicts, and baselines/ (baseline + history). */
+  snprintf(full_out, sizeof full_out, "%s/full", tmp);
+  snprintf(full_err, sizeof full_err, "%s/full.err", tmp);
+  char args[4096];
+  snprintf(args, sizeof args, FIX "/runs " FIX "/verdicts.json " FIX "/baselines '%s'", full_out);
+  full_rc = run_render(args, full_err);
+
+  Suite *s = suite_create("render");
+  TCase *tc = tcase_create("render");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, names_split_into_family_variant_and_size);
+  tcase_add_test(tc, sizes_are_short_and_exact);
+  tcase_add_test(tc, history_fixture_is_read);
+  tcase_add_test(tc, bad_inputs_are_refused_by_name);
+  tcase_add_test(tc, run_fixture_gives_references_and_flops);
+  tcase_add_test(tc, verdicts_fixture_is_read);
+  tcase_add_test(tc, model_groups_by_gpu_and_family);
+  tcase_add_test(tc, verdicts_with_two_gpus_are_refused);
+  tcase_add_test(tc, band_is_the_gates_threshold);
+  tcase_add_test(tc, regressions_are_marked);
+  tcase_add_test(tc, ladder_bars_are_percent_of_peak);
+  tcase_add_test(tc, failed_benchmark_is_reported_not_charted);
+  tcase_add_test(tc, missing_yields_to_a_real_verdict);
+  tcase_add_test(tc, charts_are_valid_png_and_svg);
+  tcase_add_test(tc, html_has_the_table_and_no_script);
+  tcase_add_test(tc, history_alone_draws_history_only);
+  tcase_add_test(tc, bad_input_writes_nothing);
+  tcase_add_test(tc, gnuplot_failure_leaves_no_chart);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_VERBOSE);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
