@@ -39,7 +39,7 @@ set +e
 status=${PIPESTATUS[0]}
 set -e
 
-# Bazel zips each test's undeclared outputs; unpack the perf tests' (run JSON,
+# Bazel keeps each test's undeclared outputs (zipped by some versions); gather the perf tests' (run JSON,
 # verdicts, summary) next to their logs and JUnit XML. A failed gate keeps its data too.
 unpack() {
   if command -v unzip >/dev/null; then unzip -qo "$1" -d "$2"
@@ -53,7 +53,8 @@ for dir in "$testlogs"/perf/*_perf_test; do
   mkdir -p "$out"
   cp -L "$dir/test.log" "$out/" 2>/dev/null || true
   cp -L "$dir/test.xml" "$out/junit.xml" 2>/dev/null || true
-  [ -f "$dir/test.outputs/outputs.zip" ] && unpack "$dir/test.outputs/outputs.zip" "$out"
+  if [ -f "$dir/test.outputs/outputs.zip" ]; then unpack "$dir/test.outputs/outputs.zip" "$out"
+  elif [ -d "$dir/test.outputs" ]; then cp -rL "$dir/test.outputs/." "$out/"; fi
 done
 mkdir -p "$artifacts/tests"
 for log in "$testlogs"/tests/*/test.log; do

@@ -34,7 +34,15 @@ def _local_cuda_impl(ctx):
     version = ctx.execute([str(nvcc), "--version"]).stdout
     # nvcc finds cicc, ptxas and its headers relative to the path it is run by,
     # so run it by its real path (absolute paths live only in this generated repository).
-    ctx.file("nvcc_wrapper.sh", "#!/bin/sh\nexec '%s' \"$@\"\n" % nvcc.realpath, executable = True)
+    # Each nvcc gets its own TMPDIR: its temporary names derive from the pid, and
+    # sandboxed actions in separate pid namespaces would otherwise collide in /tmp.
+    ctx.file("nvcc_wrapper.sh", """#!/bin/sh
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/nvcc.XXXXXXXX")" || exit 1
+TMPDIR="$tmp" '%s' "$@"
+rc=$?
+rm -rf "$tmp"
+exit $rc
+""" % nvcc.realpath, executable = True)
     ctx.file("version.txt", version)
     ctx.template("BUILD", ctx.attr._build_tpl, {"%{cuda_lib_dir}": root + "/" + libdir})
 

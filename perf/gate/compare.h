@@ -22,6 +22,8 @@ typedef struct {
   double tolerance; /* smallest slowdown that can fail, as a fraction (0.05) */
   double k_noise;   /* ... or this many times the baseline's between-run noise, if larger */
   double alpha;     /* significance level of the one-sided Mann-Whitney U test */
+  double min_delta_ns; /* ... and the change must exceed this in absolute time: launch and
+                          host-sync latency varies by a few us between machines */
   gate_metric metric;
   family_tolerance fam[GATE_MAX_FAMILY_TOLERANCES];
   size_t nfam;

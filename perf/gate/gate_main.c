@@ -9,7 +9,7 @@
  *   gate bless   --baselines=DIR RUN.json...      adopt runs (separate processes) as the baseline
  *   gate history --history_dir=DIR --verdicts=FILE RUN.json     append one row per benchmark
  *
- * policy: --tolerance=0.05 --family_tolerance=FAMILY=F (repeatable) --k_noise=3 --alpha=0.01
+ * policy: --tolerance=0.05 --family_tolerance=FAMILY=F (repeatable) --k_noise=3 --alpha=0.01 --min_delta_us=3
  *         --metric=time|copy_ratio
  * Exit status: 0 pass, 1 confirmed regression (or a benchmark missing / failing), 2 bad input or usage.
  */
@@ -43,7 +43,7 @@ static void usage(const char *msg) {
           "  gate bless   --baselines=DIR RUN.json...\n"
           "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
           "POLICY: --tolerance=FRACTION (0.05) --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
-          "        --alpha=P (0.01) --metric=time|copy_ratio (time)\n");
+          "        --alpha=P (0.01) --min_delta_us=US (3) --metric=time|copy_ratio (time)\n");
   exit(EXIT_BAD_INPUT);
 }
 
@@ -84,7 +84,7 @@ static options parse(int argc, char **argv) {
       {"out_dir", required_argument, 0, 'o'},    {"history_dir", required_argument, 0, 'H'},
       {"verdicts", required_argument, 0, 'v'},   {"strict", no_argument, 0, 's'},
       {"repetitions", required_argument, 0, 'r'}, {"no_recheck", no_argument, 0, 'n'},
-      {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+      {"min_delta_us", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
   int c;
   char err[512];
   optind = 2;
@@ -110,6 +110,7 @@ static options parse(int argc, char **argv) {
       case 's': o.strict = 1; break;
       case 'r': o.repetitions = (int)fraction_arg("repetitions", optarg, 0, 1000); break;
       case 'n': o.recheck = 0; break;
+      case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
       case 'h': usage(NULL); break;
       default: usage("unknown flag");
     }

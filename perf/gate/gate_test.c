@@ -135,6 +135,7 @@ START_TEST(verdicts_faster_same_slower_new_missing) {
   write_run("now.json", H100, 132, 3000.0, now, 3, 99);
   ck_assert_msg(load_run(at("now.json"), &run, err, sizeof err) == 0, "%s", err);
   gate_policy p = default_policy();
+  p.min_delta_ns = 0; /* these fakes are 1-3 us long */
   comparison *c;
   size_t n = compare_figures(&base, &run, &p, &c);
   ck_assert_uint_eq(n, 4);
@@ -165,6 +166,29 @@ START_TEST(verdicts_faster_same_slower_new_missing) {
 }
 END_TEST
 
+START_TEST(changes_under_the_absolute_floor_pass) {
+  gate_figures base, run;
+  char err[1024];
+  make_baseline(&base);
+  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.5}, {"elementwise/add_float4/N:1", 2000},
+                             {"elementwise/saxpy/N:1", 3000}};
+  write_run("floor.json", H100, 132, 3000.0, slow, 3, 8);
+  ck_assert(load_run(at("floor.json"), &run, err, sizeof err) == 0);
+  gate_policy p = default_policy();
+  p.min_delta_ns = 600; /* +50% of 1 us is 500 ns: under the floor */
+  comparison *c;
+  size_t n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  free(c);
+  p.min_delta_ns = 400;
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
+  free(c);
+  free_figures(&base);
+  free_figures(&run);
+}
+END_TEST
+
 START_TEST(noisy_baseline_widens_the_threshold) {
   gate_figures runs[3], base, run;
   char err[1024];
@@ -180,6 +204,7 @@ START_TEST(noisy_baseline_widens_the_threshold) {
   write_run("noisy_now.json", H100, 132, 3000.0, b, 1, 5);
   ck_assert(load_run(at("noisy_now.json"), &run, err, sizeof err) == 0);
   gate_policy p = default_policy();
+  p.min_delta_ns = 0; /* these fakes are 1-3 us long */
   comparison *c;
   size_t n = compare_figures(&base, &run, &p, &c);
   ck_assert_int_eq(c[0].v, VERDICT_SAME); /* 8% < 3 x 4% noise */
@@ -203,6 +228,7 @@ START_TEST(copy_ratio_cancels_a_slower_machine) {
   write_run("slow_machine.json", H100, 132, 3000.0 / 1.07, b, 3, 3);
   ck_assert(load_run(at("slow_machine.json"), &run, err, sizeof err) == 0);
   gate_policy p = default_policy();
+  p.min_delta_ns = 0; /* these fakes are 1-3 us long */
   comparison *c;
   size_t n = compare_figures(&base, &run, &p, &c);
   ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
@@ -295,6 +321,7 @@ START_TEST(families_share_one_baseline) {
   families_of(&base, &runs[0], &view);
   ck_assert_uint_eq(view.n, 1);
   gate_policy p = default_policy();
+  p.min_delta_ns = 0; /* these fakes are 1-3 us long */
   comparison *c;
   size_t n = compare_figures(&view, &runs[0], &p, &c);
   ck_assert_uint_eq(n, 1);
@@ -359,8 +386,12 @@ START_TEST(gate_exit_codes) {
   write_run("regressed.json", H100, 132, 3000.0, slow, 3, 43);
   snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 0);
-  snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("regressed.json"));
+  snprintf(args, sizeof args, "compare --min_delta_us=0 --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"),
+           at("regressed.json"));
   ck_assert_int_eq(run_gate(args), 1);
+  /* The default 3 us floor: a 10% change of a 2 us kernel is launch jitter, not a regression. */
+  snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("regressed.json"));
+  ck_assert_int_eq(run_gate(args), 0);
   snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("truncated.json"));
   write_text("truncated.json", "{");
   ck_assert_int_eq(run_gate(args), 2);
@@ -389,6 +420,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, baseline_round_trips_atomically);
   tcase_add_test(tc, verdicts_faster_same_slower_new_missing);
   tcase_add_test(tc, noisy_baseline_widens_the_threshold);
+  tcase_add_test(tc, changes_under_the_absolute_floor_pass);
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);
   tcase_add_test(tc, wrong_gpu_is_refused);
