@@ -26,14 +26,14 @@ static __global__ void add_float4_kernel(const float *a, const float *b, float *
   const float4 *b4 = (const float4 *)(b + head);
   float4 *c4 = (float4 *)(c + head);
 #if SLOWDOWN_ADD_FLOAT4_PCT > 0
-  // Injected slowdown (gate testing only): the first PCT% of the vectors are
-  // computed twice in the same launch, so PCT% more bytes move and nothing else changes.
-  size_t work = nvec + nvec * SLOWDOWN_ADD_FLOAT4_PCT / 100;
-#else
-  size_t work = nvec;
-#endif
-  for (size_t w = tid; w < work; w += stride) {
+  // Injected slowdown (gate testing only): PCT% more work items, handled by the
+  // last blocks, recompute the first vectors, long evicted from L2 by then for
+  // arrays beyond L2: PCT% more DRAM bytes in the same launch, nothing else changes.
+  for (size_t w = tid; w < nvec + nvec * SLOWDOWN_ADD_FLOAT4_PCT / 100; w += stride) {
     size_t i = w < nvec ? w : w - nvec;
+#else
+  for (size_t i = tid; i < nvec; i += stride) {
+#endif
     float4 x = a4[i], y = b4[i];
     c4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
   }
@@ -76,7 +76,8 @@ extern "C" cudaError_t ew_add_float4(const float *a, const float *b, float *c, s
   size_t nvec = (n - head) / 4;
   size_t tail = n - head - 4 * nvec;
   unsigned grid;
-  if ((err = grid_for(nvec > 4 ? nvec : 4, kBlock, &grid)) != cudaSuccess) return err;
+  size_t work = nvec + nvec * SLOWDOWN_ADD_FLOAT4_PCT / 100; /* == nvec unless slowed on purpose */
+  if ((err = grid_for(work > 4 ? work : 4, kBlock, &grid)) != cudaSuccess) return err;
   add_float4_kernel<<<grid, kBlock, 0, stream>>>(a, b, c, head, nvec, tail);
   return cudaGetLastError();
 }
