@@ -10,7 +10,7 @@
 gate_policy default_policy(void) {
   /* min_delta 3 us: across two H100 machines a host-synchronising 31 us benchmark
    * (dot/tree_host_finish, N = 2^20) moved by up to 2.3 us (+7.3%) with no code change. */
-  gate_policy p = {.tolerance = 0.05, .k_noise = 3.0, .alpha = 0.01, .min_delta_ns = 3000.0, .metric = METRIC_TIME,
+  gate_policy p = {.tolerance = 0.03, .k_noise = 3.0, .alpha = 0.01, .min_delta_ns = 3000.0, .metric = METRIC_TIME,
                    .nfam = 0};
   return p;
 }

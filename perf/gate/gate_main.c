@@ -9,7 +9,7 @@
  *   gate bless   --baselines=DIR RUN.json...      adopt runs (separate processes) as the baseline
  *   gate history --history_dir=DIR --verdicts=FILE RUN.json     append one row per benchmark
  *
- * policy: --tolerance=0.05 --family_tolerance=FAMILY=F (repeatable) --k_noise=3 --alpha=0.01 --min_delta_us=3
+ * policy: --tolerance=0.03 --family_tolerance=FAMILY=F (repeatable) --k_noise=3 --alpha=0.01 --min_delta_us=3
  *         --metric=time|copy_ratio
  * Exit status: 0 pass, 1 confirmed regression (or a benchmark missing / failing), 2 bad input or usage.
  */
@@ -42,7 +42,7 @@ static void usage(const char *msg) {
           "  gate compare --baseline=FILE [POLICY] RUN.json\n"
           "  gate bless   --baselines=DIR RUN.json...\n"
           "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
-          "POLICY: --tolerance=FRACTION (0.05) --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
+          "POLICY: --tolerance=FRACTION (0.03) --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
           "        --alpha=P (0.01) --min_delta_us=US (3) --metric=time|copy_ratio (time)\n");
   exit(EXIT_BAD_INPUT);
 }
