@@ -357,6 +357,25 @@ START_TEST(families_share_one_baseline) {
 }
 END_TEST
 
+/* A real runner output from an H100 (perf/testdata) reads as the gate expects. */
+START_TEST(real_h100_run_is_read) {
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_run("perf/testdata/h100_elementwise.json", &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(f.gpu.slug, "nvidia-h100-80gb-hbm3");
+  ck_assert_int_eq(f.gpu.sm_count, 132);
+  ck_assert_uint_eq(f.n, 9);
+  ck_assert_double_gt(f.runs[0].copy_bytes_per_second, 2e12);
+  const gate_bench *b = find_bench(&f, "elementwise/add_float4/N:268435456");
+  ck_assert_ptr_nonnull(b);
+  /* 3 repetitions pooled into one measure: 12 x 2^28 bytes at roughly 3 TB/s. */
+  ck_assert_uint_gt(b->runs[0].nsamples, 3 * 10);
+  ck_assert_double_gt(b->runs[0].median_ns, 0.8e6);
+  ck_assert_double_lt(b->runs[0].median_ns, 1.5e6);
+  free_figures(&f);
+}
+END_TEST
+
 START_TEST(slugs) {
   char s[64];
   gpu_slug("NVIDIA H100 80GB HBM3", s, sizeof s);
@@ -425,6 +444,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, bad_input_is_named);
   tcase_add_test(tc, wrong_gpu_is_refused);
   tcase_add_test(tc, families_share_one_baseline);
+  tcase_add_test(tc, real_h100_run_is_read);
   tcase_add_test(tc, slugs);
   tcase_add_test(tc, gate_exit_codes);
   suite_add_tcase(s, tc);
