@@ -414,6 +414,10 @@ static int cmd_history(options *o) {
                             run.runs[0].commit, run.gpu.slug, run.b[i].name, run.b[i].runs[0].median_ns,
                             run.b[i].bytes_per_second, relative_iqr(&run.b[i].runs[0]), verdict);
   }
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    fprintf(stderr, "gate: cannot create the history folder %s: %s\n", dir, strerror(errno));
+    return EXIT_BAD_INPUT;
+  }
   /* One locked O_APPEND write: earlier rows are never touched, concurrent writers never interleave. */
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
   if (fd < 0 || flock(fd, LOCK_EX) != 0) {

@@ -416,6 +416,20 @@ START_TEST(gate_exit_codes) {
   ck_assert_int_eq(run_gate(args), 2);
   ck_assert_int_eq(run_gate("compare --tolerance=7"), 2);
   ck_assert_int_eq(run_gate("frobnicate"), 2);
+  /* history: appends one row per benchmark, creates the folder, never rewrites earlier rows */
+  write_text("verdicts_ok.json", "{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/add/N:1\", "
+                                 "\"verdict\": \"same\"}]}");
+  snprintf(args, sizeof args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("verdicts_ok.json"), at("ok.json"));
+  ck_assert_int_eq(run_gate(args), 0);
+  ck_assert_int_eq(run_gate(args), 0);
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "test $(wc -l < %s/hist/nvidia-h100-80gb-hbm3.csv) -eq 7 && "
+           "head -1 %s/hist/nvidia-h100-80gb-hbm3.csv | grep -q '^date,commit,gpu,benchmark' && "
+           "grep -c ',elementwise/add/N:1,.*,same$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 2 && "
+           "grep -c ',unknown$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 4", dir, dir, dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(args, sizeof args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("truncated.json"), at("ok.json"));
+  ck_assert_int_eq(run_gate(args), 2);
   /* bless refuses nothing valid and writes the file named after the GPU */
   snprintf(args, sizeof args, "bless --baselines=%s %s %s", dir, at("ok.json"), at("regressed.json"));
   ck_assert_int_eq(run_gate(args), 0);
