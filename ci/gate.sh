@@ -31,6 +31,8 @@ read -r -a bazel <<<"${BAZEL:-bazel}"
 [ -n "${BAZEL:-}" ] || bash ci/setup.sh
 mkdir -p "$artifacts"
 artifacts="$(cd "$artifacts" && pwd)"
+# Results of an earlier job must not mix with this one's.
+rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log"
 PERF_COMMIT="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 export PERF_COMMIT
 
