@@ -1,4 +1,5 @@
 #include "perf/bench_util.h"
+#include "perf/verify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,4 +66,28 @@ int bench_download(const float *dev, size_t n, float **host, char *err, size_t e
     return cuda_fail("cudaMemcpy device to host", e, err, errlen);
   }
   return 0;
+}
+
+int bench_sm_count(size_t *sms, char *err, size_t errlen) {
+  int dev = 0, count = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev);
+  if (e != cudaSuccess) return cuda_fail("SM count (cudaDeviceGetAttribute)", e, err, errlen);
+  *sms = (size_t)count;
+  return 0;
+}
+
+static void scalar_ref(const void *ctx, size_t begin, size_t count, double *want, double *scale) {
+  (void)begin;
+  (void)count;
+  (void)scale;
+  want[0] = *(const double *)ctx;
+}
+
+int bench_verify_scalar(const char *what, const float *dev_value, double want, double tol, char *err, size_t errlen) {
+  float *got;
+  if (bench_download(dev_value, 1, &got, err, errlen)) return -1;
+  int rc = verify_f32(what, got, 1, scalar_ref, &want, 0, 0.0, tol, err, errlen);
+  free(got);
+  return rc;
 }

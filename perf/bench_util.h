@@ -24,6 +24,13 @@ int bench_poisoned_device(size_t n, float **dev, char *err, size_t errlen);
 /* Copies n device floats into a new host array (*host; free() it). */
 int bench_download(const float *dev, size_t n, float **host, char *err, size_t errlen);
 
+/* The current device's SM count (reductions whose summation order depends on it). */
+int bench_sm_count(size_t *sms, char *err, size_t errlen);
+
+/* Downloads the one float at dev_value and checks |got - want| <= tol (NaN,
+ * infinity and the poison never pass). 0, or -1 with "<what>: ..." in err. */
+int bench_verify_scalar(const char *what, const float *dev_value, double want, double tol, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

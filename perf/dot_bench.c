@@ -17,7 +17,6 @@
 #include "kernels/dot/dot.h"
 #include "perf/bench.h"
 #include "perf/bench_util.h"
-#include "perf/verify.h"
 
 /* 1 Mi floats per array (2 x 4 MiB, inside L2: the flush matters), 16 Mi
  * (2 x 64 MiB) and 256 Mi (2 x 1 GiB, far beyond the 50 MB L2). */
@@ -91,15 +90,6 @@ static void dot_teardown(void *p) {
   free(s);
 }
 
-static int device_sms(size_t *sms, char *err, size_t errlen) {
-  int dev, count;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev);
-  if (e != cudaSuccess) return snprintf(err, errlen, "SM count: %s", cudaGetErrorString(e)), -1;
-  *sms = (size_t)count;
-  return 0;
-}
-
 static int dot_setup(const bench_case *c, uint64_t seed, void **out, char *err, size_t errlen) {
   dot_state *s = calloc(1, sizeof *s);
   if (!s) return snprintf(err, errlen, "out of host memory"), -1;
@@ -108,7 +98,7 @@ static int dot_setup(const bench_case *c, uint64_t seed, void **out, char *err, 
   test_rng rng;
   rng_seed(&rng, seed);
   float *hx = NULL, *hy = NULL;
-  if (device_sms(&s->sms, err, errlen) || bench_random_device(s->n, 0.5f, 1.0f, &rng, &s->x, &hx, err, errlen) ||
+  if (bench_sm_count(&s->sms, err, errlen) || bench_random_device(s->n, 0.5f, 1.0f, &rng, &s->x, &hx, err, errlen) ||
       bench_random_device(s->n, 0.5f, 1.0f, &rng, &s->y, &hy, err, errlen) ||
       bench_poisoned_device(1, &s->result, err, errlen)) {
     free(hx);
@@ -141,14 +131,6 @@ static cudaError_t dot_run(void *p, cudaStream_t stream) {
   return s->v->fn(s->x, s->y, s->n, s->result, s->work, stream);
 }
 
-static void dot_ref(const void *p, size_t begin, size_t count, double *want, double *scale) {
-  const dot_state *s = p;
-  (void)begin;
-  (void)count;
-  (void)scale;
-  want[0] = s->want;
-}
-
 static int dot_verify(void *p, char *err, size_t errlen) {
   dot_state *s = p;
   /* Rounding bound of the variant's order, plus the fp64 reference's own
@@ -156,11 +138,7 @@ static int dot_verify(void *p, char *err, size_t errlen) {
   double tol = sum_error_bound(s->v->depth(s->n, s->sms), s->abs_sum) + (double)s->n * 0x1p-53 * s->abs_sum;
   char what[128];
   snprintf(what, sizeof what, "%s (tolerance %.3g)", s->v->name, tol);
-  float *got;
-  if (bench_download(s->result, 1, &got, err, errlen)) return -1;
-  int rc = verify_f32(what, got, 1, dot_ref, s, 0, 0.0, tol, err, errlen);
-  free(got);
-  return rc;
+  return bench_verify_scalar(what, s->result, s->want, tol, err, errlen);
 }
 
 static const bench_ops kDotOps = {dot_setup, dot_run, dot_verify, dot_teardown};

@@ -19,7 +19,6 @@
 #include "kernels/reduce/reduce.h"
 #include "perf/bench.h"
 #include "perf/bench_util.h"
-#include "perf/verify.h"
 
 /* 1 Mi floats (4 MiB, inside L2: the flush matters), 16 Mi (64 MiB) and
  * 256 Mi (1 GiB, far beyond the 50 MB L2). */
@@ -107,15 +106,6 @@ static void reduce_teardown(void *p) {
   free(s);
 }
 
-static int device_sms(size_t *sms, char *err, size_t errlen) {
-  int dev, count;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev);
-  if (e != cudaSuccess) return snprintf(err, errlen, "SM count: %s", cudaGetErrorString(e)), -1;
-  *sms = (size_t)count;
-  return 0;
-}
-
 static int reduce_setup(const bench_case *c, uint64_t seed, void **out, char *err, size_t errlen) {
   reduce_state *s = calloc(1, sizeof *s);
   if (!s) return snprintf(err, errlen, "out of host memory"), -1;
@@ -124,7 +114,7 @@ static int reduce_setup(const bench_case *c, uint64_t seed, void **out, char *er
   test_rng rng;
   rng_seed(&rng, seed);
   float *hx = NULL;
-  if (device_sms(&s->sms, err, errlen) || bench_random_device(s->n, 0.5f, 1.0f, &rng, &s->x, &hx, err, errlen) ||
+  if (bench_sm_count(&s->sms, err, errlen) || bench_random_device(s->n, 0.5f, 1.0f, &rng, &s->x, &hx, err, errlen) ||
       bench_poisoned_device(1, &s->sum, err, errlen)) {
     free(hx);
     reduce_teardown(s);
@@ -159,14 +149,6 @@ static cudaError_t reduce_run(void *p, cudaStream_t stream) {
   return s->v->fn(s->x, s->n, s->sum, s->work, stream);
 }
 
-static void reduce_ref(const void *p, size_t begin, size_t count, double *want, double *scale) {
-  const reduce_state *s = p;
-  (void)begin;
-  (void)count;
-  (void)scale;
-  want[0] = s->want;
-}
-
 static int reduce_verify(void *p, char *err, size_t errlen) {
   reduce_state *s = p;
   /* Rounding bound of the variant's order, plus the fp64 reference's own
@@ -174,11 +156,7 @@ static int reduce_verify(void *p, char *err, size_t errlen) {
   double tol = sum_error_bound(s->v->depth(s->n, s->sms), s->abs_sum) + (double)s->n * 0x1p-53 * s->abs_sum;
   char what[128];
   snprintf(what, sizeof what, "%s (tolerance %.3g)", s->v->name, tol);
-  float *got;
-  if (bench_download(s->sum, 1, &got, err, errlen)) return -1;
-  int rc = verify_f32(what, got, 1, reduce_ref, s, 0, 0.0, tol, err, errlen);
-  free(got);
-  return rc;
+  return bench_verify_scalar(what, s->sum, s->want, tol, err, errlen);
 }
 
 static const bench_ops kReduceOps = {reduce_setup, reduce_run, reduce_verify, reduce_teardown};
