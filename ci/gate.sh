@@ -35,6 +35,9 @@ artifacts="$(cd "$artifacts" && pwd)"
 rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log"
 PERF_COMMIT="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
 export PERF_COMMIT
+# Cached correctness results are keyed by the GPU model (.bazelrc, test:gpu); no GPU stops here.
+CUDA_PERF_GPU_MODEL="$(bash ci/gpu_model.sh)" || exit 2
+export CUDA_PERF_GPU_MODEL
 
 set +e
 "${bazel[@]}" test //... --config=gpu "${bazel_flags[@]}" 2>&1 | tee "$artifacts/bazel_test.log"

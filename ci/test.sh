@@ -8,4 +8,9 @@ cd "$(dirname "$0")/.."
 bash ci/setup.sh
 config=(--config=gpu)
 for a in "$@"; do case "$a" in --config=*) config=() ;; esac; done
+# On a GPU host: cached correctness results are keyed by the GPU model (.bazelrc, test:gpu).
+if [ ${#config[@]} -gt 0 ] || [[ " $* " == *" --config=gpu "* ]]; then
+  CUDA_PERF_GPU_MODEL="$(bash ci/gpu_model.sh)"
+  export CUDA_PERF_GPU_MODEL
+fi
 exec bazel test //... "${config[@]}" "$@"

@@ -3,9 +3,11 @@
 def perf_test(name, bench, args = [], **kwargs):
     """Runs `bench` under `gate check` against baselines/<gpu-slug>.json.
 
-    Tagged gpu (needs a GPU), exclusive (nothing else runs on the machine
-    meanwhile), perf, and external: Bazel never takes its result from a cache,
-    because it depends on the GPU, not only on the code.
+    Tagged gpu (needs a GPU), perf, external and no-remote-cache: Bazel never takes
+    its result from a cache, local or remote, because it depends on the GPU,
+    not only on the code. GPU_SLOT_EXCLUSIVE makes ci/gpu_slot.sh (the
+    --run_under wrapper of --config=gpu) give it a GPU of its own: no other
+    test runs on that GPU meanwhile, while other GPUs run other tests.
     Extra gate flags: --test_arg=--strict, --test_arg=--metric=copy_ratio, ...
     """
     native.sh_test(
@@ -22,7 +24,8 @@ def perf_test(name, bench, args = [], **kwargs):
             bench,
             "//baselines",
         ],
-        tags = ["gpu", "perf", "exclusive", "external"],
+        env = {"GPU_SLOT_EXCLUSIVE": "1"},
+        tags = ["gpu", "perf", "external", "no-remote-cache"],
         timeout = "long",
         **kwargs
     )

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# GPU slots: the --run_under wrapper of the GPU configuration (.bazelrc, test:gpu).
+#
+#   gpu_slot.sh TEST [ARGS...]
+#
+# Picks one GPU for the test, pins it with CUDA_VISIBLE_DEVICES and holds a lock on it
+# while the test runs:
+#   - a perf test (GPU_SLOT_EXCLUSIVE=1, set by perf_test in perf/defs.bzl) takes an
+#     EXCLUSIVE flock: nothing else runs on its GPU meanwhile, so timings are clean;
+#   - any other test takes a SHARED flock: correctness tests may share a GPU with each
+#     other, never with a perf test.
+# With k GPUs up to k perf tests run at once, one per GPU. When every GPU is taken the
+# test polls (GPU_SLOT_POLL seconds, default 1) until one is free.
+#
+# Environment:
+#   GPU_SLOT_DIR    lock files and slots.log, shared by every test of the host
+#                   (default /tmp/cuda-perf-gpu-locks)
+#   GPU_SLOT_COUNT  number of GPUs (tests; default: CUDA_VISIBLE_DEVICES, else nvidia-smi -L)
+#   GPU_SLOT_POLL   seconds between tries when all GPUs are busy
+# No GPU found: the test runs unpinned and unlocked (GPU tests then fail with their own message).
+#
+# Logs one line per test to stderr and to $GPU_SLOT_DIR/slots.log:
+#   gpu_slot test=//perf:reduce_perf_test gpu=1 lock=exclusive start=... end=... status=0
+set -uo pipefail
+
+dir="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}"
+poll="${GPU_SLOT_POLL:-1}"
+test_name="${TEST_TARGET:-$1}"
+
+# The GPUs this host offers, as the values CUDA_VISIBLE_DEVICES takes.
+gpus=()
+if [ -n "${GPU_SLOT_COUNT:-}" ]; then
+  for ((i = 0; i < GPU_SLOT_COUNT; i++)); do gpus+=("$i"); done
+elif [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  IFS=, read -r -a gpus <<<"$CUDA_VISIBLE_DEVICES"
+elif command -v nvidia-smi >/dev/null 2>&1; then
+  n="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')"
+  for ((i = 0; i < n; i++)); do gpus+=("$i"); done
+fi
+if [ ${#gpus[@]} -eq 0 ]; then
+  echo "gpu_slot: no GPU found; $test_name runs unpinned" >&2
+  exec "$@"
+fi
+
+kind=shared
+if [ "${GPU_SLOT_EXCLUSIVE:-0}" = 1 ]; then kind=exclusive; fi
+flag=-s
+[ "$kind" = exclusive ] && flag=-x
+
+# Shared by every user and runner of the host: sticky and world-writable, like /tmp.
+if [ ! -d "$dir" ]; then
+  mkdir -p "$dir" && chmod 1777 "$dir" 2>/dev/null
+fi
+if [ ! -w "$dir" ]; then
+  echo "gpu_slot: cannot write $dir (set GPU_SLOT_DIR, or let the sandbox write it: .bazelrc)" >&2
+  exit 2
+fi
+
+now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+
+# Try every GPU without blocking, from a random start so that shared holders spread
+# over the GPUs; keep the first lock obtained (open on fd $fd), else wait and retry.
+gpu=""
+while [ -z "$gpu" ]; do
+  start=$((RANDOM % ${#gpus[@]}))
+  for ((j = 0; j < ${#gpus[@]}; j++)); do
+    g="${gpus[$(((start + j) % ${#gpus[@]}))]}"
+    lock="$dir/gpu-$(printf '%s' "$g" | tr -c 'A-Za-z0-9._-' _).lock"
+    exec {fd}>>"$lock" || exit 2
+    chmod 666 "$lock" 2>/dev/null
+    if flock -n "$flag" "$fd"; then gpu="$g"; break; fi
+    exec {fd}>&-
+  done
+  [ -n "$gpu" ] || sleep "$poll"
+done
+
+export CUDA_VISIBLE_DEVICES="$gpu"
+t0="$(now)"
+echo "gpu_slot: test=$test_name gpu=$gpu lock=$kind start=$t0" >&2
+"$@"
+status=$?
+line="gpu_slot test=$test_name gpu=$gpu lock=$kind start=$t0 end=$(now) status=$status"
+echo "$line" >&2
+# One short write with O_APPEND: lines of concurrent tests do not interleave.
+echo "$line" >>"$dir/slots.log"
+exit "$status"

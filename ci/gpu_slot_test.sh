@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# CPU test of ci/gpu_slot.sh with two fake GPUs: many wrapped "tests" run at once and
+# record their GPU and start/end times; then the exclusion rules are checked:
+#   - two exclusive (perf) holders of one GPU never overlap;
+#   - a shared holder never overlaps an exclusive one on the same GPU;
+#   - the exclusive holders use both GPUs;
+#   - shared holders do overlap each other (correctness tests share a GPU).
+set -euo pipefail
+slot="$1"
+work="${TEST_TMPDIR:-$(mktemp -d)}"
+export GPU_SLOT_DIR="$work/locks" GPU_SLOT_COUNT=2 GPU_SLOT_POLL=0.02
+unset CUDA_VISIBLE_DEVICES
+record="$work/record"
+: >"$record"
+
+# A fake test: holds its slot for $1 seconds and appends "kind gpu start_ns end_ns".
+fake="$work/fake.sh"
+cat >"$fake" <<'FAKE'
+#!/usr/bin/env bash
+s=$(date +%s%N); sleep "$2"; e=$(date +%s%N)
+echo "$1 $CUDA_VISIBLE_DEVICES $s $e" >>"$3"
+FAKE
+chmod +x "$fake"
+
+run() {  # run KIND SECONDS
+  if [ "$1" = exclusive ]; then
+    GPU_SLOT_EXCLUSIVE=1 TEST_TARGET="//fake:perf_$RANDOM" "$slot" "$fake" "$1" "$2" "$record" 2>/dev/null
+  else
+    TEST_TARGET="//fake:test_$RANDOM" "$slot" "$fake" "$1" "$2" "$record" 2>/dev/null
+  fi
+}
+
+# Phase 1: shared holders only; they must run together, not one after another.
+for _ in 1 2 3 4; do run shared 0.4 & done
+wait
+# Phase 2: 6 perf tests and 8 correctness tests at once, in mixed order.
+for i in 1 2 3 4 5 6 7; do
+  run exclusive 0.25 &
+  run shared 0.15 &
+  [ "$i" -eq 7 ] && run shared 0.15 &
+done
+wait
+# The wrapper passes the test's exit status through.
+set +e
+GPU_SLOT_EXCLUSIVE=1 "$slot" sh -c 'exit 7' 2>/dev/null
+st=$?
+set -e
+[ "$st" -eq 7 ] || { echo "FAIL: exit status $st passed through, expected 7"; exit 1; }
+
+cat "$record"
+awk '
+  { kind[NR] = $1; gpu[NR] = $2; s[NR] = $3; e[NR] = $4
+    if ($1 == "exclusive") { excl++; used[$2] = 1 } else shared++ }
+  END {
+    bad = 0
+    for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++) {
+      overlap = s[i] < e[j] && s[j] < e[i]
+      if (!overlap) continue
+      if (kind[i] == "shared" && kind[j] == "shared") { shared_overlap++; continue }
+      if (gpu[i] == gpu[j]) {
+        printf "FAIL: %s on GPU %s overlaps %s on GPU %s (records %d, %d)\n", kind[i], gpu[i], kind[j], gpu[j], i, j
+        bad = 1
+      }
+    }
+    if (excl != 7 || shared != 12) { printf "FAIL: %d exclusive and %d shared records, expected 7 and 12\n", excl, shared; bad = 1 }
+    if (!(("0" in used) && ("1" in used))) { print "FAIL: the perf tests did not use both GPUs"; bad = 1 }
+    if (shared_overlap == 0) { print "FAIL: no two shared holders overlapped"; bad = 1 }
+    if (!bad) printf "ok: %d exclusive, %d shared, %d overlapping shared pairs, both GPUs used\n", excl, shared, shared_overlap
+    exit bad
+  }' "$record"
+
+# One log line per test, with GPU, lock kind and times.
+n="$(grep -c '^gpu_slot test=.* gpu=[01] lock=\(exclusive\|shared\) start=.* end=.* status=' "$GPU_SLOT_DIR/slots.log")"
+[ "$n" -eq 20 ] || { echo "FAIL: $n lines in slots.log, expected 20 (19 + the exit-status run)"; exit 1; }
+echo "ok: slots.log has a line per test"

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Builds a bundle that runs this project's Bazel on a GPU host with no network (the host has
+# the NVIDIA driver and the CUDA toolkit, but no Bazel, Java, Check or jansson).
+#
+#   ci/make-gpu-bundle.sh [OUT_DIR]        # on a Debian 12 machine with network; default .gpu-bundle
+#
+# OUT_DIR gets Debian's packages (bazel-bootstrap 4.2.3 and its data, bazel-rules-java, check,
+# libsubunit-dev, libjansson-dev, libjansson4), a jlink-ed Java runtime (jre.tar.xz), the shared
+# libraries Bazel's launcher and tools link against (lib.tar.xz) and run-bazel.sh. On the GPU host:
+#
+#   bash OUT_DIR/run-bazel.sh test //... --config=gpu
+#   BAZEL="bash OUT_DIR/run-bazel.sh" ci/gate.sh
+set -euo pipefail
+out="${1:-.gpu-bundle}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+# Bazel's launcher (for its libraries) and a JDK with jlink must be installed here.
+need=()
+for p in bazel-bootstrap openjdk-17-jdk-headless; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+if [ ${#need[@]} -gt 0 ]; then
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+packages=(bazel-bootstrap bazel-bootstrap-data bazel-rules-java check libsubunit-dev libjansson-dev libjansson4)
+if ! (cd "$work" && apt-get download -qq "${packages[@]}"); then
+  $sudo apt-get update -qq
+  (cd "$work" && apt-get download -qq "${packages[@]}")
+fi
+rm -f "$out"/*.deb
+cp "$work"/*.deb "$out/"
+
+# Java runtime for Bazel's server: the modules its jar uses, nothing else (about 30 MB).
+jlink="/usr/lib/jvm/java-17-openjdk-amd64/bin/jlink"
+"$jlink" --add-modules java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.crypto.ec,jdk.management,jdk.sctp,jdk.unsupported,jdk.zipfs \
+  --strip-debug --no-header-files --no-man-pages --compress=2 --output "$work/jre"
+tar -C "$work" -cJf "$out/jre.tar.xz" jre
+
+# Shared libraries of Bazel's launcher and helper tools (e.g. libarchive, libprotobuf) that a
+# non-Debian host lacks; the C runtime and libstdc++ come from the host.
+mkdir -p "$work/lib"
+for b in /usr/bin/bazel-4 /usr/libexec/x86_64-linux-gnu/bazel/*; do
+  [ -f "$b" ] && ldd "$b" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'
+done | sort -u | grep -Ev '/(libc|libm|libgcc_s|libstdc\+\+|libpthread|libdl|librt|ld-linux-x86-64)\.so' |
+  while read -r lib; do cp -L "$lib" "$work/lib/"; done
+tar -C "$work" -cJf "$out/lib.tar.xz" lib
+
+cat >"$out/run-bazel.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs Bazel from this bundle (made by ci/make-gpu-bundle.sh), from the project root:
+#   bash path/to/bundle/run-bazel.sh test //... --config=gpu
+# Unpacks once into $GPU_BUNDLE_ROOT (default /opt/gpu-bundle); Bazel's outputs go to
+# $BAZEL_OUTPUT_USER_ROOT (default /tmp/bazel-gpu-bundle).
+set -euo pipefail
+bundle="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="${GPU_BUNDLE_ROOT:-/opt/gpu-bundle}"
+if [ ! -f "$root/.unpacked" ]; then
+  mkdir -p "$root"
+  for deb in "$bundle"/*.deb; do dpkg-deb -x "$deb" "$root"; done
+  tar -C "$root" -xJf "$bundle/jre.tar.xz"
+  tar -C "$root" -xJf "$bundle/lib.tar.xz"
+  touch "$root/.unpacked"
+fi
+# The repository rules find Check, subunit and jansson through these (third_party/repositories.bzl).
+export CHECK_ROOT="$root/usr" JANSSON_ROOT="$root/usr" JAVA_HOME="$root/jre"
+# Some GPU images put a private gcc first on PATH whose libstdc++ is incomplete; prefer the system's.
+if [ -x /usr/bin/gcc ]; then export CC=/usr/bin/gcc; fi
+export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+exec "$root/usr/bin/bazel-4" --install_base="$root/usr/share/bazel" --trust_install_base \
+  --server_javabase="$root/jre" --output_user_root="${BAZEL_OUTPUT_USER_ROOT:-/tmp/bazel-gpu-bundle}" "$@"
+RUN
+chmod +x "$out/run-bazel.sh"
+du -sh "$out"
