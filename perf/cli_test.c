@@ -67,7 +67,13 @@ START_TEST(list_tests_needs_no_gpu) {
                    "elementwise/add_float4/N:268435456\n"
                    "elementwise/saxpy/N:1048576\n"
                    "elementwise/saxpy/N:16777216\n"
-                   "elementwise/saxpy/N:268435456\n");
+                   "elementwise/saxpy/N:268435456\n"
+                   "elementwise/saxpy_float4/N:1048576\n"
+                   "elementwise/saxpy_float4/N:16777216\n"
+                   "elementwise/saxpy_float4/N:268435456\n"
+                   "elementwise/cublas_saxpy/N:1048576\n"
+                   "elementwise/cublas_saxpy/N:16777216\n"
+                   "elementwise/cublas_saxpy/N:268435456\n");
   const char *copy[] = {COPY, "--benchmark_list_tests=true", "--benchmark_filter=N:268435456$", NULL};
   ck_assert_int_eq(run(copy), 0);
   ck_assert_str_eq(g_out, "copy/copy_float4/N:268435456\ncopy/memcpy/N:268435456\n");

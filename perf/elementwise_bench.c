@@ -1,6 +1,6 @@
 /* Benchmarks of kernels/elementwise: every variant at every size.
- * Adding a variant is one row in kAdd (same signature as ew_add) or a new ops
- * table for a new signature. */
+ * Adding a variant is one row in kAdd (same signature as ew_add), in kSaxpy
+ * (same signature as ew_saxpy) or a new ops table for a new signature. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +87,22 @@ static const bench_ops kAddOps = {add_setup, add_run, add_verify, add_teardown};
 
 /* ---------- y = alpha * x + y ---------- */
 
+typedef cudaError_t (*saxpy_fn)(float, const float *, float *, size_t, cudaStream_t);
+
 typedef struct {
+  const char *name;
+  saxpy_fn fn;
+  int reference; /* a library baseline, never the code under test */
+} saxpy_variant;
+
+static const saxpy_variant kSaxpy[] = {
+    {"saxpy", ew_saxpy, 0},
+    {"saxpy_float4", ew_saxpy_float4, 0},
+    {"cublas_saxpy", ew_saxpy_cublas, 1},
+};
+
+typedef struct {
+  const saxpy_variant *v;
   size_t n;
   float alpha;
   float *x, *y;
@@ -106,6 +121,7 @@ static void saxpy_teardown(void *p) {
 static int saxpy_setup(const bench_case *c, uint64_t seed, void **out, char *err, size_t errlen) {
   saxpy_state *s = calloc(1, sizeof *s);
   if (!s) return snprintf(err, errlen, "out of host memory"), -1;
+  s->v = c->arg;
   s->n = (size_t)c->params[0].value;
   test_rng rng;
   rng_seed(&rng, seed);
@@ -123,7 +139,7 @@ static int saxpy_setup(const bench_case *c, uint64_t seed, void **out, char *err
 
 static cudaError_t saxpy_run(void *p, cudaStream_t stream) {
   saxpy_state *s = p;
-  return ew_saxpy(s->alpha, s->x, s->y, s->n, stream);
+  return s->v->fn(s->alpha, s->x, s->y, s->n, stream);
 }
 
 static void saxpy_ref(const void *p, size_t begin, size_t count, double *want, double *scale) {
@@ -140,7 +156,7 @@ static int saxpy_verify(void *p, char *err, size_t errlen) {
   float *got;
   if (bench_download(s->y, s->n, &got, err, errlen)) return -1;
   /* The product may round before the add (or fuse): error <= 2^-23 (|alpha x| + |y|). */
-  int rc = verify_f32("saxpy", got, s->n, saxpy_ref, s, 1, 0x1p-23, 0.0, err, errlen);
+  int rc = verify_f32(s->v->name, got, s->n, saxpy_ref, s, 1, 0x1p-23, 0.0, err, errlen);
   free(got);
   return rc;
 }
@@ -154,10 +170,13 @@ int main(int argc, char **argv) {
       bench_register(&(bench_case){.family = "elementwise", .variant = kAdd[v].name, .params = {{"N", kSizes[i]}},
                                    .bytes = 3 * 4 * n, .flops = n, .ops = &kAddOps, .arg = &kAdd[v]});
     }
-  for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
-    double n = (double)kSizes[i];
-    bench_register(&(bench_case){.family = "elementwise", .variant = "saxpy", .params = {{"N", kSizes[i]}},
-                                 .bytes = 3 * 4 * n, .flops = 2 * n, .ops = &kSaxpyOps});
-  }
+  /* Reads x and y, writes y: 12 bytes per element. */
+  for (size_t v = 0; v < sizeof kSaxpy / sizeof *kSaxpy; v++)
+    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
+      double n = (double)kSizes[i];
+      bench_register(&(bench_case){.family = "elementwise", .variant = kSaxpy[v].name, .params = {{"N", kSizes[i]}},
+                                   .bytes = 3 * 4 * n, .flops = 2 * n, .reference = kSaxpy[v].reference,
+                                   .ops = &kSaxpyOps, .arg = &kSaxpy[v]});
+    }
   return bench_main(argc, argv);
 }

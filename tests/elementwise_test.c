@@ -1,7 +1,8 @@
 /* Correctness of kernels/elementwise against an fp64 CPU reference.
- * Every size below is exercised for every variant; add_float4 also with each
- * misalignment of its three pointers. Outputs are poisoned before each run,
- * every element is checked, and guard zones catch writes past either end. */
+ * Every size below is exercised for every variant; add_float4 and saxpy_float4
+ * also with each misalignment of their pointers, the same on all or mixed.
+ * add's output is poisoned before each run (saxpy's y is an input too), every
+ * element is checked, and poisoned guard zones catch writes past either end. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,11 +70,17 @@ START_TEST(add_float4_mixed_offsets) {
 }
 END_TEST
 
-/* y = alpha*x + y: the product may round (or fuse), so the error is bounded by
- * 2^-23 * (|alpha*x| + |y|) rather than relative to a result that may cancel. */
-static void check_saxpy(size_t n, size_t off) {
+typedef cudaError_t (*saxpy_fn)(float, const float *, float *, size_t, cudaStream_t);
+
+/* y = alpha*x + y: the product may round before the add (or fuse with it), so
+ * the error is bounded relative to |alpha*x| + |y|, not to a result that may
+ * cancel. Unfused, with round-to-nearest relative errors of at most u/(1+u)
+ * (u = 2^-24) per operation: |err| <= u/(1+u) (|alpha x| + |fl(alpha x) + y|)
+ * < 2u (|alpha x| + |y|); fused (one rounding, as cuBLAS may do): <= u |alpha x + y|.
+ * The fp64 reference is exact up to 2^-53 relative, far inside that margin. */
+static void check_saxpy(const char *variant, saxpy_fn fn, size_t n, size_t off_x, size_t off_y) {
   test_rng rng;
-  rng_seed(&rng, test_seed() ^ (n * 2654435761u + off));
+  rng_seed(&rng, test_seed() ^ (n * 2654435761u + off_x * 7 + off_y * 11));
   float alpha = (float)(4.0 * rng_uniform(&rng) - 2.0);
   float *x = malloc((n + 1) * sizeof(float)), *y = malloc((n + 1) * sizeof(float));
   double *want = malloc((n + 1) * sizeof(double)), *scale = malloc((n + 1) * sizeof(double));
@@ -84,17 +91,18 @@ static void check_saxpy(size_t n, size_t off) {
     want[i] = (double)alpha * x[i] + y[i];
     scale[i] = fabs((double)alpha * x[i]) + fabs((double)y[i]);
   }
-  guarded_buf dx = gbuf_alloc(n, off), dy = gbuf_alloc(n, off);
+  guarded_buf dx = gbuf_alloc(n, off_x), dy = gbuf_alloc(n, off_y);
   gbuf_upload(&dx, x);
   gbuf_upload(&dy, y);
-  CUDA_OK(ew_saxpy(alpha, dx.ptr, dy.ptr, n, 0));
+  CUDA_OK(fn(alpha, dx.ptr, dy.ptr, n, 0));
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&dy, y);
   compare_report r = compare_f32(y, want, scale, n, 2 * FLOAT_UNIT_ROUNDOFF, 0.0);
   char line[256];
   format_report(&r, line, sizeof line);
-  printf("%-10s n=%-9zu offset=%zu alpha=%g: %s %s\n", "saxpy", n, off, alpha, line, r.bad ? "FAIL" : "ok");
-  ck_assert_msg(r.bad == 0, "saxpy n=%zu offset %zu: %s", n, off, line);
+  printf("%-12s n=%-9zu offsets x=%zu y=%zu alpha=%g: %s %s\n", variant, n, off_x, off_y, alpha, line,
+         r.bad ? "FAIL" : "ok");
+  ck_assert_msg(r.bad == 0, "%s n=%zu offsets %zu/%zu: %s", variant, n, off_x, off_y, line);
   gbuf_free(&dx);
   gbuf_free(&dy);
   free(x);
@@ -104,8 +112,32 @@ static void check_saxpy(size_t n, size_t off) {
 }
 
 START_TEST(saxpy_all_sizes) {
-  check_saxpy(kSizes[_i], 0);
-  check_saxpy(kSizes[_i], 1);
+  check_saxpy("saxpy", ew_saxpy, kSizes[_i], 0, 0);
+  check_saxpy("saxpy", ew_saxpy, kSizes[_i], 1, 1);
+}
+END_TEST
+
+START_TEST(saxpy_float4_aligned) { check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], 0, 0); }
+END_TEST
+
+/* Same misalignment on x and y: a scalar head of 4 - off elements, then vectors. */
+START_TEST(saxpy_float4_same_offset) {
+  for (size_t off = 1; off < 4; off++) check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], off, off);
+}
+END_TEST
+
+/* x and y at different offsets: the scalar path must take over (whichever is the aligned one). */
+START_TEST(saxpy_float4_mixed_offsets) {
+  check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], 1, 2);
+  check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], 0, 1);
+  check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], 3, 0);
+}
+END_TEST
+
+/* The library reference must be right before its timings mean anything. */
+START_TEST(saxpy_cublas_all_sizes) {
+  check_saxpy("cublas_saxpy", ew_saxpy_cublas, kSizes[_i], 0, 0);
+  check_saxpy("cublas_saxpy", ew_saxpy_cublas, kSizes[_i], 1, 2);
 }
 END_TEST
 
@@ -116,11 +148,23 @@ START_TEST(rejects_bad_arguments) {
   ck_assert_int_eq(ew_add(NULL, NULL, NULL, 0, 0), cudaSuccess);
   ck_assert_int_eq(ew_add_float4(NULL, NULL, NULL, 0, 0), cudaSuccess);
   ck_assert_int_eq(ew_saxpy(1.0f, NULL, NULL, 0, 0), cudaSuccess);
+  ck_assert_int_eq(ew_saxpy_float4(1.0f, NULL, NULL, 0, 0), cudaSuccess);
+  ck_assert_int_eq(ew_saxpy_cublas(1.0f, NULL, NULL, 0, 0), cudaSuccess);
   ck_assert_int_eq(ew_add(d, NULL, d, 8, 0), cudaErrorInvalidValue);
   ck_assert_int_eq(ew_add_float4(d, d, NULL, 8, 0), cudaErrorInvalidValue);
   ck_assert_int_eq(ew_saxpy(1.0f, NULL, d, 8, 0), cudaErrorInvalidValue);
+  ck_assert_int_eq(ew_saxpy_float4(1.0f, NULL, d, 8, 0), cudaErrorInvalidValue);
+  ck_assert_int_eq(ew_saxpy_float4(1.0f, d, NULL, 8, 0), cudaErrorInvalidValue);
+  ck_assert_int_eq(ew_saxpy_cublas(1.0f, NULL, d, 8, 0), cudaErrorInvalidValue);
+  ck_assert_int_eq(ew_saxpy_cublas(1.0f, d, NULL, 8, 0), cudaErrorInvalidValue);
   const float *odd = (const float *)((const char *)d + 2);
   ck_assert_int_eq(ew_add_float4(odd, d, d, 8, 0), cudaErrorMisalignedAddress);
+  ck_assert_int_eq(ew_saxpy_float4(1.0f, odd, d, 8, 0), cudaErrorMisalignedAddress);
+  ck_assert_int_eq(ew_saxpy_float4(1.0f, d, (float *)odd, 8, 0), cudaErrorMisalignedAddress);
+  ck_assert_int_eq(ew_saxpy_cublas(1.0f, odd, d, 8, 0), cudaErrorMisalignedAddress);
+  /* Nothing above may have launched (or left an error behind). */
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaFree(d));
 }
 END_TEST
@@ -141,6 +185,11 @@ int main(void) {
   tcase_add_loop_test(f4, add_float4_mixed_offsets, 0, NSIZES);
   suite_add_tcase(s, f4);
   suite_add_tcase(s, variant_case("saxpy", saxpy_all_sizes));
+  TCase *s4 = variant_case("saxpy_float4", saxpy_float4_aligned);
+  tcase_add_loop_test(s4, saxpy_float4_same_offset, 0, NSIZES);
+  tcase_add_loop_test(s4, saxpy_float4_mixed_offsets, 0, NSIZES);
+  suite_add_tcase(s, s4);
+  suite_add_tcase(s, variant_case("cublas_saxpy", saxpy_cublas_all_sizes));
   TCase *args = tcase_create("arguments");
   tcase_add_test(args, rejects_bad_arguments);
   suite_add_tcase(s, args);

@@ -1,4 +1,5 @@
-/* Element-wise kernels: c = a + b and y = alpha * x + y on float arrays.
+/* Element-wise kernels: c = a + b and y = alpha * x + y on float arrays, and
+ * cuBLAS saxpy as the library reference.
  *
  * Every function takes device pointers and a count `n` (any value, 0 included),
  * launches on `stream` (0 for the default stream) and returns cudaSuccess or the
@@ -25,6 +26,16 @@ cudaError_t ew_add_float4(const float *a, const float *b, float *c, size_t n, cu
 
 /* y = alpha * x + y, one element per thread. */
 cudaError_t ew_saxpy(float alpha, const float *x, float *y, size_t n, cudaStream_t stream);
+
+/* y = alpha * x + y with float4 loads and stores, as ew_add_float4: x and y at
+ * different offsets from 16-byte alignment take the scalar path (ew_saxpy). */
+cudaError_t ew_saxpy_float4(float alpha, const float *x, float *y, size_t n, cudaStream_t stream);
+
+/* Library reference (never the code under test): cublasSaxpy_64 with alpha in
+ * host memory. One cuBLAS handle is created on the first call (so during a
+ * benchmark's warm-up) and kept for the process; the stream is set on every
+ * call. A cuBLAS failure maps to the closest cudaError_t. */
+cudaError_t ew_saxpy_cublas(float alpha, const float *x, float *y, size_t n, cudaStream_t stream);
 
 /* The slowdown injected into add_float4 by the build setting
  * --//kernels/elementwise:slowdown_add_float4_pct (percent; 0 in a normal build). */
