@@ -3,7 +3,7 @@
 # The CUDA toolkit is not a Debian package: it must already be at $CUDA_PATH.
 set -euo pipefail
 
-packages=(bazel-bootstrap check libsubunit-dev libjansson-dev gnuplot-nox)
+packages=(bazel-bootstrap check libsubunit-dev libjansson-dev gnuplot-nox fonts-liberation)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
