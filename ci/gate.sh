@@ -50,7 +50,7 @@ unpack() {
   if command -v unzip >/dev/null; then unzip -qo "$1" -d "$2"
   else python3 -m zipfile -e "$1" "$2"; fi
 }
-testlogs="$("${bazel[@]}" info bazel-testlogs --config=gpu 2>/dev/null)"
+testlogs="$("${bazel[@]}" info bazel-testlogs --config=gpu 2>/dev/null)" || echo "gate: bazel info failed: no test logs collected"
 for dir in "$testlogs"/perf/*_perf_test; do
   [ -d "$dir" ] || continue
   name="$(basename "$dir")"
@@ -73,8 +73,10 @@ if [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
   mkdir -p baselines/history
   for out in "$artifacts"/perf/*_perf_test; do
     run="$(find "$out" -maxdepth 1 -name '*_bench.json' | head -1)"
-    [ -n "$run" ] && [ -f "$out/verdicts.json" ] && "$gate" history --history_dir=baselines/history \
-      --verdicts="$out/verdicts.json" "$run"
+    if [ -n "$run" ] && [ -f "$out/verdicts.json" ]; then
+      "$gate" history --history_dir=baselines/history --verdicts="$out/verdicts.json" "$run" ||
+        echo "gate: history not appended for $run (the reason is above)"
+    fi
   done
 fi
 

@@ -142,6 +142,9 @@ static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate
   json_t *s = field(c, m, where, "samples_ns", JSON_ARRAY);
   if (!s) return 1;
   out->nsamples = json_array_size(s);
+  if (out->nsamples == 0)
+    return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns: empty; a measure needs its samples (the "
+                            "U test cannot judge without them): re-bless", c->path, where);
   out->samples_ns = malloc((out->nsamples + 1) * sizeof(double));
   for (size_t i = 0; i < out->nsamples; i++) {
     json_t *v = json_array_get(s, i);
@@ -214,6 +217,13 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       snprintf(where, sizeof where, "benchmarks[%zu]", i);
       json_t *name = field(&c, b, where, "name", JSON_STRING);
       if (!name) break;
+      int seen = 0;
+      for (size_t k = 0; k < i && !seen; k++) seen = !strcmp(out->b[k].name, json_string_value(name));
+      if (seen) {
+        c.failed = fail(err, errlen, "%s: field %s.name: '%s' appears twice: re-bless", path, where,
+                        json_string_value(name));
+        break;
+      }
       out->b[i].name = strdup(json_string_value(name));
       out->b[i].bytes_per_second = positive(&c, b, where, "bytes_per_second");
       json_t *m = field(&c, b, where, "runs", JSON_ARRAY);
@@ -252,7 +262,7 @@ static json_t *measure_json(const gate_measure *m) {
     json_array_append_new(s, json_real(sorted[k]));
   }
   free(sorted);
-  return json_pack("{s:i, s:f, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "samples_ns", s);
+  return json_pack("{s:I, s:f, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "samples_ns", s);
 }
 
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
@@ -302,7 +312,7 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       char why[512];
       snprintf(why, sizeof why, "%s", err);
       free_figures(out);
-      return fail(err, errlen, "run %zu is not from the same hardware as run 0: %s", r + 1, why);
+      return fail(err, errlen, "run %zu is not from the same hardware as run 1: %s", r + 1, why);
     }
     out->runs[r] = runs[r].runs[0];
   }
@@ -387,7 +397,12 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
   copy_str(&c, cx, "context", "host_name", info->host, sizeof info->host);
   json_t *commit = json_object_get(cx, "commit"); /* from --benchmark_context=commit=... */
   snprintf(info->commit, sizeof info->commit, "%s", json_is_string(commit) ? json_string_value(commit) : "unknown");
-  info->copy_bytes_per_second = positive(&c, cx, "context", "copy_bandwidth_GBps") * 1e9;
+  /* 0 when the runner's copy probe failed: only --metric=copy_ratio needs it. */
+  json_t *copy = field(&c, cx, "context", "copy_bandwidth_GBps", JSON_REAL);
+  double gbps = copy ? json_number_value(copy) : 0;
+  if (copy && !(gbps >= 0 && isfinite(gbps)))
+    c.failed = fail(err, errlen, "%s: field context.copy_bandwidth_GBps: expected a number >= 0, got %g", path, gbps);
+  info->copy_bytes_per_second = gbps * 1e9;
 
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
   size_t nb = bs ? json_array_size(bs) : 0;

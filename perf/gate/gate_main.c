@@ -400,8 +400,13 @@ static int cmd_history(options *o) {
   }
   const char *dir = user_path(o->history_dir, b3, sizeof b3);
   snprintf(path, sizeof path, "%s/%s.csv", dir, run.gpu.slug);
-  size_t cap = 256 + run.n * 256, len = 0;
-  char *rows = malloc(cap);
+  char *rows = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&rows, &len);
+  if (!mem) {
+    fprintf(stderr, "gate: out of memory\n");
+    return EXIT_BAD_INPUT;
+  }
   for (size_t i = 0; i < run.n; i++) {
     const char *verdict = "unknown";
     for (size_t j = 0; j < json_array_size(list); j++) {
@@ -410,10 +415,11 @@ static int cmd_history(options *o) {
       const char *said = json_string_value(json_object_get(e, "verdict"));
       if (name && said && !strcmp(name, run.b[i].name)) verdict = said;
     }
-    len += (size_t)snprintf(rows + len, cap - len, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s\n", run.runs[0].date,
-                            run.runs[0].commit, run.gpu.slug, run.b[i].name, run.b[i].runs[0].median_ns,
-                            run.b[i].bytes_per_second, relative_iqr(&run.b[i].runs[0]), verdict);
+    fprintf(mem, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s\n", run.runs[0].date, run.runs[0].commit, run.gpu.slug,
+            run.b[i].name, run.b[i].runs[0].median_ns, run.b[i].bytes_per_second, relative_iqr(&run.b[i].runs[0]),
+            verdict);
   }
+  fclose(mem);
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
     fprintf(stderr, "gate: cannot create the history folder %s: %s\n", dir, strerror(errno));
     return EXIT_BAD_INPUT;

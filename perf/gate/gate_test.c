@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -376,6 +377,76 @@ START_TEST(real_h100_run_is_read) {
 }
 END_TEST
 
+static int run_gate(const char *args);
+
+/* gate check end to end, with a stand-in benchmark binary that writes prepared
+ * run files: the first run, and another for the re-measurement (--benchmark_filter). */
+static int run_check(const char *out_dir, const char *run, const char *recheck, const char *extra) {
+  char bench[1024], args[4096];
+  snprintf(bench, sizeof bench, "%s/fake_bench", dir);
+  FILE *f = fopen(bench, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "#!/bin/sh\nout=; again=\nfor a; do case $a in --benchmark_out=*) out=${a#--benchmark_out=};; "
+             "--benchmark_filter=*) again=1;; esac; done\n"
+             "if [ -n \"$again\" ]; then cp '%s' \"$out\"; else cp '%s' \"$out\"; fi\n", recheck, run);
+  fclose(f);
+  chmod(bench, 0755);
+  char mk[1100];
+  snprintf(mk, sizeof mk, "mkdir -p %s", out_dir);
+  ck_assert_int_eq(system(mk), 0);
+  snprintf(args, sizeof args, "check --bench=%s --baselines=%s/bl --out_dir=%s %s", bench, dir, out_dir, extra);
+  return run_gate(args);
+}
+
+static int file_has(const char *path, const char *needle) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "grep -q -- '%s' '%s'", needle, path);
+  return system(cmd) == 0;
+}
+
+START_TEST(check_end_to_end) {
+  char err[1024], out[1024], path[1200];
+  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000},
+                             {"elementwise/saxpy/N:1", 3000}};
+  write_run("e2e_ok.json", H100, 132, 3000.0, base_set, 3, 71);
+  write_run("e2e_slow.json", H100, 132, 3000.0, slow, 3, 72);
+  char mk[1100];
+  snprintf(mk, sizeof mk, "mkdir -p %s/bl", dir);
+  ck_assert_int_eq(system(mk), 0);
+  /* No baseline for this GPU: passes with a candidate written; --strict fails. */
+  snprintf(out, sizeof out, "%s/e2e_none", dir);
+  ck_assert_int_eq(run_check(out, at("e2e_ok.json"), at("e2e_ok.json"), ""), 0);
+  snprintf(path, sizeof path, "%s/nvidia-h100-80gb-hbm3.candidate.json", out);
+  ck_assert_int_eq(access(path, R_OK), 0);
+  ck_assert_int_eq(run_check(out, at("e2e_ok.json"), at("e2e_ok.json"), "--strict"), 1);
+  /* With a baseline: same passes and writes its reports. */
+  gate_figures base;
+  make_baseline(&base);
+  snprintf(path, sizeof path, "%s/bl/nvidia-h100-80gb-hbm3.json", dir);
+  ck_assert(save_baseline(path, &base, err, sizeof err) == 0);
+  free_figures(&base);
+  snprintf(out, sizeof out, "%s/e2e_same", dir);
+  ck_assert_int_eq(run_check(out, at("e2e_ok.json"), at("e2e_ok.json"), "--min_delta_us=0"), 0);
+  snprintf(path, sizeof path, "%s/verdicts.json", out);
+  ck_assert(file_has(path, "\"same\""));
+  snprintf(path, sizeof path, "%s/summary.md", out);
+  ck_assert(file_has(path, "passed"));
+  /* Slower, and confirmed by the re-measurement: fails. */
+  snprintf(out, sizeof out, "%s/e2e_slow", dir);
+  ck_assert_int_eq(run_check(out, at("e2e_slow.json"), at("e2e_slow.json"), "--min_delta_us=0"), 1);
+  snprintf(path, sizeof path, "%s/summary.md", out);
+  ck_assert(file_has(path, "confirmed"));
+  ck_assert(file_has(path, "FAILED"));
+  snprintf(path, sizeof path, "%s/fake_bench.json", out); /* the failing run's data is kept */
+  ck_assert_int_eq(access(path, R_OK), 0);
+  /* Slower once, not on re-measurement: passes, and says so. */
+  snprintf(out, sizeof out, "%s/e2e_hiccup", dir);
+  ck_assert_int_eq(run_check(out, at("e2e_slow.json"), at("e2e_ok.json"), "--min_delta_us=0"), 0);
+  snprintf(path, sizeof path, "%s/summary.md", out);
+  ck_assert(file_has(path, "not confirmed"));
+}
+END_TEST
+
 START_TEST(slugs) {
   char s[64];
   gpu_slug("NVIDIA H100 80GB HBM3", s, sizeof s);
@@ -459,6 +530,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, wrong_gpu_is_refused);
   tcase_add_test(tc, families_share_one_baseline);
   tcase_add_test(tc, real_h100_run_is_read);
+  tcase_add_test(tc, check_end_to_end);
   tcase_add_test(tc, slugs);
   tcase_add_test(tc, gate_exit_codes);
   suite_add_tcase(s, tc);

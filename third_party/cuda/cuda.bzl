@@ -77,19 +77,19 @@ def _cuda_objects_impl(ctx):
             use_default_shell_env = True,
         )
         objs.append(obj)
-        ptx.append(_machine_code_action(ctx, src, headers, includes, "-ptx", "-arch=" + check_arch.replace("sm_", "compute_"), "ptx"))
-        usage.append(_machine_code_action(ctx, src, headers, includes, "-cubin", "-arch=" + check_arch, "resource_usage.txt"))
+        ptx.append(_machine_code_action(ctx, src, headers, includes, flag_defines, "-ptx", "-arch=" + check_arch.replace("sm_", "compute_"), "ptx"))
+        usage.append(_machine_code_action(ctx, src, headers, includes, flag_defines, "-cubin", "-arch=" + check_arch, "resource_usage.txt"))
     return [
         DefaultInfo(files = depset(objs), runfiles = ctx.runfiles(files = objs)),
         OutputGroupInfo(ptx = depset(ptx), resource_usage = depset(usage)),
     ]
 
-def _machine_code_action(ctx, src, headers, includes, mode, arch, suffix):
+def _machine_code_action(ctx, src, headers, includes, flag_defines, mode, arch, suffix):
     """PTX, or ptxas's resource report (registers, spills) for one arch, for the machine-code tests."""
     base = src.basename[:-len(src.extension) - 1]
     out = ctx.actions.declare_file("_cuda_objs/%s/%s.%s" % (ctx.label.name, base, suffix))
     cmd = [ctx.executable._nvcc.path, mode, arch, "-O3", "-std=c++17", "-ccbin", find_cpp_toolchain(ctx).compiler_executable]
-    cmd += ["-I" + i for i in _uniq(includes)] + ctx.attr.copts + [src.path]
+    cmd += ["-I" + i for i in _uniq(includes)] + ctx.attr.copts + flag_defines + [src.path]
     if mode == "-ptx":
         cmd += ["-o", out.path]
         shell = " ".join(["'%s'" % c for c in cmd])
