@@ -23,6 +23,7 @@ enum {
   OPT_DISPLAY_AGG,
   OPT_DEVICE,
   OPT_HOT,
+  OPT_L2_FLUSH,
   OPT_MAX_NOISE,
   OPT_TIMEOUT,
   OPT_MIN_SAMPLES,
@@ -44,6 +45,7 @@ static const struct option kOptions[] = {
     {"benchmark_display_aggregates_only", optional_argument, NULL, OPT_DISPLAY_AGG},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"hot", optional_argument, NULL, OPT_HOT},
+    {"l2_flush", required_argument, NULL, OPT_L2_FLUSH},
     {"max_noise", required_argument, NULL, OPT_MAX_NOISE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"min_samples", required_argument, NULL, OPT_MIN_SAMPLES},
@@ -96,6 +98,9 @@ void flags_usage(FILE *f, const char *prog) {
           "GPU flags:\n"
           "  --device=<n>                        CUDA device ordinal (default 0)\n"
           "  --hot[=true|false]                  skip the L2 flush before each sample (default: flush)\n"
+          "  --l2_flush=read|write               how the flush evicts the L2: read a zeroed buffer, leaving\n"
+          "                                      clean lines (default), or memset one, leaving dirty lines\n"
+          "                                      that the timed kernel then writes back\n"
           "  --max_noise=<percent>               sample until the relative standard error of the mean\n"
           "                                      is at most this (default 0.3)\n"
           "  --timeout=<t>[s]                    stop sampling a repetition after t seconds even if the\n"
@@ -297,6 +302,16 @@ flags_status flags_parse(int argc, char **argv, bench_options *o, char *err, siz
         break;
       case OPT_HOT:
         if (parse_bool(v, &o->hot)) goto bad_bool;
+        break;
+      case OPT_L2_FLUSH:
+        if (strcmp(v, "read") == 0)
+          o->l2_flush_write = 0;
+        else if (strcmp(v, "write") == 0)
+          o->l2_flush_write = 1;
+        else {
+          set_err(err, errlen, "--%s=%s: expected read or write", name, v);
+          return FLAGS_ERROR;
+        }
         break;
       case OPT_MAX_NOISE:
         if (parse_with_suffix(v, '%', &d) || d <= 0 || d > 100) {

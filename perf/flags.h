@@ -35,6 +35,7 @@ typedef struct {
   /* GPU flags */
   int device;                  /* --device (CUDA ordinal) */
   int hot;                     /* --hot: no L2 flush before samples */
+  int l2_flush_write;          /* --l2_flush=write: memset flush (default: read flush) */
   double max_noise_pct;        /* --max_noise: target relative standard error, % */
   double timeout_s;            /* --timeout: sampling time limit per repetition */
   long min_samples;            /* --min_samples */

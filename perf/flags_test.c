@@ -33,6 +33,7 @@ START_TEST(defaults) {
   ck_assert_int_eq(g_opt.out_format, FORMAT_JSON);
   ck_assert_ptr_null(g_opt.out_path);
   ck_assert_int_eq(g_opt.hot, 0);
+  ck_assert_int_eq(g_opt.l2_flush_write, 0);
   ck_assert_int_eq(g_opt.device, 0);
   ck_assert_double_eq(g_opt.max_noise_pct, 0.3);
   ck_assert_double_eq(g_opt.timeout_s, 10);
@@ -81,6 +82,10 @@ START_TEST(gpu_flags) {
   ck_assert_int_eq(parse("--hot=false", "--timeout=2", "--max_noise=1", NULL), FLAGS_OK);
   ck_assert_int_eq(g_opt.hot, 0);
   ck_assert_double_eq(g_opt.timeout_s, 2);
+  ck_assert_int_eq(parse("--l2_flush=write", NULL), FLAGS_OK);
+  ck_assert_int_eq(g_opt.l2_flush_write, 1);
+  ck_assert_int_eq(parse("--l2_flush=read", NULL), FLAGS_OK);
+  ck_assert_int_eq(g_opt.l2_flush_write, 0);
 }
 END_TEST
 
@@ -131,6 +136,7 @@ START_TEST(bad_flags_and_values) {
   expect_error("--benchmark_list_tests=maybe", "true or false");
   expect_error("--benchmark_report_aggregates_only=2", "true or false");
   expect_error("--hot=sometimes", "true or false");
+  expect_error("--l2_flush=memset", "read or write");
   expect_error("--device=-1", "ordinal");
   expect_error("--device=gpu0", "ordinal");
   expect_error("--max_noise=0", "percentage");

@@ -91,7 +91,7 @@ static const char *kReserved[] = {
     "date",       "host_name",          "executable",         "num_cpus",    "load_avg",
     "library_version", "library_build_type", "json_schema_version", "seed", "gpu",
     "copy_bandwidth_GBps", "copy_probe_bytes", "nvml", "clock_filter", "l2_flush",
-    "l2_flush_bytes", "timing", "caches", "mhz_per_cpu", "cpu_scaling_enabled",
+    "l2_flush_bytes", "l2_flush_method", "timing", "caches", "mhz_per_cpu", "cpu_scaling_enabled",
 };
 
 int report_context_key_reserved(const char *key) {
@@ -183,6 +183,7 @@ static json_t *context_json(const run_context *c) {
   set_str(o, "clock_filter", filter);
   json_object_set_new(o, "l2_flush", json_boolean(c->l2_flush));
   set_num(o, "l2_flush_bytes", c->l2_flush ? c->l2_flush_bytes : 0);
+  if (c->l2_flush) set_str(o, "l2_flush_method", c->l2_flush_write ? "write" : "read");
   json_t *t = json_object();
   set_int(t, "repetitions", c->repetitions);
   set_num(t, "min_time_s", c->min_time_s);
@@ -380,7 +381,8 @@ void report_console_header(FILE *f, const run_context *c, int w) {
   else
     fprintf(f, "Copy probe: not measured; %%copy left out\n");
   if (c->l2_flush)
-    fprintf(f, "L2 flushed before each sample (%.0f MiB write, untimed)", c->l2_flush_bytes / 1048576.0);
+    fprintf(f, "L2 flushed before each sample (%.0f MiB %s, untimed)", c->l2_flush_bytes / 1048576.0,
+            c->l2_flush_write ? "write: dirty lines" : "read: clean lines");
   else
     fprintf(f, "Hot L2 (--hot): no flush between samples");
   if (c->clock_filter)

@@ -58,6 +58,7 @@ START_TEST(json_round_trip_values) {
   ck_assert_str_eq(json_string_value(json_object_get(c, "seed")), "18446744073709551557");
   ck_assert_str_eq(json_string_value(json_object_get(c, "commit")), "abc123");
   ck_assert_double_eq_tol(num(c, "copy_bandwidth_GBps"), 3000, 1e-9);
+  ck_assert_str_eq(json_string_value(json_object_get(c, "l2_flush_method")), "read");
   json_t *gpu = json_object_get(c, "gpu");
   ck_assert_str_eq(json_string_value(json_object_get(gpu, "uuid")), "GPU-00000000-0000-0000-0000-000000000000");
   ck_assert_double_eq_tol(num(gpu, "peak_GBps"), 3352.32, 1e-6);

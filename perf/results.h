@@ -45,6 +45,7 @@ typedef struct {
   int clock_filter;            /* samples at low SM clock are discarded */
   double min_clock_ratio;
   int l2_flush;                /* 0 with --hot */
+  int l2_flush_write;          /* 1: memset flush (dirty lines); 0: read flush (clean lines) */
   double l2_flush_bytes;
   int repetitions;
   double min_time_s, min_warmup_s, max_noise_pct, timeout_s;

@@ -22,7 +22,7 @@
 #include "perf/nvml.h"
 #include "perf/report.h"
 #include "perf/sampler.h"
-#include "perf/spin.h"
+#include "perf/untimed.h"
 #include "perf/stats.h"
 
 /* Bytes one probe copy moves (read + written): well past any L2, so it
@@ -97,9 +97,14 @@ static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, re
      * the event is then timestamped when the GPU finishes that work, with the
      * kernel launch already queued behind it. On an idle stream the event would
      * fire at once and the sample would include the host's launch latency. */
-    if (R->flush) {
-      /* A different byte each time, so no sample finds the flush buffer's
-       * contents already there. */
+    if (R->flush && !R->opt.l2_flush_write) {
+      /* Reading leaves clean lines: the timed kernel's misses evict them with
+       * no write-back, so it is not charged for the flush's own traffic. */
+      TRY(bench_l2_flush_read(R->flush, R->flush_bytes, R->ctx.gpu.sm_count, R->stream), "L2 flush (read kernel)");
+    } else if (R->flush) {
+      /* --l2_flush=write: a different byte each time, so no sample finds the
+       * flush buffer's contents already there. Up to an L2 of dirty lines is
+       * left for the timed kernel to write back. */
       TRY(cudaMemsetAsync(R->flush, (int)(count & 0xFF), R->flush_bytes, R->stream), "L2 flush (cudaMemsetAsync)");
     } else {
       TRY(bench_gpu_spin(HOT_SPIN_NS, R->stream), "spin kernel");
@@ -419,7 +424,11 @@ static int setup_device(runner *R, char *err, size_t errlen) {
     long long l2 = R->ctx.gpu.l2_bytes > 0 ? R->ctx.gpu.l2_bytes : 64ll << 20;
     R->flush_bytes = 2 * (size_t)l2;
     TRY(cudaMalloc(&R->flush, R->flush_bytes), "cudaMalloc of the L2 flush buffer");
+    /* The read flush needs zeros (see perf/untimed.h); written once, here. */
+    TRY(cudaMemset(R->flush, 0, R->flush_bytes), "cudaMemset of the L2 flush buffer");
+    TRY(cudaDeviceSynchronize(), "cudaMemset of the L2 flush buffer");
     R->ctx.l2_flush = 1;
+    R->ctx.l2_flush_write = o->l2_flush_write;
     R->ctx.l2_flush_bytes = (double)R->flush_bytes;
   }
   return 0;

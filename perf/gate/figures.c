@@ -58,6 +58,19 @@ int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t e
   return 0;
 }
 
+int same_method(const gate_figures *base, const gate_figures *run, char *err, size_t errlen) {
+  const char *want = run->nruns > 0 ? run->runs[0].l2_flush : "";
+  for (size_t i = 0; i < base->n; i++)
+    for (size_t r = 0; r < base->b[i].nruns; r++) {
+      size_t k = base->b[i].runs[r].run;
+      if (k < base->nruns && strcmp(base->runs[k].l2_flush, want) != 0)
+        return fail(err, errlen, "field runs[%zu].l2_flush differs: %s was measured with the '%s' L2 flush, this run "
+                    "with '%s'; figures taken differently do not compare (re-bless with runs made like this one)",
+                    k, base->b[i].name, base->runs[k].l2_flush, want);
+    }
+  return 0;
+}
+
 const gate_bench *find_bench(const gate_figures *f, const char *name) {
   for (size_t i = 0; i < f->n; i++)
     if (strcmp(f->b[i].name, name) == 0) return &f->b[i];
@@ -157,6 +170,22 @@ static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate
   return c->failed;
 }
 
+/* "read", "write" or "hot"; a missing value is "write": files made before
+ * the field existed were measured with the memset flush, the only one then. */
+static void read_flush_method(ctx *c, json_t *o, const char *where, const char *key, char *dst, size_t len) {
+  json_t *v = json_object_get(o, key);
+  if (!v) {
+    snprintf(dst, len, "write");
+    return;
+  }
+  const char *s = json_string_value(v);
+  if (!s || (strcmp(s, "read") != 0 && strcmp(s, "write") != 0 && strcmp(s, "hot") != 0)) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected \"read\", \"write\" or \"hot\"", c->path, where, key);
+    return;
+  }
+  snprintf(dst, len, "%s", s);
+}
+
 static void read_gpu(ctx *c, json_t *g, gate_gpu *gpu) {
   copy_str(c, g, "gpu", "name", gpu->name, sizeof gpu->name);
   gpu_slug(gpu->name, gpu->slug, sizeof gpu->slug);
@@ -204,6 +233,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       copy_str(&c, r, where, "commit", out->runs[i].commit, sizeof out->runs[i].commit);
       copy_str(&c, r, where, "host", out->runs[i].host, sizeof out->runs[i].host);
       out->runs[i].copy_bytes_per_second = positive(&c, r, where, "copy_bytes_per_second");
+      read_flush_method(&c, r, where, "l2_flush", out->runs[i].l2_flush, sizeof out->runs[i].l2_flush);
     }
   }
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
@@ -268,9 +298,9 @@ static json_t *measure_json(const gate_measure *m) {
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
   json_t *runs = json_array(), *bs = json_array();
   for (size_t i = 0; i < f->nruns; i++)
-    json_array_append_new(runs, json_pack("{s:s, s:s, s:s, s:f}", "date", f->runs[i].date, "commit",
+    json_array_append_new(runs, json_pack("{s:s, s:s, s:s, s:f, s:s}", "date", f->runs[i].date, "commit",
                                           f->runs[i].commit, "host", f->runs[i].host, "copy_bytes_per_second",
-                                          f->runs[i].copy_bytes_per_second));
+                                          f->runs[i].copy_bytes_per_second, "l2_flush", f->runs[i].l2_flush));
   for (size_t i = 0; i < f->n; i++) {
     json_t *m = json_array();
     for (size_t r = 0; r < f->b[i].nruns; r++) json_array_append_new(m, measure_json(&f->b[i].runs[r]));
@@ -313,6 +343,11 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       snprintf(why, sizeof why, "%s", err);
       free_figures(out);
       return fail(err, errlen, "run %zu is not from the same hardware as run 1: %s", r + 1, why);
+    }
+    if (strcmp(runs[r].runs[0].l2_flush, runs[0].runs[0].l2_flush) != 0) {
+      free_figures(out);
+      return fail(err, errlen, "run %zu was measured with the '%s' L2 flush and run 1 with '%s': a baseline is made "
+                  "from runs taken the same way", r + 1, runs[r].runs[0].l2_flush, runs[0].runs[0].l2_flush);
     }
     out->runs[r] = runs[r].runs[0];
   }
@@ -403,6 +438,10 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
   if (copy && !(gbps >= 0 && isfinite(gbps)))
     c.failed = fail(err, errlen, "%s: field context.copy_bandwidth_GBps: expected a number >= 0, got %g", path, gbps);
   info->copy_bytes_per_second = gbps * 1e9;
+  if (json_is_false(json_object_get(cx, "l2_flush")))
+    snprintf(info->l2_flush, sizeof info->l2_flush, "hot");
+  else
+    read_flush_method(&c, cx, "context", "l2_flush_method", info->l2_flush, sizeof info->l2_flush);
 
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
   size_t nb = bs ? json_array_size(bs) : 0;

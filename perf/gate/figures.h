@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
   char date[64], commit[64], host[256];
   double copy_bytes_per_second; /* device-to-device copy probe of that run */
+  char l2_flush[16];            /* how samples were taken: "read", "write" (memset) or "hot" */
 } gate_run_info;
 
 typedef struct {
@@ -70,6 +71,11 @@ void free_figures(gate_figures *f);
 void gpu_slug(const char *name, char *slug, size_t len);
 /* 0 when `run` is the same hardware as `base`; else 1 and a message naming the field. */
 int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t errlen);
+
+/* 0 when every run that `base` (or a view of it) draws its measures from was
+ * taken with run's L2 flush; else 1 and a message naming the field. Figures
+ * taken with different flushes do not compare. */
+int same_method(const gate_figures *base, const gate_figures *run, char *err, size_t errlen);
 
 const gate_bench *find_bench(const gate_figures *f, const char *name);
 

@@ -147,6 +147,10 @@ static int cmd_compare(options *o) {
   }
   gate_figures family_base;
   families_of(&base, &run, &family_base);
+  if (same_method(&family_base, &run, err, sizeof err)) {
+    fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], o->baseline, err);
+    return EXIT_BAD_INPUT;
+  }
   comparison *c;
   size_t n = compare_figures(&family_base, &run, &o->policy, &c);
   free(family_base.b);
@@ -243,6 +247,10 @@ static int cmd_check(options *o) {
   }
   gate_figures family_base; /* this family's part of the GPU's baseline */
   families_of(&base, &run, &family_base);
+  if (same_method(&family_base, &run, err, sizeof err)) {
+    fprintf(stderr, "gate: baseline %s: %s\n", base_path, err);
+    return EXIT_BAD_INPUT;
+  }
   comparison *c;
   size_t n = compare_figures(&family_base, &run, &o->policy, &c);
   char **notes = calloc(n + 1, sizeof *notes);

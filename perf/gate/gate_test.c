@@ -299,6 +299,62 @@ START_TEST(wrong_gpu_is_refused) {
 }
 END_TEST
 
+/* Sets context.<key> of a run file written by write_run. */
+static void set_context(const char *file, const char *key, json_t *value) {
+  json_error_t jerr;
+  json_t *root = json_load_file(at(file), 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  json_object_set_new(json_object_get(root, "context"), key, value);
+  ck_assert_int_eq(json_dump_file(root, at(file), 0), 0);
+  json_decref(root);
+}
+
+/* Figures taken with different L2 flushes never compare or merge. */
+START_TEST(flush_methods_do_not_mix) {
+  gate_figures base, legacy, fresh, hot;
+  char err[1024];
+  make_baseline(&base); /* files without l2_flush_method: the memset flush */
+  ck_assert_str_eq(base.runs[0].l2_flush, "write");
+  write_run("read.json", H100, 132, 3000.0, base_set, 3, 7);
+  set_context("read.json", "l2_flush_method", json_string("read"));
+  ck_assert_msg(load_run(at("read.json"), &fresh, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(fresh.runs[0].l2_flush, "read");
+  expect_error(same_method(&base, &fresh, err, sizeof err), err, "l2_flush");
+  ck_assert_ptr_nonnull(strstr(err, "'write'"));
+
+  write_run("legacy.json", H100, 132, 3000.0, base_set, 3, 8);
+  ck_assert_msg(load_run(at("legacy.json"), &legacy, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(same_method(&base, &legacy, err, sizeof err), 0);
+  gate_figures both[2] = {legacy, fresh}, merged;
+  expect_error(merge_runs(both, 2, &merged, err, sizeof err), err, "L2 flush");
+
+  write_run("hot.json", H100, 132, 3000.0, base_set, 3, 9);
+  set_context("hot.json", "l2_flush", json_false());
+  ck_assert_msg(load_run(at("hot.json"), &hot, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(hot.runs[0].l2_flush, "hot");
+
+  write_run("odd.json", H100, 132, 3000.0, base_set, 3, 9);
+  set_context("odd.json", "l2_flush_method", json_string("sideways"));
+  gate_figures odd;
+  expect_error(load_run(at("odd.json"), &odd, err, sizeof err), err, "context.l2_flush_method");
+
+  /* A baseline keeps the method of each run. */
+  gate_figures read_base, again;
+  gate_figures one[1] = {fresh};
+  ck_assert_msg(merge_runs(one, 1, &read_base, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &read_base, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(again.runs[0].l2_flush, "read");
+  ck_assert_int_eq(same_method(&again, &fresh, err, sizeof err), 0);
+  free_figures(&base);
+  free_figures(&legacy);
+  free_figures(&fresh);
+  free_figures(&hot);
+  free_figures(&read_base);
+  free_figures(&again);
+}
+END_TEST
+
 /* One baseline per GPU holds every family; each family's gate and bless touch only that family. */
 START_TEST(families_share_one_baseline) {
   char err[1024];
@@ -528,6 +584,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);
   tcase_add_test(tc, wrong_gpu_is_refused);
+  tcase_add_test(tc, flush_methods_do_not_mix);
   tcase_add_test(tc, families_share_one_baseline);
   tcase_add_test(tc, real_h100_run_is_read);
   tcase_add_test(tc, check_end_to_end);
