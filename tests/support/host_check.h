@@ -21,7 +21,9 @@ double rng_uniform(test_rng *rng);
  * from the clock and pid. Printed once, as "seed: N (rerun with TEST_SEED=N)". */
 uint64_t test_seed(void);
 
-/* Fills x[0..n) with uniform floats in [lo, hi). */
+/* Fills x[0..n) with uniform floats in [lo, hi); large n on several threads.
+ * The values depend only on the generator's state (never on the thread count);
+ * the generator advances by one step. */
 void fill_uniform(float *x, size_t n, float lo, float hi, test_rng *rng);
 
 /* Fills x[0..n) with integers drawn uniformly from [-max_abs, max_abs] without

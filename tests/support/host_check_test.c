@@ -22,6 +22,34 @@ START_TEST(rng_is_reproducible_and_seed_dependent) {
 }
 END_TEST
 
+/* Large fills are split into chunks with their own generators: the result
+ * must still be fixed by the seed, and no chunk may repeat another. */
+START_TEST(large_fill_is_fixed_by_the_seed) {
+  enum { N = (3 << 20) + 5 };
+  float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+  ck_assert(x && y);
+  test_rng r1, r2;
+  rng_seed(&r1, 42);
+  rng_seed(&r2, 42);
+  fill_uniform(x, N, -1.0f, 1.0f, &r1);
+  fill_uniform(y, N, -1.0f, 1.0f, &r2);
+  ck_assert(memcmp(x, y, N * sizeof *x) == 0);
+  ck_assert(memcmp(x, x + (1 << 20), 1000 * sizeof *x) != 0);
+  ck_assert(memcmp(x + (1 << 20), x + (2 << 20), 1000 * sizeof *x) != 0);
+  double sum = 0;
+  for (int i = 0; i < N; i++) {
+    ck_assert(x[i] >= -1.0f && x[i] <= 1.0f);
+    sum += x[i];
+  }
+  ck_assert_double_lt(fabs(sum / N), 0.01);
+  /* The next fill from the same generator differs. */
+  fill_uniform(y, N, -1.0f, 1.0f, &r1);
+  ck_assert(memcmp(x, y, 1000 * sizeof *x) != 0);
+  free(x);
+  free(y);
+}
+END_TEST
+
 START_TEST(uniform_stays_in_range_and_spreads) {
   test_rng r;
   rng_seed(&r, 7);
@@ -170,6 +198,7 @@ int main(void) {
   TCase *tc = tcase_create("helpers");
   tcase_add_test(tc, rng_is_reproducible_and_seed_dependent);
   tcase_add_test(tc, uniform_stays_in_range_and_spreads);
+  tcase_add_test(tc, large_fill_is_fixed_by_the_seed);
   tcase_add_test(tc, seed_comes_from_environment);
   tcase_add_test(tc, poison_is_a_nan_no_kernel_writes);
   tcase_add_test(tc, compare_accepts_within_tolerance);
