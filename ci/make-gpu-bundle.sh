@@ -6,7 +6,8 @@
 #
 # OUT_DIR gets Debian's packages (bazel-bootstrap 4.2.3 and its data, bazel-rules-java, check,
 # libsubunit-dev, libjansson-dev, libjansson4), a jlink-ed Java runtime (jre.tar.xz), the shared
-# libraries Bazel's launcher and tools link against (lib.tar.xz) and run-bazel.sh. On the GPU host:
+# libraries Bazel's launcher and tools link against (lib.tar.xz), gnuplot with its libraries and a
+# font (gnuplot.tar.xz: the charts and //plots:render_test need it) and run-bazel.sh. On the GPU host:
 #
 #   bash OUT_DIR/run-bazel.sh test //... --config=gpu
 #   BAZEL="bash OUT_DIR/run-bazel.sh" ci/gate.sh
@@ -19,7 +20,7 @@ sudo=""
 
 # Bazel's launcher (for its libraries) and a JDK with jlink must be installed here.
 need=()
-for p in bazel-bootstrap openjdk-17-jdk-headless; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+for p in bazel-bootstrap openjdk-17-jdk-headless gnuplot-nox fonts-liberation; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
@@ -35,11 +36,12 @@ fi
 rm -f "$out"/*.deb
 cp "$work"/*.deb "$out/"
 
-# Java runtime for Bazel's server: the modules its jar uses, nothing else (about 30 MB).
+# Java runtime for Bazel's server: the modules its jar uses, nothing else. Stored uncompressed
+# (--compress=0) so that xz packs it to about 13 MB.
 jlink="/usr/lib/jvm/java-17-openjdk-amd64/bin/jlink"
-"$jlink" --add-modules java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.crypto.ec,jdk.management,jdk.sctp,jdk.unsupported,jdk.zipfs \
-  --strip-debug --no-header-files --no-man-pages --compress=2 --output "$work/jre"
-tar -C "$work" -cJf "$out/jre.tar.xz" jre
+"$jlink" --add-modules java.base,java.compiler,java.instrument,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.crypto.ec,jdk.management,jdk.sctp,jdk.unsupported,jdk.zipfs \
+  --strip-debug --no-header-files --no-man-pages --compress=0 --output "$work/jre"
+XZ_OPT=-9 tar -C "$work" -cJf "$out/jre.tar.xz" jre
 
 # Shared libraries of Bazel's launcher and helper tools (e.g. libarchive, libprotobuf) that a
 # non-Debian host lacks; the C runtime and libstdc++ come from the host.
@@ -49,6 +51,17 @@ for b in /usr/bin/bazel-4 /usr/libexec/x86_64-linux-gnu/bazel/*; do
 done | sort -u | grep -Ev '/(libc|libm|libgcc_s|libstdc\+\+|libpthread|libdl|librt|ld-linux-x86-64)\.so' |
   while read -r lib; do cp -L "$lib" "$work/lib/"; done
 tar -C "$work" -cJf "$out/lib.tar.xz" lib
+
+# gnuplot: the binary, every library it loads but the C runtime (a GPU image rarely has cairo,
+# pango or libgd), and Liberation Sans for pngcairo's "Sans" through a fontconfig file that
+# run-bazel.sh writes at unpacking.
+mkdir -p "$work/gnuplot/bin" "$work/gnuplot/lib" "$work/gnuplot/fonts"
+cp -L /usr/bin/gnuplot-nox "$work/gnuplot/bin/gnuplot.real"
+ldd /usr/bin/gnuplot-nox | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
+  grep -Ev '/(libc|libm|libgcc_s|libstdc\+\+|libpthread|libdl|librt|ld-linux-x86-64)\.so' |
+  while read -r lib; do cp -L "$lib" "$work/gnuplot/lib/"; done
+cp -L /usr/share/fonts/truetype/liberation/LiberationSans-*.ttf "$work/gnuplot/fonts/"
+XZ_OPT=-9 tar -C "$work" -cJf "$out/gnuplot.tar.xz" gnuplot
 
 cat >"$out/run-bazel.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -64,6 +77,23 @@ if [ ! -f "$root/.unpacked" ]; then
   for deb in "$bundle"/*.deb; do dpkg-deb -x "$deb" "$root"; done
   tar -C "$root" -xJf "$bundle/jre.tar.xz"
   tar -C "$root" -xJf "$bundle/lib.tar.xz"
+  tar -C "$root" -xJf "$bundle/gnuplot.tar.xz"
+  # gnuplot runs through a wrapper that finds its libraries and font, also inside Bazel's sandbox.
+  cat >"$root/gnuplot/fonts.conf" <<FONTS
+<?xml version="1.0"?>
+<fontconfig>
+  <dir>$root/gnuplot/fonts</dir>
+  <cachedir>/tmp/gpu-bundle-fontconfig</cachedir>
+  <alias><family>Sans</family><prefer><family>Liberation Sans</family></prefer></alias>
+  <alias><family>Helvetica</family><prefer><family>Liberation Sans</family></prefer></alias>
+</fontconfig>
+FONTS
+  cat >"$root/gnuplot/bin/gnuplot" <<WRAP
+#!/bin/sh
+export LD_LIBRARY_PATH="$root/gnuplot/lib" FONTCONFIG_FILE="$root/gnuplot/fonts.conf"
+exec "$root/gnuplot/bin/gnuplot.real" "\$@"
+WRAP
+  chmod +x "$root/gnuplot/bin/gnuplot"
   touch "$root/.unpacked"
 fi
 # The repository rules find Check, subunit and jansson through these (third_party/repositories.bzl).
@@ -71,8 +101,13 @@ export CHECK_ROOT="$root/usr" JANSSON_ROOT="$root/usr" JAVA_HOME="$root/jre"
 # Some GPU images put a private gcc first on PATH whose libstdc++ is incomplete; prefer the system's.
 if [ -x /usr/bin/gcc ]; then export CC=/usr/bin/gcc; fi
 export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The charts' renderer runs $GNUPLOT (bazel run passes this environment on); tests get it from
+# an extra rc file, as the sandbox's PATH does not reach the bundle.
+export GNUPLOT="$root/gnuplot/bin/gnuplot"
+echo "test --test_env=GNUPLOT=$GNUPLOT" >"$root/bundle.bazelrc"
 exec "$root/usr/bin/bazel-4" --install_base="$root/usr/share/bazel" --trust_install_base \
-  --server_javabase="$root/jre" --output_user_root="${BAZEL_OUTPUT_USER_ROOT:-/tmp/bazel-gpu-bundle}" "$@"
+  --server_javabase="$root/jre" --output_user_root="${BAZEL_OUTPUT_USER_ROOT:-/tmp/bazel-gpu-bundle}" \
+  --bazelrc="$root/bundle.bazelrc" "$@"
 RUN
 chmod +x "$out/run-bazel.sh"
 du -sh "$out"
