@@ -20,7 +20,7 @@ sudo=""
 
 # Bazel's launcher (for its libraries) and a JDK with jlink must be installed here.
 need=()
-for p in bazel-bootstrap openjdk-17-jdk-headless gnuplot-nox fonts-liberation; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+for p in bazel-bootstrap openjdk-17-jdk-headless gnuplot-nox fonts-liberation zip; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 if [ ${#need[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
@@ -63,6 +63,14 @@ ldd /usr/bin/gnuplot-nox | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
 cp -L /usr/share/fonts/truetype/liberation/LiberationSans-*.ttf "$work/gnuplot/fonts/"
 XZ_OPT=-9 tar -C "$work" -cJf "$out/gnuplot.tar.xz" gnuplot
 
+# zip: Bazel's test runner packs each test's undeclared outputs (the perf tests' run JSON,
+# verdicts and summary) with it, and without it they are lost. Its one library, libbz2, is
+# on every glibc system, but goes along anyway.
+mkdir -p "$work/zip/bin" "$work/zip/lib"
+cp -L /usr/bin/zip "$work/zip/bin/zip.real"
+cp -L "$(ldd /usr/bin/zip | awk '$1 ~ /^libbz2/ { print $3 }')" "$work/zip/lib/"
+tar -C "$work" -cJf "$out/zip.tar.xz" zip
+
 cat >"$out/run-bazel.sh" <<'RUN'
 #!/usr/bin/env bash
 # Runs Bazel from this bundle (made by ci/make-gpu-bundle.sh), from the project root:
@@ -78,6 +86,13 @@ if [ ! -f "$root/.unpacked" ]; then
   tar -C "$root" -xJf "$bundle/jre.tar.xz"
   tar -C "$root" -xJf "$bundle/lib.tar.xz"
   tar -C "$root" -xJf "$bundle/gnuplot.tar.xz"
+  tar -C "$root" -xJf "$bundle/zip.tar.xz"
+  cat >"$root/zip/bin/zip" <<WRAP
+#!/bin/sh
+export LD_LIBRARY_PATH="$root/zip/lib"
+exec "$root/zip/bin/zip.real" "\$@"
+WRAP
+  chmod +x "$root/zip/bin/zip"
   # gnuplot runs through a wrapper that finds its libraries and font, also inside Bazel's sandbox.
   cat >"$root/gnuplot/fonts.conf" <<FONTS
 <?xml version="1.0"?>
@@ -104,7 +119,11 @@ export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The charts' renderer runs $GNUPLOT (bazel run passes this environment on); tests get it from
 # an extra rc file, as the sandbox's PATH does not reach the bundle.
 export GNUPLOT="$root/gnuplot/bin/gnuplot"
-echo "test --test_env=GNUPLOT=$GNUPLOT" >"$root/bundle.bazelrc"
+# Tests run with PATH=/bin:/usr/bin:/usr/local/bin; the bundle's zip goes first (see above).
+{
+  echo "test --test_env=GNUPLOT=$GNUPLOT"
+  echo "test --test_env=PATH=$root/zip/bin:/bin:/usr/bin:/usr/local/bin"
+} >"$root/bundle.bazelrc"
 exec "$root/usr/bin/bazel-4" --install_base="$root/usr/share/bazel" --trust_install_base \
   --server_javabase="$root/jre" --output_user_root="${BAZEL_OUTPUT_USER_ROOT:-/tmp/bazel-gpu-bundle}" \
   --bazelrc="$root/bundle.bazelrc" "$@"

@@ -3,7 +3,8 @@
 # The CUDA toolkit is not a Debian package: it must already be at $CUDA_PATH.
 set -euo pipefail
 
-packages=(bazel-bootstrap check libsubunit-dev libjansson-dev gnuplot-nox fonts-liberation)
+# zip: Bazel packs the tests' undeclared outputs (perf run JSON, verdicts) with it; without it they are lost.
+packages=(bazel-bootstrap check libsubunit-dev libjansson-dev gnuplot-nox fonts-liberation zip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -355,6 +355,43 @@ START_TEST(flush_methods_do_not_mix) {
 }
 END_TEST
 
+/* Figures taken on one buffer set and rotating through several never compare or merge;
+ * a baseline keeps each run's count and GPU UUID. */
+START_TEST(buffer_sets_do_not_mix) {
+  gate_figures one_set, eight, base8, again;
+  char err[1024];
+  write_run("sets1.json", H100, 132, 3000.0, base_set, 3, 11);
+  set_context("sets1.json", "l2_flush_method", json_string("read"));
+  ck_assert_msg(load_run(at("sets1.json"), &one_set, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(one_set.runs[0].buffer_sets, 1); /* no field: one set, as before it existed */
+  write_run("sets8.json", H100, 132, 3000.0, base_set, 3, 12);
+  set_context("sets8.json", "l2_flush_method", json_string("read"));
+  set_context("sets8.json", "buffer_sets", json_integer(8));
+  ck_assert_msg(load_run(at("sets8.json"), &eight, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(eight.runs[0].buffer_sets, 8);
+
+  gate_figures both[2] = {one_set, eight}, merged;
+  expect_error(merge_runs(both, 2, &merged, err, sizeof err), err, "buffer set");
+  gate_figures just8[1] = {eight};
+  ck_assert_msg(merge_runs(just8, 1, &base8, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base8, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(again.runs[0].buffer_sets, 8);
+  ck_assert_str_eq(again.runs[0].gpu_uuid, eight.runs[0].gpu_uuid);
+  ck_assert_int_eq(same_method(&again, &eight, err, sizeof err), 0);
+  expect_error(same_method(&again, &one_set, err, sizeof err), err, "buffer_sets");
+
+  write_run("sets_bad.json", H100, 132, 3000.0, base_set, 3, 13);
+  set_context("sets_bad.json", "buffer_sets", json_integer(0));
+  gate_figures bad;
+  expect_error(load_run(at("sets_bad.json"), &bad, err, sizeof err), err, "context.buffer_sets");
+  free_figures(&one_set);
+  free_figures(&eight);
+  free_figures(&base8);
+  free_figures(&again);
+}
+END_TEST
+
 /* One baseline per GPU holds every family; each family's gate and bless touch only that family. */
 START_TEST(families_share_one_baseline) {
   char err[1024];
@@ -585,6 +622,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, bad_input_is_named);
   tcase_add_test(tc, wrong_gpu_is_refused);
   tcase_add_test(tc, flush_methods_do_not_mix);
+  tcase_add_test(tc, buffer_sets_do_not_mix);
   tcase_add_test(tc, families_share_one_baseline);
   tcase_add_test(tc, real_h100_run_is_read);
   tcase_add_test(tc, check_end_to_end);
