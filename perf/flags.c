@@ -28,7 +28,6 @@ enum {
   OPT_TIMEOUT,
   OPT_MIN_SAMPLES,
   OPT_MIN_CLOCK,
-  OPT_BUFFER_SETS,
   OPT_HELP,
 };
 
@@ -51,7 +50,6 @@ static const struct option kOptions[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"min_samples", required_argument, NULL, OPT_MIN_SAMPLES},
     {"min_clock_ratio", required_argument, NULL, OPT_MIN_CLOCK},
-    {"buffer_sets", required_argument, NULL, OPT_BUFFER_SETS},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -69,7 +67,6 @@ void flags_defaults(bench_options *o) {
   o->timeout_s = 10;
   o->min_samples = 10;
   o->min_clock_ratio = 0.7;
-  o->buffer_sets = 8;
 }
 
 const char *format_name(out_format f) {
@@ -111,10 +108,6 @@ void flags_usage(FILE *f, const char *prog) {
           "  --min_samples=<n>                   minimum kept samples per repetition (default 10)\n"
           "  --min_clock_ratio=<r>               discard a sample when the SM clock read right after it is\n"
           "                                      below r x the maximum SM clock; 0 disables (default 0.7)\n"
-          "  --buffer_sets=<n>                   a case whose bytes per run fit in 2 x the L2 is set up n times\n"
-          "                                      (own buffers, own inputs) and its samples rotate through them,\n"
-          "                                      so its median does not hang on one placement in memory;\n"
-          "                                      1 disables; not with --hot (default 8)\n"
           "  --help                              this text\n"
           "Environment: BENCH_SEED=<n> fixes the random inputs (default: drawn from the clock; the seed is\n"
           "  in the JSON context); BENCH_NVML_LIBRARY=<path> loads NVML from <path> instead of libnvidia-ml.so.1.\n"
@@ -347,14 +340,6 @@ flags_status flags_parse(int argc, char **argv, bench_options *o, char *err, siz
           return FLAGS_ERROR;
         }
         o->min_clock_ratio = d;
-        break;
-      case OPT_BUFFER_SETS:
-        if (parse_long(v, &l) || l < 1 || l > BENCH_MAX_BUFFER_SETS) {
-          set_err(err, errlen, "--%s=%s: expected an integer from 1 (no rotation) to %d", name, v,
-                  BENCH_MAX_BUFFER_SETS);
-          return FLAGS_ERROR;
-        }
-        o->buffer_sets = (int)l;
         break;
       case OPT_HELP:
       case 'h':

@@ -13,8 +13,6 @@
 typedef enum { FORMAT_CONSOLE, FORMAT_JSON, FORMAT_CSV } out_format;
 
 #define MAX_CONTEXT 32
-/* Most buffer sets a case may rotate through (--buffer_sets). */
-#define BENCH_MAX_BUFFER_SETS 16
 
 typedef struct {
   char key[64];
@@ -42,7 +40,6 @@ typedef struct {
   double timeout_s;            /* --timeout: sampling time limit per repetition */
   long min_samples;            /* --min_samples */
   double min_clock_ratio;      /* --min_clock_ratio: discard samples below this x max SM clock */
-  int buffer_sets;             /* --buffer_sets: buffer sets a small case rotates through */
 } bench_options;
 
 typedef enum { FLAGS_OK = 0, FLAGS_HELP = 1, FLAGS_ERROR = 2 } flags_status;

@@ -34,7 +34,6 @@ START_TEST(defaults) {
   ck_assert_ptr_null(g_opt.out_path);
   ck_assert_int_eq(g_opt.hot, 0);
   ck_assert_int_eq(g_opt.l2_flush_write, 0);
-  ck_assert_int_eq(g_opt.buffer_sets, 8);
   ck_assert_int_eq(g_opt.device, 0);
   ck_assert_double_eq(g_opt.max_noise_pct, 0.3);
   ck_assert_double_eq(g_opt.timeout_s, 10);
@@ -87,10 +86,6 @@ START_TEST(gpu_flags) {
   ck_assert_int_eq(g_opt.l2_flush_write, 1);
   ck_assert_int_eq(parse("--l2_flush=read", NULL), FLAGS_OK);
   ck_assert_int_eq(g_opt.l2_flush_write, 0);
-  ck_assert_int_eq(parse("--buffer_sets=1", NULL), FLAGS_OK);
-  ck_assert_int_eq(g_opt.buffer_sets, 1);
-  ck_assert_int_eq(parse("--buffer_sets=16", NULL), FLAGS_OK);
-  ck_assert_int_eq(g_opt.buffer_sets, 16);
 }
 END_TEST
 
@@ -142,9 +137,6 @@ START_TEST(bad_flags_and_values) {
   expect_error("--benchmark_report_aggregates_only=2", "true or false");
   expect_error("--hot=sometimes", "true or false");
   expect_error("--l2_flush=memset", "read or write");
-  expect_error("--buffer_sets=0", "from 1 (no rotation) to 16");
-  expect_error("--buffer_sets=17", "from 1 (no rotation) to 16");
-  expect_error("--buffer_sets=two", "from 1 (no rotation) to 16");
   expect_error("--device=-1", "ordinal");
   expect_error("--device=gpu0", "ordinal");
   expect_error("--max_noise=0", "percentage");

@@ -91,8 +91,7 @@ static const char *kReserved[] = {
     "date",       "host_name",          "executable",         "num_cpus",    "load_avg",
     "library_version", "library_build_type", "json_schema_version", "seed", "gpu",
     "copy_bandwidth_GBps", "copy_probe_bytes", "nvml", "clock_filter", "l2_flush",
-    "l2_flush_bytes", "l2_flush_method", "buffer_sets", "buffer_sets_max_bytes", "timing", "caches",
-    "mhz_per_cpu", "cpu_scaling_enabled",
+    "l2_flush_bytes", "l2_flush_method", "timing", "caches", "mhz_per_cpu", "cpu_scaling_enabled",
 };
 
 int report_context_key_reserved(const char *key) {
@@ -185,8 +184,6 @@ static json_t *context_json(const run_context *c) {
   json_object_set_new(o, "l2_flush", json_boolean(c->l2_flush));
   set_num(o, "l2_flush_bytes", c->l2_flush ? c->l2_flush_bytes : 0);
   if (c->l2_flush) set_str(o, "l2_flush_method", c->l2_flush_write ? "write" : "read");
-  set_int(o, "buffer_sets", c->buffer_sets);
-  set_num(o, "buffer_sets_max_bytes", c->buffer_sets > 1 ? c->buffer_sets_max_bytes : 0);
   json_t *t = json_object();
   set_int(t, "repetitions", c->repetitions);
   set_num(t, "min_time_s", c->min_time_s);
@@ -235,7 +232,6 @@ static json_t *iteration_json(const run_context *ctx, const bench_result *r, int
   set_num(e, "noise_pct", 100 * rep->noise);
   set_int(e, "timed_out", rep->timed_out);
   set_int(e, "discarded_samples", (long long)rep->discarded);
-  set_int(e, "buffer_sets", r->buffer_sets);
   if (rep->clocks_valid) {
     set_int(e, "sm_clock_min_mhz", rep->sm_mhz_min);
     set_int(e, "sm_clock_max_mhz", rep->sm_mhz_max);
@@ -389,9 +385,6 @@ void report_console_header(FILE *f, const run_context *c, int w) {
             c->l2_flush_write ? "write: dirty lines" : "read: clean lines");
   else
     fprintf(f, "Hot L2 (--hot): no flush between samples");
-  if (c->buffer_sets > 1)
-    fprintf(f, "; cases moving <= %.0f MiB rotate through %d buffer sets", c->buffer_sets_max_bytes / 1048576.0,
-            c->buffer_sets);
   if (c->clock_filter)
     fprintf(f, "; samples with SM clock < %.0f%% of %.0f MHz discarded\n", 100 * c->min_clock_ratio,
             g->sm_clock_max_mhz);

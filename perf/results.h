@@ -47,8 +47,6 @@ typedef struct {
   int l2_flush;                /* 0 with --hot */
   int l2_flush_write;          /* 1: memset flush (dirty lines); 0: read flush (clean lines) */
   double l2_flush_bytes;
-  int buffer_sets;             /* sets a small case rotates through (1: none) */
-  double buffer_sets_max_bytes;/* cases moving at most this per run rotate (2 x L2) */
   int repetitions;
   double min_time_s, min_warmup_s, max_noise_pct, timeout_s;
   long min_samples;
@@ -72,7 +70,6 @@ typedef struct {
   int family_index, instance_index;
   int reference;
   double bytes, flops;         /* per run */
-  int buffer_sets;             /* buffer sets its samples rotated through */
   rep_result *reps;
   int nreps;
   int failed;                  /* self-check or CUDA error: message in error */

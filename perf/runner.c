@@ -275,28 +275,6 @@ static void copy_probe(runner *R, const measure_cfg *cfg) {
 
 /* ---------- one benchmark case ---------- */
 
-/* A case that moves little (a few microseconds of work) is set up several
- * times and its samples rotate through the buffer sets: its time depends by a
- * few percent on where its buffers landed in memory, which differs from one
- * process to the next, so one set would make the run-to-run spread of its
- * median that large. Rotating averages placements within every run. */
-typedef struct {
-  const bench_ops *ops;
-  void *states[BENCH_MAX_BUFFER_SETS];
-  int n, next;
-} rotation;
-
-static cudaError_t rotation_run(void *p, cudaStream_t stream) {
-  rotation *rot = p;
-  void *state = rot->states[rot->next];
-  rot->next = (rot->next + 1) % rot->n;
-  return rot->ops->run(state, stream);
-}
-
-static int case_buffer_sets(const runner *R, const bench_case *c) {
-  return c->bytes <= R->ctx.buffer_sets_max_bytes ? R->ctx.buffer_sets : 1;
-}
-
 static void run_case(runner *R, size_t idx, const measure_cfg *cfg, bench_result *r) {
   const bench_case *c = bench_get(idx);
   char err[400] = "";
@@ -306,32 +284,21 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, bench_result
   r->reference = c->reference;
   r->bytes = c->bytes;
   r->flops = c->flops;
-  int sets = case_buffer_sets(R, c);
-  rotation rot = {.ops = c->ops};
-  for (int k = 0; k < sets; k++) {
-    /* Set 0 gets the seed a single set always had; the others their own inputs. */
-    uint64_t seed = R->ctx.seed + 0x9E3779B97F4A7C15ull * (idx + 1) + 0xD1B54A32D192ED03ull * (uint64_t)k;
-    if (c->ops->setup(c, seed, &rot.states[k], err, sizeof err) != 0) {
-      r->failed = 1;
-      snprintf(r->error, sizeof r->error, "setup of buffer set %d of %d: %s", k + 1, sets, err);
-      break;
-    }
-    rot.n++;
+  void *state = NULL;
+  if (c->ops->setup(c, R->ctx.seed + 0x9E3779B97F4A7C15ull * (idx + 1), &state, err, sizeof err) != 0) {
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "setup: %s", err);
+    return;
   }
-  r->buffer_sets = rot.n;
   /* setup's copies and memsets ran on the legacy default stream, which the
    * runner's non-blocking stream does not wait for. */
-  cudaError_t e = r->failed ? cudaSuccess : cudaDeviceSynchronize();
-  if (!r->failed && e == cudaSuccess) e = c->ops->run(rot.states[0], R->stream);
-  if (!r->failed && e == cudaSuccess) e = cudaStreamSynchronize(R->stream);
-  if (r->failed) {
-    /* the setup error is already in r->error */
-  } else if (e != cudaSuccess) {
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) e = c->ops->run(state, R->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(R->stream);
+  if (e != cudaSuccess) {
     r->failed = 1;
     snprintf(r->error, sizeof r->error, "self-check run: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
-  } else if (c->ops->verify(rot.states[0], err, sizeof err) != 0) {
-    /* One set is checked: the kernel is the same for all, and a CPU reference
-     * of a matmul per set would cost seconds each. */
+  } else if (c->ops->verify(state, err, sizeof err) != 0) {
     r->failed = 1;
     snprintf(r->error, sizeof r->error, "self-check failed, not timed: %s", err);
   } else {
@@ -341,14 +308,14 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, bench_result
       snprintf(r->error, sizeof r->error, "out of host memory");
     }
     for (int i = 0; !r->failed && i < R->opt.repetitions; i++) {
-      if (measure(R, rotation_run, &rot, cfg, &r->reps[i], err, sizeof err) != 0) {
+      if (measure(R, c->ops->run, state, cfg, &r->reps[i], err, sizeof err) != 0) {
         r->failed = 1;
         snprintf(r->error, sizeof r->error, "repetition %d: %s", i, err);
       }
       r->nreps = i + 1;
     }
   }
-  for (int k = 0; k < rot.n; k++) c->ops->teardown(rot.states[k]);
+  c->ops->teardown(state);
   if (r->failed) {
     for (int i = 0; i < r->nreps; i++) free_rep(&r->reps[i]);
     free(r->reps);
@@ -463,11 +430,6 @@ static int setup_device(runner *R, char *err, size_t errlen) {
     R->ctx.l2_flush = 1;
     R->ctx.l2_flush_write = o->l2_flush_write;
     R->ctx.l2_flush_bytes = (double)R->flush_bytes;
-    /* With --hot the data is meant to stay in the L2: no rotation. */
-    R->ctx.buffer_sets = o->buffer_sets;
-    R->ctx.buffer_sets_max_bytes = (double)R->flush_bytes;
-  } else {
-    R->ctx.buffer_sets = 1;
   }
   return 0;
 }

@@ -42,8 +42,6 @@ void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
   ctx->min_clock_ratio = 0.7;
   ctx->l2_flush = 1;
   ctx->l2_flush_bytes = 104857600;
-  ctx->buffer_sets = 8;
-  ctx->buffer_sets_max_bytes = 104857600;
   ctx->repetitions = 3;
   ctx->min_time_s = 0.1;
   ctx->max_noise_pct = 0.3;
@@ -61,7 +59,7 @@ void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
                                  .mem_mhz_min = 2619, .mem_mhz_max = 2619, .temp_c_max = 60};
   }
   res[0] = (bench_result){.family_index = 0, .instance_index = 0, .bytes = 12.0 * 1048576, .flops = 1048576,
-                          .buffer_sets = 8, .reps = g_add_reps, .nreps = 3};
+                          .reps = g_add_reps, .nreps = 3};
   snprintf(res[0].name, sizeof res[0].name, "elementwise/add_float4/N:1048576");
 
   for (int i = 0; i < 7; i++) {

@@ -60,20 +60,13 @@ int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t e
 
 int same_method(const gate_figures *base, const gate_figures *run, char *err, size_t errlen) {
   const char *want = run->nruns > 0 ? run->runs[0].l2_flush : "";
-  int want_sets = run->nruns > 0 ? run->runs[0].buffer_sets : 1;
   for (size_t i = 0; i < base->n; i++)
     for (size_t r = 0; r < base->b[i].nruns; r++) {
       size_t k = base->b[i].runs[r].run;
-      if (k >= base->nruns) continue;
-      if (strcmp(base->runs[k].l2_flush, want) != 0)
+      if (k < base->nruns && strcmp(base->runs[k].l2_flush, want) != 0)
         return fail(err, errlen, "field runs[%zu].l2_flush differs: %s was measured with the '%s' L2 flush, this run "
                     "with '%s'; figures taken differently do not compare (re-bless with runs made like this one)",
                     k, base->b[i].name, base->runs[k].l2_flush, want);
-      if (base->runs[k].buffer_sets != want_sets)
-        return fail(err, errlen, "field runs[%zu].buffer_sets differs: %s was measured rotating through %d buffer "
-                    "set(s), this run through %d (--buffer_sets); figures taken differently do not compare "
-                    "(re-bless with runs made like this one)", k, base->b[i].name, base->runs[k].buffer_sets,
-                    want_sets);
     }
   return 0;
 }
@@ -193,18 +186,6 @@ static void read_flush_method(ctx *c, json_t *o, const char *where, const char *
   snprintf(dst, len, "%s", s);
 }
 
-/* --buffer_sets of the runner; a missing value is 1: files made before the
- * field existed were measured on one buffer set. */
-static int read_buffer_sets(ctx *c, json_t *o, const char *where, const char *key) {
-  json_t *v = json_object_get(o, key);
-  if (!v) return 1;
-  if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected an integer >= 1", c->path, where, key);
-    return 1;
-  }
-  return (int)json_integer_value(v);
-}
-
 /* An optional string; "" when missing. */
 static void optional_str(json_t *o, const char *key, char *dst, size_t len) {
   json_t *v = json_object_get(o, key);
@@ -259,7 +240,6 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       copy_str(&c, r, where, "host", out->runs[i].host, sizeof out->runs[i].host);
       out->runs[i].copy_bytes_per_second = positive(&c, r, where, "copy_bytes_per_second");
       read_flush_method(&c, r, where, "l2_flush", out->runs[i].l2_flush, sizeof out->runs[i].l2_flush);
-      out->runs[i].buffer_sets = read_buffer_sets(&c, r, where, "buffer_sets");
       optional_str(r, "gpu_uuid", out->runs[i].gpu_uuid, sizeof out->runs[i].gpu_uuid);
     }
   }
@@ -325,11 +305,10 @@ static json_t *measure_json(const gate_measure *m) {
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
   json_t *runs = json_array(), *bs = json_array();
   for (size_t i = 0; i < f->nruns; i++)
-    json_array_append_new(runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i}", "date", f->runs[i].date, "commit",
+    json_array_append_new(runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "date", f->runs[i].date, "commit",
                                           f->runs[i].commit, "host", f->runs[i].host, "gpu_uuid",
                                           f->runs[i].gpu_uuid, "copy_bytes_per_second",
-                                          f->runs[i].copy_bytes_per_second, "l2_flush", f->runs[i].l2_flush,
-                                          "buffer_sets", f->runs[i].buffer_sets));
+                                          f->runs[i].copy_bytes_per_second, "l2_flush", f->runs[i].l2_flush));
   for (size_t i = 0; i < f->n; i++) {
     json_t *m = json_array();
     for (size_t r = 0; r < f->b[i].nruns; r++) json_array_append_new(m, measure_json(&f->b[i].runs[r]));
@@ -377,12 +356,6 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       free_figures(out);
       return fail(err, errlen, "run %zu was measured with the '%s' L2 flush and run 1 with '%s': a baseline is made "
                   "from runs taken the same way", r + 1, runs[r].runs[0].l2_flush, runs[0].runs[0].l2_flush);
-    }
-    if (runs[r].runs[0].buffer_sets != runs[0].runs[0].buffer_sets) {
-      int a = runs[r].runs[0].buffer_sets, b = runs[0].runs[0].buffer_sets;
-      free_figures(out);
-      return fail(err, errlen, "run %zu rotated through %d buffer set(s) and run 1 through %d: a baseline is made "
-                  "from runs taken the same way", r + 1, a, b);
     }
     out->runs[r] = runs[r].runs[0];
   }
@@ -477,7 +450,6 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
     snprintf(info->l2_flush, sizeof info->l2_flush, "hot");
   else
     read_flush_method(&c, cx, "context", "l2_flush_method", info->l2_flush, sizeof info->l2_flush);
-  info->buffer_sets = read_buffer_sets(&c, cx, "context", "buffer_sets");
   json_t *gpu_cx = json_object_get(cx, "gpu");
   if (json_is_object(gpu_cx)) optional_str(gpu_cx, "uuid", info->gpu_uuid, sizeof info->gpu_uuid);
 

@@ -40,7 +40,6 @@ typedef struct {
   char date[64], commit[64], host[256];
   double copy_bytes_per_second; /* device-to-device copy probe of that run */
   char l2_flush[16];            /* how samples were taken: "read", "write" (memset) or "hot" */
-  int buffer_sets;              /* buffer sets small cases rotated through (1: none, as before the field) */
   char gpu_uuid[64];            /* which GPU of the model ("" in files made before the field) */
 } gate_run_info;
 
