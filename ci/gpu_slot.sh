@@ -4,11 +4,13 @@
 #   gpu_slot.sh TEST [ARGS...]
 #
 # Picks one GPU for the test, pins it with CUDA_VISIBLE_DEVICES and holds a lock on it
-# while the test runs:
+# while the test runs. A test says what it needs in its env (BUILD):
 #   - a perf test (GPU_SLOT_EXCLUSIVE=1, set by perf_test in perf/defs.bzl) takes an
 #     EXCLUSIVE flock: nothing else runs on its GPU meanwhile, so timings are clean;
-#   - any other test takes a SHARED flock: correctness tests may share a GPU with each
-#     other, never with a perf test.
+#   - a correctness test on the GPU (GPU_SLOT_SHARED=1, tests/BUILD) takes a SHARED flock:
+#     correctness tests may share a GPU with each other, never with a perf test;
+#   - any other test (CPU unit tests, which --run_under wraps too) runs at once, unlocked:
+#     queued behind the perf tests it would time out doing nothing.
 # With k GPUs up to k perf tests run at once, one per GPU. When every GPU is taken the
 # test polls (GPU_SLOT_POLL seconds, default 1) until one is free.
 #
@@ -42,8 +44,10 @@ if [ ${#gpus[@]} -eq 0 ]; then
   exec "$@"
 fi
 
-kind=shared
-if [ "${GPU_SLOT_EXCLUSIVE:-0}" = 1 ]; then kind=exclusive; fi
+kind=none
+if [ "${GPU_SLOT_EXCLUSIVE:-0}" = 1 ]; then kind=exclusive
+elif [ "${GPU_SLOT_SHARED:-0}" = 1 ]; then kind=shared; fi
+if [ "$kind" = none ]; then exec "$@"; fi
 flag=-s
 [ "$kind" = exclusive ] && flag=-x
 

@@ -4,7 +4,8 @@
 #   - two exclusive (perf) holders of one GPU never overlap;
 #   - a shared holder never overlaps an exclusive one on the same GPU;
 #   - the exclusive holders use both GPUs;
-#   - shared holders do overlap each other (correctness tests share a GPU).
+#   - shared holders do overlap each other (correctness tests share a GPU);
+#   - a test that asks for no GPU runs at once, even while every GPU is held exclusively.
 set -euo pipefail
 slot="$1"
 work="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -26,7 +27,7 @@ run() {  # run KIND SECONDS
   if [ "$1" = exclusive ]; then
     GPU_SLOT_EXCLUSIVE=1 TEST_TARGET="//fake:perf_$RANDOM" "$slot" "$fake" "$1" "$2" "$record" 2>/dev/null
   else
-    TEST_TARGET="//fake:test_$RANDOM" "$slot" "$fake" "$1" "$2" "$record" 2>/dev/null
+    GPU_SLOT_SHARED=1 TEST_TARGET="//fake:test_$RANDOM" "$slot" "$fake" "$1" "$2" "$record" 2>/dev/null
   fi
 }
 
@@ -40,6 +41,17 @@ for i in 1 2 3 4 5 6 7; do
   [ "$i" -eq 7 ] && run shared 0.15 &
 done
 wait
+# A CPU test (no GPU_SLOT_* in its env) does not wait while both GPUs are held exclusively.
+GPU_SLOT_EXCLUSIVE=1 "$slot" sleep 2 2>/dev/null &
+GPU_SLOT_EXCLUSIVE=1 "$slot" sleep 2 2>/dev/null &
+sleep 0.5
+t0=$(date +%s%N)
+out="$(TEST_TARGET=//fake:cpu_test "$slot" sh -c 'echo "gpu=${CUDA_VISIBLE_DEVICES:-none}"' 2>/dev/null)"
+waited_ms=$((($(date +%s%N) - t0) / 1000000))
+wait
+[ "$out" = "gpu=none" ] || { echo "FAIL: a CPU test was pinned to a GPU ($out)"; exit 1; }
+[ "$waited_ms" -lt 1000 ] || { echo "FAIL: a CPU test waited ${waited_ms} ms for GPUs it does not use"; exit 1; }
+echo "ok: a CPU test ran at once (${waited_ms} ms) while both GPUs were held by perf tests"
 # The wrapper passes the test's exit status through.
 set +e
 GPU_SLOT_EXCLUSIVE=1 "$slot" sh -c 'exit 7' 2>/dev/null
@@ -71,5 +83,5 @@ awk '
 
 # One log line per test, with GPU, lock kind and times.
 n="$(grep -c '^gpu_slot test=.* gpu=[01] lock=\(exclusive\|shared\) start=.* end=.* status=' "$GPU_SLOT_DIR/slots.log")"
-[ "$n" -eq 20 ] || { echo "FAIL: $n lines in slots.log, expected 20 (19 + the exit-status run)"; exit 1; }
+[ "$n" -eq 22 ] || { echo "FAIL: $n lines in slots.log, expected 22 (19 + 2 holders + the exit-status run)"; exit 1; }
 echo "ok: slots.log has a line per test"
