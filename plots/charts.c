@@ -394,7 +394,44 @@ typedef struct {
   const char *date, *commit;
 } run_key;
 
+static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen);
+
+/* Rows taken with another L2 flush than the baseline's (with no baseline: than the newest
+ * row's) measure something else: they would sit off the band for no change of the code. */
+static const char *history_method(const gpu_view *g, const family_view *f) {
+  if (g->base && g->base->fig.nruns > 0) return g->base->fig.runs[0].l2_flush;
+  return f->nh ? f->h[f->nh - 1]->l2_flush : "";
+}
+
 static int chart_history(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
+  const char *method = history_method(g, f);
+  size_t other_method = 0;
+  const history_row **rows = calloc(f->nh + 1, sizeof *rows);
+  size_t nrows = 0;
+  for (size_t i = 0; i < f->nh; i++) {
+    if (strcmp(f->h[i]->l2_flush, method) == 0) rows[nrows++] = f->h[i];
+    else other_method++;
+  }
+  if (other_method)
+    note(f, "%zu history rows measured with another L2 flush than the '%s' one of %s left out of the over-time "
+         "chart: they do not compare.", other_method, method, g->base ? "the baseline" : "the newest run");
+  if (!nrows) {
+    free(rows);
+    return 0;
+  }
+  /* From here on the chart sees only the rows that compare. */
+  const history_row **all = f->h;
+  size_t nall = f->nh;
+  f->h = rows;
+  f->nh = nrows;
+  int rc = chart_history_rows(env, g, f, err, errlen);
+  f->h = all;
+  f->nh = nall;
+  free(rows);
+  return rc;
+}
+
+static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
   /* Runs in the order the history recorded them (it is append-only). */
   run_key *runs = calloc(f->nh + 1, sizeof *runs);
   int *xof = calloc(f->nh + 1, sizeof *xof);

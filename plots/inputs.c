@@ -271,7 +271,11 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
 
 /* ---------- history CSV ---------- */
 
+/* Files begun before the l2_flush field have the first header and 8-field rows (all of them
+ * taken with the memset flush, the only one then); rows appended since carry a 9th field.
+ * Files begun since have the second header and only 9-field rows. */
 static const char kHeader[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict";
+static const char kHeaderV2[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush";
 
 static int csv_number(const char *path, size_t line, const char *field, const char *s, int positive, double *out,
                       char *err, size_t errlen) {
@@ -292,25 +296,26 @@ int load_history_file(const char *path, history_file *out, char *err, size_t err
   char *line = NULL;
   size_t cap = 0, lineno = 0, alloc = 0;
   ssize_t len;
-  int rc = 0;
+  int rc = 0, v2 = 0;
   while (!rc && (len = getline(&line, &cap, f)) >= 0) {
     lineno++;
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
     if (lineno == 1) {
-      if (strcmp(line, kHeader) != 0)
+      v2 = strcmp(line, kHeaderV2) == 0;
+      if (!v2 && strcmp(line, kHeader) != 0)
         rc = fail(err, errlen, "%s: line 1: expected the header '%s' (written by gate history), got '%.120s'", path,
-                  kHeader, line);
+                  kHeaderV2, line);
       continue;
     }
     if (len == 0) continue;
     /* The gate writes names unquoted: a name with a comma shows up as too many fields. */
-    char *field[9];
+    char *field[10];
     size_t nf = 0;
     char *cursor = line;
-    while (cursor && nf < 9) field[nf++] = strsep(&cursor, ",");
-    if (nf != 8 || cursor) {
-      rc = fail(err, errlen, "%s: line %zu: expected 8 comma-separated fields (%s), got %s%zu", path, lineno, kHeader,
-                cursor ? "more than " : "", nf);
+    while (cursor && nf < 10) field[nf++] = strsep(&cursor, ",");
+    if (cursor || nf > 9 || nf < (v2 ? 9u : 8u)) {
+      rc = fail(err, errlen, "%s: line %zu: expected %s comma-separated fields (%s), got %s%zu", path, lineno,
+                v2 ? "9" : "8 or 9", kHeaderV2, cursor ? "more than " : "", nf);
       break;
     }
     if (out->n == alloc) {
@@ -345,6 +350,13 @@ int load_history_file(const char *path, history_file *out, char *err, size_t err
       break;
     }
     snprintf(r->verdict, sizeof r->verdict, "%s", field[7]);
+    const char *method = nf == 9 ? field[8] : "write";
+    if (strcmp(method, "read") && strcmp(method, "write") && strcmp(method, "hot")) {
+      rc = fail(err, errlen, "%s: line %zu: field l2_flush: expected read, write or hot, got '%s'", path, lineno,
+                method);
+      break;
+    }
+    snprintf(r->l2_flush, sizeof r->l2_flush, "%s", method);
     out->n++;
   }
   free(line);

@@ -74,6 +74,7 @@ typedef struct {
   bench_name id;
   double median_ns, bytes_per_second, noise;
   char verdict[16];
+  char l2_flush[8]; /* "read", "write" or "hot"; rows from before the field: "write" */
 } history_row;
 
 typedef struct {

@@ -423,9 +423,9 @@ static int cmd_history(options *o) {
       const char *said = json_string_value(json_object_get(e, "verdict"));
       if (name && said && !strcmp(name, run.b[i].name)) verdict = said;
     }
-    fprintf(mem, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s\n", run.runs[0].date, run.runs[0].commit, run.gpu.slug,
+    fprintf(mem, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s,%s\n", run.runs[0].date, run.runs[0].commit, run.gpu.slug,
             run.b[i].name, run.b[i].runs[0].median_ns, run.b[i].bytes_per_second, relative_iqr(&run.b[i].runs[0]),
-            verdict);
+            verdict, run.runs[0].l2_flush);
   }
   fclose(mem);
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -439,7 +439,9 @@ static int cmd_history(options *o) {
     return EXIT_BAD_INPUT;
   }
   struct stat st;
-  static const char header[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n";
+  /* A file begun before the l2_flush field keeps its 8-field header; the renderer
+   * reads its 8-field rows as the memset ("write") flush and the 9-field ones as said. */
+  static const char header[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n";
   int ok = fstat(fd, &st) == 0;
   if (ok && st.st_size == 0) ok = write(fd, header, sizeof header - 1) == (ssize_t)(sizeof header - 1);
   ok = ok && write(fd, rows, len) == (ssize_t)len && fsync(fd) == 0;
