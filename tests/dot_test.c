@@ -205,14 +205,7 @@ END_TEST
 int main(void) {
   require_gpu("dot_test");
   test_seed();
-  int dev, sms;
-  /* Non-blocking: a variant that put part of its work on another stream would race and show. */
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
-      cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking) != cudaSuccess) {
-    fprintf(stderr, "FAIL dot_test: cannot query the device or create a stream\n");
-    return EXIT_FAILURE;
-  }
-  g_sms = (size_t)sms;
+  gpu_test_stream("dot_test", &g_stream, &g_sms);
   Suite *s = suite_create("dot");
   TCase *dot = tcase_create("dot");
   tcase_add_loop_test(dot, all_variants, 0, NSIZES);

@@ -203,14 +203,7 @@ END_TEST
 int main(void) {
   require_gpu("reduce_test");
   test_seed();
-  int dev, sms;
-  /* Non-blocking: a variant that put part of its work on another stream would race and show. */
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
-      cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking) != cudaSuccess) {
-    fprintf(stderr, "FAIL reduce_test: cannot query the device or create a stream\n");
-    return EXIT_FAILURE;
-  }
-  g_sms = (size_t)sms;
+  gpu_test_stream("reduce_test", &g_stream, &g_sms);
   Suite *s = suite_create("reduce");
   TCase *sum = tcase_create("sum");
   tcase_add_loop_test(sum, all_variants, 0, NSIZES);

@@ -27,6 +27,16 @@ void require_gpu(const char *test_name) {
   fflush(stdout);
 }
 
+void gpu_test_stream(const char *test_name, cudaStream_t *stream, size_t *sm_count) {
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
+      cudaStreamCreateWithFlags(stream, cudaStreamNonBlocking) != cudaSuccess) {
+    fprintf(stderr, "FAIL %s: cannot query the device or create a stream\n", test_name);
+    exit(1);
+  }
+  *sm_count = (size_t)sms;
+}
+
 guarded_buf gbuf_alloc(size_t n, size_t offset) {
   guarded_buf b = {.n = n, .offset = offset, .total = n + offset + 2 * GUARD_FLOATS};
   CUDA_OK(cudaMalloc((void **)&b.base, b.total * sizeof(float)));

@@ -19,6 +19,11 @@
  * without a GPU. Otherwise prints the device it runs on. */
 void require_gpu(const char *test_name);
 
+/* A non-blocking stream for a test (a variant that put part of its work on another
+ * stream would race with it and show) and the device's SM count. Exits 1 with a
+ * message when either cannot be had. */
+void gpu_test_stream(const char *test_name, cudaStream_t *stream, size_t *sm_count);
+
 /* A device buffer of `n` floats preceded and followed by guard elements, all
  * poisoned, so unwritten outputs and out-of-bounds writes are both visible.
  * `offset` (0..3 floats) shifts the user pointer off 16-byte alignment. */
