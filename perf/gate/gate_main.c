@@ -249,6 +249,9 @@ static int cmd_check(options *o) {
   families_of(&base, &run, &family_base);
   if (same_method(&family_base, &run, err, sizeof err)) {
     fprintf(stderr, "gate: baseline %s: %s\n", base_path, err);
+    fprintf(stderr, "gate: this run's JSON is kept at %s; to re-bless, adopt three or more such runs with\n"
+            "  bazel run //perf/gate:bless -- --baselines=baselines RUN.json [RUN.json...]   (or ci/bless.sh)\n",
+            run_path);
     return EXIT_BAD_INPUT;
   }
   comparison *c;
