@@ -12,7 +12,8 @@
 #   - any other test (CPU unit tests, which --run_under wraps too) runs at once, unlocked:
 #     queued behind the perf tests it would time out doing nothing.
 # With k GPUs up to k perf tests run at once, one per GPU. When every GPU is taken the
-# test polls (GPU_SLOT_POLL seconds, default 1) until one is free.
+# test polls (GPU_SLOT_POLL seconds, default 1) until one is free; a waiting perf test
+# meanwhile keeps new correctness tests off the GPUs it waits for, so it is not starved.
 #
 # Environment:
 #   GPU_SLOT_DIR    lock files and slots.log, shared by every test of the host
@@ -62,21 +63,47 @@ fi
 
 now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
 
+# Lock files of a GPU: "lock" is the slot itself (shared or exclusive); "turn" is a
+# turnstile that a waiting perf test holds so that no new correctness test starts on
+# that GPU while the ones running drain (else a stream of them could starve it).
+slot_file() { printf '%s/gpu-%s.%s' "$dir" "$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' _)" "$2"; }
+open_file() {  # open_file PATH: sets fd
+  exec {fd}>>"$1" || exit 2
+  chmod 666 "$1" 2>/dev/null
+}
+
 # Try every GPU without blocking, from a random start so that shared holders spread
-# over the GPUs; keep the first lock obtained (open on fd $fd), else wait and retry.
+# over the GPUs; keep the first lock obtained (open on fd $lock_fd), else wait and retry.
 gpu=""
+declare -A waiting=() # GPU -> fd of the turnstile this perf test holds while it waits
 while [ -z "$gpu" ]; do
   start=$((RANDOM % ${#gpus[@]}))
   for ((j = 0; j < ${#gpus[@]}; j++)); do
     g="${gpus[$(((start + j) % ${#gpus[@]}))]}"
-    lock="$dir/gpu-$(printf '%s' "$g" | tr -c 'A-Za-z0-9._-' _).lock"
-    exec {fd}>>"$lock" || exit 2
-    chmod 666 "$lock" 2>/dev/null
-    if flock -n "$flag" "$fd"; then gpu="$g"; break; fi
-    exec {fd}>&-
+    turn_fd=""
+    if [ "$kind" = shared ]; then
+      open_file "$(slot_file "$g" turn)"
+      turn_fd=$fd
+      # Held exclusively: a perf test is waiting for this GPU; do not go ahead of it.
+      if ! flock -n -s "$turn_fd"; then exec {turn_fd}>&-; continue; fi
+    fi
+    open_file "$(slot_file "$g" lock)"
+    lock_fd=$fd
+    if flock -n "$flag" "$lock_fd"; then gpu="$g"; else exec {lock_fd}>&-; fi
+    [ -n "$turn_fd" ] && exec {turn_fd}>&-
+    [ -n "$gpu" ] && break
   done
+  if [ -z "$gpu" ] && [ "$kind" = exclusive ]; then
+    # Every GPU is busy: hold the turnstile of each GPU that no other perf test holds.
+    for g in "${gpus[@]}"; do
+      [ -n "${waiting[$g]:-}" ] && continue
+      open_file "$(slot_file "$g" turn)"
+      if flock -n -x "$fd"; then waiting[$g]=$fd; else exec {fd}>&-; fi
+    done
+  fi
   [ -n "$gpu" ] || sleep "$poll"
 done
+for turn_fd in "${waiting[@]}"; do exec {turn_fd}>&-; done
 
 export CUDA_VISIBLE_DEVICES="$gpu"
 t0="$(now)"
