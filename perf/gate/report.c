@@ -68,9 +68,9 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
     else
       fprintf(out, "%.3f | %+.2f%% | %.1f%% | %.1f | %.1f%% | ", x->run_ns / 1e3, 100 * x->delta, 100 * x->threshold,
               x->run_gbps, 100 * x->run_copy_frac);
-    fprintf(out, "%s%s%s%s |\n", x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "", verdict_name(x->v),
-            x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "",
-            notes && notes[i] ? notes[i] : "");
+    const char *note = notes && notes[i] ? notes[i] : "";
+    fprintf(out, "%s%s%s%s%s |\n", x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "", verdict_name(x->v),
+            x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "", *note ? " " : "", note);
   }
 }
 

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# CPU test of ci/soak.sh --summarize on two made-up rounds: one clean, one with a
+# confirmed regression (and a row in the format of summaries written before 2026-11-23).
+set -euo pipefail
+soak="$1"
+work="${TEST_TMPDIR:-$(mktemp -d)}/soak"
+mkdir -p "$work/round1/perf/x_perf_test" "$work/round2/perf/x_perf_test"
+table='| Benchmark | Baseline (us) | New (us) | Delta | Allowed | GB/s | of copy | Verdict |
+|---|---:|---:|---:|---:|---:|---:|---|'
+cat >"$work/round1/perf/x_perf_test/summary.md" <<MD
+## x_bench on Test GPU: passed
+
+$table
+| \`x/a/N:1\` | 10.000 | 10.100 | +1.00% | 3.0% | 1.0 | 1.0% | same |
+| \`x/b/N:1\` | 20.000 | 19.900 | -0.50% | 3.0% | 1.0 | 1.0% | same (first +5.00%, not confirmed: re-measured -0.50%) |
+MD
+echo 0 >"$work/round1/exit_status"
+cat >"$work/round2/perf/x_perf_test/summary.md" <<MD
+## x_bench on Test GPU: FAILED
+
+$table
+| \`x/a/N:1\` | 10.000 | 10.525 | +5.25% | 3.0% | 1.0 | 1.0% | **slower** (confirmed: first +5.25%, re-measured +5.25%) |
+| \`x/b/N:1\` | 20.000 | 20.100 | +0.50% | 3.0% | 1.0 | 1.0% | same(first +4.00%, not confirmed: re-measured +0.50%) |
+| \`x/c/N:1\` | 20.000 | - | - | - | - | - | **missing** |
+MD
+echo 3 >"$work/round2/exit_status"
+
+set +e
+out="$(bash "$soak" --summarize "$work" 2>&1)"
+status=$?
+set -e
+echo "$out"
+[ "$status" -eq 1 ] || { echo "FAIL: exit status $status with a failed round, expected 1"; exit 1; }
+grep -qx 'round 1: gate exit 0; 2 benchmarks: 2 same; largest slowdown +1.00% (x/a/N:1, allowed 3.0%)' <<<"$out" ||
+  { echo "FAIL: round 1 line"; exit 1; }
+grep -q '^round 2: gate exit 3; 3 benchmarks:.* 1 slower.*largest slowdown +5.25% (x/a/N:1, allowed 3.0%)$' <<<"$out" ||
+  { echo "FAIL: round 2 line"; exit 1; }
+grep -qx 'soak: 2 rounds, 1 failed; 5 verdicts, 1 slower; largest slowdown +5.25% (x/a/N:1, round 2)' <<<"$out" ||
+  { echo "FAIL: overall line"; exit 1; }
+# A clean soak exits 0; bad usage exits 2.
+rm -rf "$work/round2"
+bash "$soak" --summarize "$work" >/dev/null || { echo "FAIL: a clean soak did not exit 0"; exit 1; }
+set +e
+bash "$soak" 0 >/dev/null 2>&1; s1=$?
+bash "$soak" --summarize "$work/none" >/dev/null 2>&1; s2=$?
+set -e
+[ "$s1" -eq 2 ] && [ "$s2" -eq 2 ] || { echo "FAIL: bad usage gave $s1 and $s2, expected 2"; exit 1; }
+echo "ok"
