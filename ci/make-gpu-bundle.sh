@@ -80,7 +80,10 @@ cat >"$out/run-bazel.sh" <<'RUN'
 set -euo pipefail
 bundle="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="${GPU_BUNDLE_ROOT:-/opt/gpu-bundle}"
-if [ ! -f "$root/.unpacked" ]; then
+# The marker names this bundle's files and sizes: a root unpacked from another version of the
+# bundle (say, one without zip) is unpacked again.
+stamp="$(cd "$bundle" && stat -c '%n %s' -- *.deb *.tar.xz run-bazel.sh | md5sum | cut -d' ' -f1)"
+if [ "$(cat "$root/.unpacked" 2>/dev/null)" != "$stamp" ]; then
   mkdir -p "$root"
   for deb in "$bundle"/*.deb; do dpkg-deb -x "$deb" "$root"; done
   tar -C "$root" -xJf "$bundle/jre.tar.xz"
@@ -109,7 +112,7 @@ export LD_LIBRARY_PATH="$root/gnuplot/lib" FONTCONFIG_FILE="$root/gnuplot/fonts.
 exec "$root/gnuplot/bin/gnuplot.real" "\$@"
 WRAP
   chmod +x "$root/gnuplot/bin/gnuplot"
-  touch "$root/.unpacked"
+  echo "$stamp" >"$root/.unpacked"
 fi
 # The repository rules find Check, subunit and jansson through these (third_party/repositories.bzl).
 export CHECK_ROOT="$root/usr" JANSSON_ROOT="$root/usr" JAVA_HOME="$root/jre"

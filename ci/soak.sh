@@ -11,18 +11,23 @@
 # largest slowdown, which is how close the gate came to a false alarm.
 # Exit status: 0 if every round passed, 1 otherwise, 2 on bad usage.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 usage() {
   echo "usage: ci/soak.sh ROUNDS [--artifacts=DIR] [BAZEL FLAGS...] | ci/soak.sh --summarize DIR" >&2
   exit 2
 }
 
+# The round folders of DIR in numeric order (round2 before round10).
+round_dirs() {
+  local r
+  for r in "$1"/round*; do [ -d "$r" ] && echo "$r"; done | sort -V
+}
+
 # The rows of the perf tests' summary tables, as "round delta allowed verdict name".
 rows() {
   local dir="$1" r
-  for r in "$dir"/round*; do
-    [ -d "$r" ] || continue
+  for r in $(round_dirs "$dir"); do
     for md in "$r"/perf/*_perf_test/summary.md; do
       [ -f "$md" ] || continue
       # | `name` | base | new | +1.23% | 3.0% | GB/s | of copy | verdict (note) |
@@ -44,14 +49,13 @@ summarize() {
   [ -d "$dir" ] || { echo "soak: no folder $dir" >&2; exit 2; }
   local all
   all="$(rows "$dir")"
-  for r in "$dir"/round*; do
-    [ -d "$r" ] || continue
+  for r in $(round_dirs "$dir"); do
     nrounds=$((nrounds + 1))
     status="$(cat "$r/exit_status" 2>/dev/null || echo '?')"
     [ "$status" = 0 ] || failed=$((failed + 1))
     printf 'round %s: gate exit %s; ' "${r##*/round}" "$status"
     awk -v round="${r##*/round}" '
-      $1 == round { n++; count[$4]++; if ($2 != "nan" && (!seen || $2 + 0 > worst)) { worst = $2 + 0; name = $5; allowed = $3; seen = 1 } }
+      NF > 0 && $1 == round { n++; count[$4]++; if ($2 != "nan" && (!seen || $2 + 0 > worst)) { worst = $2 + 0; name = $5; allowed = $3; seen = 1 } }
       END {
         if (!n) { print "no perf summaries"; exit }
         printf "%d benchmarks:", n
@@ -62,6 +66,7 @@ summarize() {
   done
   [ "$nrounds" -gt 0 ] || { echo "soak: no round* folders in $dir" >&2; exit 2; }
   awk -v rounds="$nrounds" -v failed="$failed" '
+    NF == 0 { next }
     { n++; if ($4 == "slower") slower++; if ($2 != "nan" && (!seen || $2 + 0 > worst)) { worst = $2 + 0; name = $5; round = $1; seen = 1 } }
     END {
       printf "soak: %d rounds, %d failed; %d verdicts, %d slower", rounds, failed, n, slower

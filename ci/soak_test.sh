@@ -37,9 +37,21 @@ grep -q '^round 2: gate exit 3; 3 benchmarks:.* 1 slower.*largest slowdown +5.25
   { echo "FAIL: round 2 line"; exit 1; }
 grep -qx 'soak: 2 rounds, 1 failed; 5 verdicts, 1 slower; largest slowdown +5.25% (x/a/N:1, round 2)' <<<"$out" ||
   { echo "FAIL: overall line"; exit 1; }
-# A clean soak exits 0; bad usage exits 2.
+# A clean soak exits 0; rounds come in numeric order; a round with no summaries is said so.
 rm -rf "$work/round2"
-bash "$soak" --summarize "$work" >/dev/null || { echo "FAIL: a clean soak did not exit 0"; exit 1; }
+mkdir -p "$work/round10" "$work/round3"
+echo 0 >"$work/round10/exit_status"
+echo 0 >"$work/round3/exit_status"
+out="$(bash "$soak" --summarize "$work")" || { echo "FAIL: a clean soak did not exit 0"; exit 1; }
+echo "$out"
+[ "$(grep -o '^round [0-9]*' <<<"$out" | tr '\n' ' ')" = "round 1 round 3 round 10 " ] ||
+  { echo "FAIL: rounds out of order"; exit 1; }
+grep -qx 'round 10: gate exit 0; no perf summaries' <<<"$out" || { echo "FAIL: empty round line"; exit 1; }
+grep -qx 'soak: 3 rounds, 0 failed; 2 verdicts, 0 slower; largest slowdown +1.00% (x/a/N:1, round 1)' <<<"$out" ||
+  { echo "FAIL: overall line with empty rounds"; exit 1; }
+rm -rf "$work/round1"
+out="$(bash "$soak" --summarize "$work")"
+grep -qx 'soak: 2 rounds, 0 failed; 0 verdicts, 0 slower' <<<"$out" || { echo "FAIL: overall line with no summaries"; exit 1; }
 set +e
 bash "$soak" 0 >/dev/null 2>&1; s1=$?
 bash "$soak" --summarize "$work/none" >/dev/null 2>&1; s2=$?

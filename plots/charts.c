@@ -399,7 +399,16 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
 /* Rows taken with another L2 flush than the baseline's (with no baseline: than the newest
  * row's) measure something else: they would sit off the band for no change of the code. */
 static const char *history_method(const gpu_view *g, const family_view *f) {
-  if (g->base && g->base->fig.nruns > 0) return g->base->fig.runs[0].l2_flush;
+  if (g->base) {
+    /* A baseline holds families blessed at different times: take this family's runs. */
+    const gate_figures *fig = &g->base->fig;
+    size_t len = strlen(f->name);
+    for (size_t i = 0; i < fig->n; i++) {
+      const gate_bench *b = &fig->b[i];
+      if (strncmp(b->name, f->name, len) == 0 && b->name[len] == '/' && b->nruns > 0 && b->runs[0].run < fig->nruns)
+        return fig->runs[b->runs[0].run].l2_flush;
+    }
+  }
   return f->nh ? f->h[f->nh - 1]->l2_flush : "";
 }
 

@@ -50,6 +50,14 @@ static char *slurp(const char *path, size_t *len) {
   return s;
 }
 
+static size_t count_lines(const char *path) {
+  size_t n = 0, lines = 0;
+  char *text = slurp(path, &n);
+  for (size_t i = 0; i < n; i++) lines += text[i] == '\n';
+  free(text);
+  return lines;
+}
+
 static int count_files(const char *dir, const char *suffix) {
   DIR *d = opendir(dir);
   if (!d) return 0;
@@ -539,12 +547,42 @@ START_TEST(history_methods_do_not_mix) {
   free(html);
   /* The read run is not on the chart: 8 runs, as in the fixture alone. */
   snprintf(path, sizeof path, "%s/data/" SLUG "-elementwise-history.labels.dat", out);
-  size_t n = 0;
-  char *labels = slurp(path, &n);
-  size_t lines = 0;
-  for (size_t i = 0; i < n; i++) lines += labels[i] == '\n';
-  ck_assert_uint_eq(lines, 8);
-  free(labels);
+  ck_assert_uint_eq(count_lines(path), 8);
+
+  /* A baseline whose elementwise family was re-blessed with the read flush while its other
+   * families (and its runs[0]) are of the write flush: the elementwise chart keeps the read run. */
+  json_error_t jerr;
+  json_t *base = json_load_file(FIX "/baselines/" SLUG ".json", 0, &jerr);
+  ck_assert_ptr_nonnull(base);
+  json_t *runs = json_object_get(base, "runs");
+  size_t nold = json_array_size(runs);
+  for (size_t k = 0; k < nold; k++) {
+    json_t *r = json_deep_copy(json_array_get(runs, k));
+    json_object_set_new(r, "l2_flush", json_string("read"));
+    json_array_append_new(runs, r);
+  }
+  json_t *b;
+  size_t i;
+  json_array_foreach(json_object_get(base, "benchmarks"), i, b) {
+    if (strncmp(json_string_value(json_object_get(b, "name")), "elementwise/", 12) != 0) continue;
+    json_t *m;
+    size_t j;
+    json_array_foreach(json_object_get(b, "runs"), j, m)
+      json_object_set_new(m, "run", json_integer(json_integer_value(json_object_get(m, "run")) + (json_int_t)nold));
+  }
+  char base_dir[1300], base_path[1400];
+  snprintf(base_dir, sizeof base_dir, "%s/mixed_base", tmp);
+  mkdir(base_dir, 0755);
+  snprintf(base_path, sizeof base_path, "%s/" SLUG ".json", base_dir);
+  ck_assert_int_eq(json_dump_file(base, base_path, JSON_INDENT(1)), 0);
+  json_decref(base);
+  snprintf(out, sizeof out, "%s/mixed_out2", tmp);
+  snprintf(args, sizeof args, "'%s' '%s/" SLUG ".csv' '%s'", base_path, dir, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(path, sizeof path, "%s/data/" SLUG "-elementwise-history.labels.dat", out);
+  ck_assert_uint_eq(count_lines(path), 1);
+  snprintf(path, sizeof path, "%s/data/" SLUG "-matmul-history.labels.dat", out);
+  ck_assert_uint_eq(count_lines(path), 5); /* matmul's runs stay of the write flush */
 }
 END_TEST
 

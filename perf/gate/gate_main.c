@@ -249,9 +249,10 @@ static int cmd_check(options *o) {
   families_of(&base, &run, &family_base);
   if (same_method(&family_base, &run, err, sizeof err)) {
     fprintf(stderr, "gate: baseline %s: %s\n", base_path, err);
-    fprintf(stderr, "gate: this run's JSON is kept at %s; to re-bless, adopt three or more such runs with\n"
+    fprintf(stderr, "gate: this run's JSON (%s.json) is kept with the test's outputs (bazel-testlogs/<package>/<test>/"
+            "test.outputs/, or artifacts/perf/<test>/ after ci/gate.sh); to re-bless, adopt three or more such runs:\n"
             "  bazel run //perf/gate:bless -- --baselines=baselines RUN.json [RUN.json...]   (or ci/bless.sh)\n",
-            run_path);
+            bench_name);
     return EXIT_BAD_INPUT;
   }
   comparison *c;
