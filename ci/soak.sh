@@ -45,35 +45,35 @@ rows() {
 }
 
 summarize() {
-  local dir="$1" r status failed=0 nrounds=0
+  local dir="$1" r
   [ -d "$dir" ] || { echo "soak: no folder $dir" >&2; exit 2; }
-  local all
-  all="$(rows "$dir")"
-  for r in $(round_dirs "$dir"); do
-    nrounds=$((nrounds + 1))
-    status="$(cat "$r/exit_status" 2>/dev/null || echo '?')"
-    [ "$status" = 0 ] || failed=$((failed + 1))
-    printf 'round %s: gate exit %s; ' "${r##*/round}" "$status"
-    awk -v round="${r##*/round}" '
-      NF > 0 && $1 == round { n++; count[$4]++; if ($2 != "nan" && (!seen || $2 + 0 > worst)) { worst = $2 + 0; name = $5; allowed = $3; seen = 1 } }
-      END {
-        if (!n) { print "no perf summaries"; exit }
-        printf "%d benchmarks:", n
-        for (v in count) printf " %d %s", count[v], v
-        if (seen) printf "; largest slowdown %+.2f%% (%s, allowed %s%%)", worst, name, allowed
-        printf "\n"
-      }' <<<"$all"
-  done
-  [ "$nrounds" -gt 0 ] || { echo "soak: no round* folders in $dir" >&2; exit 2; }
-  awk -v rounds="$nrounds" -v failed="$failed" '
-    NF == 0 { next }
-    { n++; if ($4 == "slower") slower++; if ($2 != "nan" && (!seen || $2 + 0 > worst)) { worst = $2 + 0; name = $5; round = $1; seen = 1 } }
+  [ -n "$(round_dirs "$dir")" ] || { echo "soak: no round* folders in $dir" >&2; exit 2; }
+  # One pass over "S round exit-status" lines (one per round, in order) and the summary rows.
+  {
+    for r in $(round_dirs "$dir"); do echo "S ${r##*/round} $(cat "$r/exit_status" 2>/dev/null || echo '?')"; done
+    rows "$dir" | sed 's/^/R /'
+  } | awk '
+    $1 == "S" { order[++nr] = $2; status[$2] = $3; if ($3 != "0") failed++; next }
+    $1 == "R" {
+      r = $2; n[r]++; total++; count[r, $5]++; kinds[$5] = 1; if ($5 == "slower") slower++
+      if ($3 != "nan" && (!(r in worst) || $3 + 0 > worst[r])) { worst[r] = $3 + 0; wname[r] = $6; wallowed[r] = $4 }
+      if ($3 != "nan" && (!any || $3 + 0 > top)) { top = $3 + 0; tname = $6; tround = r; any = 1 }
+    }
     END {
-      printf "soak: %d rounds, %d failed; %d verdicts, %d slower", rounds, failed, n, slower
-      if (seen) printf "; largest slowdown %+.2f%% (%s, round %s)", worst, name, round
+      for (i = 1; i <= nr; i++) {
+        r = order[i]
+        printf "round %s: gate exit %s; ", r, status[r]
+        if (!n[r]) { print "no perf summaries"; continue }
+        printf "%d benchmarks:", n[r]
+        for (k in kinds) if ((r, k) in count) printf " %d %s", count[r, k], k
+        if (r in worst) printf "; largest slowdown %+.2f%% (%s, allowed %s%%)", worst[r], wname[r], wallowed[r]
+        printf "\n"
+      }
+      printf "soak: %d rounds, %d failed; %d verdicts, %d slower", nr, failed, total, slower
+      if (any) printf "; largest slowdown %+.2f%% (%s, round %s)", top, tname, tround
       printf "\n"
-    }' <<<"$all"
-  [ "$failed" -eq 0 ]
+      exit failed > 0
+    }'
 }
 
 [ $# -ge 1 ] || usage
