@@ -37,10 +37,12 @@ START_TEST(large_fill_is_fixed_by_the_seed) {
   ck_assert(memcmp(x, x + (1 << 20), 1000 * sizeof *x) != 0);
   ck_assert(memcmp(x + (1 << 20), x + (2 << 20), 1000 * sizeof *x) != 0);
   double sum = 0;
+  long out_of_range = 0;
   for (int i = 0; i < N; i++) {
-    ck_assert(x[i] >= -1.0f && x[i] <= 1.0f);
+    out_of_range += !(x[i] >= -1.0f && x[i] <= 1.0f);
     sum += x[i];
   }
+  ck_assert_int_eq(out_of_range, 0);
   ck_assert_double_lt(fabs(sum / N), 0.01);
   /* The next fill from the same generator differs. */
   fill_uniform(y, N, -1.0f, 1.0f, &r1);
@@ -196,6 +198,8 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("host_check");
   TCase *tc = tcase_create("helpers");
+  /* Check's default 4 s is too short for the 3 Mi-element fills on a loaded 2-core CI machine. */
+  tcase_set_timeout(tc, 30);
   tcase_add_test(tc, rng_is_reproducible_and_seed_dependent);
   tcase_add_test(tc, uniform_stays_in_range_and_spreads);
   tcase_add_test(tc, large_fill_is_fixed_by_the_seed);
