@@ -23,7 +23,7 @@
 # No GPU found: the test runs unpinned and unlocked (GPU tests then fail with their own message).
 #
 # Logs one line per test to stderr and to $GPU_SLOT_DIR/slots.log:
-#   gpu_slot test=//perf:reduce_perf_test gpu=1 lock=exclusive start=... end=... status=0
+#   gpu_slot test=//perf:reduce_perf_test gpu=GPU-1b2c... lock=exclusive start=... end=... status=0
 set -uo pipefail
 
 dir="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}"
@@ -43,6 +43,29 @@ fi
 if [ ${#gpus[@]} -eq 0 ]; then
   echo "gpu_slot: no GPU found; $test_name runs unpinned" >&2
   exec "$@"
+fi
+
+# Name each GPU by its UUID where nvidia-smi can tell, so that a runner naming a GPU by index
+# and one naming it by UUID (or a UUID prefix, which CUDA accepts) take the same lock. An index
+# is read in nvidia-smi's order (PCI bus), which is CUDA's on a host of one GPU model; on a host
+# mixing models, give UUIDs. The test is pinned by UUID too. Fake GPUs (GPU_SLOT_COUNT) and MIG
+# devices keep their names.
+if [ -z "${GPU_SLOT_COUNT:-}" ] && command -v nvidia-smi >/dev/null 2>&1; then
+  declare -A uuid_at=()
+  uuids=()
+  while IFS=', ' read -r idx uuid; do
+    [[ "$uuid" == GPU-* ]] || continue
+    uuid_at[$idx]="$uuid"
+    uuids+=("$uuid")
+  done < <(nvidia-smi --query-gpu=index,uuid --format=csv,noheader 2>/dev/null)
+  for k in "${!gpus[@]}"; do
+    g="${gpus[$k]}"
+    if [[ "$g" =~ ^[0-9]+$ ]] && [ -n "${uuid_at[$g]:-}" ]; then
+      gpus[$k]="${uuid_at[$g]}"
+    elif [[ "$g" == GPU-* ]]; then
+      for u in "${uuids[@]}"; do [[ "$u" == "$g"* ]] && { gpus[$k]="$u"; break; }; done
+    fi
+  done
 fi
 
 kind=none

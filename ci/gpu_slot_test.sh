@@ -6,7 +6,8 @@
 #   - the exclusive holders use both GPUs;
 #   - shared holders do overlap each other (correctness tests share a GPU);
 #   - a test that asks for no GPU runs at once, even while every GPU is held exclusively;
-#   - a perf test is not starved by a stream of correctness tests on its GPU.
+#   - a perf test is not starved by a stream of correctness tests on its GPU;
+#   - a GPU named by index and by UUID is one GPU (one lock), with a fake nvidia-smi.
 set -euo pipefail
 slot="$1"
 work="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -111,3 +112,36 @@ awk '$1 == "exclusive" { s = $3; e = $4 } $1 == "shared" { n++; S[n] = $3; E[n] 
 [ "$waited_ms" -lt 2000 ] || { echo "FAIL: the perf test waited ${waited_ms} ms behind a stream of correctness tests"; exit 1; }
 [ "$began" -lt "$last_shared_end" ] || { echo "FAIL: the perf test ran only after the whole stream"; exit 1; }
 echo "ok: the perf test waited ${waited_ms} ms, then ran before the stream of correctness tests ended"
+
+# Names: with nvidia-smi present, a GPU named by index and the same GPU named by UUID (or a
+# UUID prefix) take one lock, and the test is pinned by the full UUID.
+unset GPU_SLOT_COUNT
+export GPU_SLOT_DIR="$work/locks2"
+bin="$work/bin"
+mkdir -p "$bin"
+cat >"$bin/nvidia-smi" <<'SMI'
+#!/bin/sh
+case "$*" in
+  *--query-gpu=index,uuid*) printf '0, GPU-aaaa1111-0000\n1, GPU-bbbb2222-0000\n' ;;
+  -L) printf 'GPU 0: Fake (UUID: GPU-aaaa1111-0000)\nGPU 1: Fake (UUID: GPU-bbbb2222-0000)\n' ;;
+esac
+SMI
+chmod +x "$bin/nvidia-smi"
+record2="$work/record2"
+: >"$record2"
+PATH="$bin:$PATH" CUDA_VISIBLE_DEVICES=1 GPU_SLOT_EXCLUSIVE=1 "$slot" "$fake" by_index 0.6 "$record2" 2>/dev/null &
+sleep 0.2
+PATH="$bin:$PATH" CUDA_VISIBLE_DEVICES=GPU-bbbb GPU_SLOT_EXCLUSIVE=1 "$slot" "$fake" by_uuid 0.1 "$record2" 2>/dev/null
+PATH="$bin:$PATH" GPU_SLOT_SHARED=1 "$slot" "$fake" all_gpus 0.0 "$record2" 2>/dev/null
+wait
+cat "$record2"
+awk '
+  $1 == "by_index" { gi = $2; si = $3; ei = $4 }
+  $1 == "by_uuid" { gu = $2; su = $3; eu = $4 }
+  $1 == "all_gpus" { ga = $2 }
+  END {
+    if (gi != "GPU-bbbb2222-0000" || gu != gi) { printf "FAIL: pinned to %s and %s, expected GPU-bbbb2222-0000 twice\n", gi, gu; exit 1 }
+    if (su < ei) { print "FAIL: GPU 1 named by index and by UUID prefix was held by two perf tests at once"; exit 1 }
+    if (ga !~ /^GPU-(aaaa1111|bbbb2222)-0000$/) { printf "FAIL: with no CUDA_VISIBLE_DEVICES the test was pinned to %s, not a UUID\n", ga; exit 1 }
+    print "ok: index 1 and UUID prefix GPU-bbbb took one lock; tests are pinned by UUID"
+  }' "$record2"
