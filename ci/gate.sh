@@ -10,6 +10,8 @@
 #   --artifacts=DIR  where to put results (default: artifacts/)
 #   --history        append this run to baselines/history/<gpu>.csv if the gate passed
 #                    (CI does this on the main branch only)
+# Also keeps the GPU slot records of the run (artifacts/slots.log: test, GPU, lock, start, end)
+# and their summary by ci/slots_report.sh (artifacts/slots.txt).
 # Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel).
 # BAZEL may name another Bazel command (e.g. an offline bundle's, see README); then
 # no packages are installed.
@@ -32,7 +34,8 @@ read -r -a bazel <<<"${BAZEL:-bazel}"
 mkdir -p "$artifacts"
 artifacts="$(cd "$artifacts" && pwd)"
 # Results of an earlier job must not mix with this one's.
-rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log"
+rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log" \
+  "$artifacts/slots.log" "$artifacts/slots.txt"
 # CI systems name the commit (e.g. GITHUB_SHA -> PERF_COMMIT); else ask git.
 PERF_COMMIT="${PERF_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
 export PERF_COMMIT
@@ -40,10 +43,25 @@ export PERF_COMMIT
 CUDA_PERF_GPU_MODEL="$(bash ci/gpu_model.sh)" || exit 2
 export CUDA_PERF_GPU_MODEL
 
+slot_log="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}/slots.log"
+since="$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)"
 set +e
 "${bazel[@]}" test //... --config=gpu "${bazel_flags[@]}" 2>&1 | tee "$artifacts/bazel_test.log"
 status=${PIPESTATUS[0]}
 set -e
+
+# Which test ran on which GPU, and when: the slot records of this run (those that started after
+# it began; ISO times compare as strings), and their summary. Tests of other jobs on this host in
+# that time are in it too: they shared the GPUs.
+if [ -f "$slot_log" ]; then
+  awk -v since="$since" '{ for (i = 1; i <= NF; i++) if ($i ~ /^start=/ && substr($i, 7) >= since) print }' \
+    "$slot_log" >"$artifacts/slots.log"
+  if [ -s "$artifacts/slots.log" ]; then
+    bash ci/slots_report.sh "$artifacts/slots.log" >"$artifacts/slots.txt" 2>&1 ||
+      echo "gate: GPU slot records show an overlap or could not be read: see $artifacts/slots.txt"
+    tail -n 4 "$artifacts/slots.txt"
+  fi
+fi
 
 # Bazel keeps each test's undeclared outputs (zipped by some versions); gather the perf tests' (run JSON,
 # verdicts, summary) next to their logs and JUnit XML. A failed gate keeps its data too.

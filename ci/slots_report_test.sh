@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# CPU test of ci/slots_report.sh on made-up slot logs: a clean two-GPU run (perf tests in
+# parallel on both GPUs, correctness tests sharing one), an overlap, and a bad line.
+set -uo pipefail
+report="$1"
+work="${TEST_TMPDIR:-$(mktemp -d)}"
+fail() { echo "FAIL: $*"; exit 1; }
+rec() {  # rec TEST GPU LOCK START END
+  echo "gpu_slot test=$1 gpu=$2 lock=$3 start=2026-11-23T10:00:$4Z end=2026-11-23T10:00:$5Z status=0"
+}
+
+# Clean: two perf tests at once on two GPUs, then two correctness tests together on GPU A, and a
+# perf test on A that starts the moment the last of them ends (touching is not overlapping).
+{
+  rec //perf:a_perf_test GPU-a exclusive 00.000 04.000
+  rec //perf:b_perf_test GPU-b exclusive 00.500 06.000
+  rec //tests:x_test GPU-a shared 04.100 07.000
+  rec //tests:y_test GPU-a shared 04.200 08.000
+  rec //perf:c_perf_test GPU-a exclusive 08.000 10.000
+} >"$work/clean.log"
+out="$(bash "$report" "$work/clean.log")"; st=$?
+echo "$out"
+[ "$st" -eq 0 ] || fail "clean log: exit $st, expected 0"
+grep -q '^gpu GPU-a: 4 tests (2 exclusive), 12.7 s of test time$' <<<"$out" || fail "clean log: GPU-a line"
+grep -q '^gpu GPU-b: 1 tests (1 exclusive), 5.5 s of test time$' <<<"$out" || fail "clean log: GPU-b line"
+grep -q '^wall: 10.0 s from the first start to the last end, 2 GPUs$' <<<"$out" || fail "clean log: wall line"
+grep -q '^no overlap' <<<"$out" || fail "clean log: no 'no overlap' line"
+
+# Overlap: a correctness test ran on GPU-b while its perf test held it.
+{ cat "$work/clean.log"; rec //tests:z_test GPU-b shared 05.000 05.500; } >"$work/overlap.log"
+out="$(bash "$report" "$work/overlap.log")"; st=$?
+[ "$st" -eq 1 ] || fail "overlap log: exit $st, expected 1"
+grep -q '^OVERLAP on gpu GPU-b: //perf:b_perf_test (exclusive) and //tests:z_test (shared)$' <<<"$out" ||
+  fail "overlap log: no OVERLAP line naming both tests: $out"
+
+# Bad input: a line that is not a record, and a missing file.
+{ cat "$work/clean.log"; echo "gpu_slot test=//x gpu=0 lock=whatever"; } >"$work/bad.log"
+err="$(bash "$report" "$work/bad.log" 2>&1)"; st=$?
+[ "$st" -eq 2 ] || fail "bad log: exit $st, expected 2"
+grep -q 'line 6 is not a slot record' <<<"$err" || fail "bad log: message does not name line 6: $err"
+bash "$report" "$work/missing.log" 2>/dev/null; st=$?
+[ "$st" -eq 2 ] || fail "missing log: exit $st, expected 2"
+echo "ok: clean run summed up, overlap found (exit 1), bad line named (exit 2)"
