@@ -24,7 +24,7 @@ round_dirs() {
   for r in "$1"/round*; do [ -d "$r" ] && echo "$r"; done | sort -V
 }
 
-# The rows of the perf tests' summary tables, as "round delta allowed verdict name".
+# The rows of the perf tests' summary tables, as "round delta allowed verdict name change_us".
 rows() {
   local dir="$1" r
   for r in $(round_dirs "$dir"); do
@@ -38,7 +38,8 @@ rows() {
           allowed = $6; gsub(/[ %]/, "", allowed)
           verdict = $9; gsub(/\*/, "", verdict); sub(/^ */, "", verdict); sub(/[ (].*/, "", verdict)
           if (delta == "-") delta = "nan"
-          print round, delta, allowed, verdict, name
+          change = ($3 + 0 > 0 && $4 ~ /[0-9]/) ? sprintf("%+.2f", $4 - $3) : "nan"
+          print round, delta, allowed, verdict, name, change
         }' "$md"
     done
   done
@@ -53,11 +54,13 @@ summarize() {
     for r in $(round_dirs "$dir"); do echo "S ${r##*/round} $(cat "$r/exit_status" 2>/dev/null || echo '?')"; done
     rows "$dir" | sed 's/^/R /'
   } | awk '
+    # The change in time too: the gate also asks for more than its floor (3 us by default).
+    function us(c) { return c == "nan" ? "" : " = " c " us" }
     $1 == "S" { order[++nr] = $2; status[$2] = $3; if ($3 != "0") failed++; next }
     $1 == "R" {
       r = $2; n[r]++; total++; count[r, $5]++; kinds[$5] = 1; if ($5 == "slower") slower++
-      if ($3 != "nan" && (!(r in worst) || $3 + 0 > worst[r])) { worst[r] = $3 + 0; wname[r] = $6; wallowed[r] = $4 }
-      if ($3 != "nan" && (!any || $3 + 0 > top)) { top = $3 + 0; tname = $6; tround = r; any = 1 }
+      if ($3 != "nan" && (!(r in worst) || $3 + 0 > worst[r])) { worst[r] = $3 + 0; wname[r] = $6; wallowed[r] = $4; wus[r] = $7 }
+      if ($3 != "nan" && (!any || $3 + 0 > top)) { top = $3 + 0; tname = $6; tround = r; tus = $7; any = 1 }
     }
     END {
       for (i = 1; i <= nr; i++) {
@@ -66,11 +69,11 @@ summarize() {
         if (!n[r]) { print "no perf summaries"; continue }
         printf "%d benchmarks:", n[r]
         for (k in kinds) if ((r, k) in count) printf " %d %s", count[r, k], k
-        if (r in worst) printf "; largest slowdown %+.2f%% (%s, allowed %s%%)", worst[r], wname[r], wallowed[r]
+        if (r in worst) printf "; largest slowdown %+.2f%%%s (%s, allowed %s%%)", worst[r], us(wus[r]), wname[r], wallowed[r]
         printf "\n"
       }
       printf "soak: %d rounds, %d failed; %d verdicts, %d slower", nr, failed, total, slower
-      if (any) printf "; largest slowdown %+.2f%% (%s, round %s)", top, tname, tround
+      if (any) printf "; largest slowdown %+.2f%%%s (%s, round %s)", top, us(tus), tname, tround
       printf "\n"
       exit failed > 0
     }'

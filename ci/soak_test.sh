@@ -31,11 +31,11 @@ status=$?
 set -e
 echo "$out"
 [ "$status" -eq 1 ] || { echo "FAIL: exit status $status with a failed round, expected 1"; exit 1; }
-grep -qx 'round 1: gate exit 0; 2 benchmarks: 2 same; largest slowdown +1.00% (x/a/N:1, allowed 3.0%)' <<<"$out" ||
+grep -qx 'round 1: gate exit 0; 2 benchmarks: 2 same; largest slowdown +1.00% = +0.10 us (x/a/N:1, allowed 3.0%)' <<<"$out" ||
   { echo "FAIL: round 1 line"; exit 1; }
-grep -q '^round 2: gate exit 3; 3 benchmarks:.* 1 slower.*largest slowdown +5.25% (x/a/N:1, allowed 3.0%)$' <<<"$out" ||
+grep -q '^round 2: gate exit 3; 3 benchmarks:.* 1 slower.*largest slowdown +5.25% = +0.53 us (x/a/N:1, allowed 3.0%)$' <<<"$out" ||
   { echo "FAIL: round 2 line"; exit 1; }
-grep -qx 'soak: 2 rounds, 1 failed; 5 verdicts, 1 slower; largest slowdown +5.25% (x/a/N:1, round 2)' <<<"$out" ||
+grep -qx 'soak: 2 rounds, 1 failed; 5 verdicts, 1 slower; largest slowdown +5.25% = +0.53 us (x/a/N:1, round 2)' <<<"$out" ||
   { echo "FAIL: overall line"; exit 1; }
 # A clean soak exits 0; rounds come in numeric order; a round with no summaries is said so.
 rm -rf "$work/round2"
@@ -47,7 +47,7 @@ echo "$out"
 [ "$(grep -o '^round [0-9]*' <<<"$out" | tr '\n' ' ')" = "round 1 round 3 round 10 " ] ||
   { echo "FAIL: rounds out of order"; exit 1; }
 grep -qx 'round 10: gate exit 0; no perf summaries' <<<"$out" || { echo "FAIL: empty round line"; exit 1; }
-grep -qx 'soak: 3 rounds, 0 failed; 2 verdicts, 0 slower; largest slowdown +1.00% (x/a/N:1, round 1)' <<<"$out" ||
+grep -qx 'soak: 3 rounds, 0 failed; 2 verdicts, 0 slower; largest slowdown +1.00% = +0.10 us (x/a/N:1, round 1)' <<<"$out" ||
   { echo "FAIL: overall line with empty rounds"; exit 1; }
 rm -rf "$work/round1"
 out="$(bash "$soak" --summarize "$work")"
