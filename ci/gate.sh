@@ -53,9 +53,9 @@ set -e
 # Which test ran on which GPU, and when: the slot records of this run (those that started after
 # it began; ISO times compare as strings), and their summary. Tests of other jobs on this host in
 # that time are in it too: they shared the GPUs.
-if [ -f "$slot_log" ]; then
+if [ -r "$slot_log" ]; then
   awk -v since="$since" '{ for (i = 1; i <= NF; i++) if ($i ~ /^start=/ && substr($i, 7) >= since) print }' \
-    "$slot_log" >"$artifacts/slots.log"
+    "$slot_log" >"$artifacts/slots.log" || echo "gate: could not read the GPU slot records in $slot_log"
   if [ -s "$artifacts/slots.log" ]; then
     bash ci/slots_report.sh "$artifacts/slots.log" >"$artifacts/slots.txt" 2>&1 ||
       echo "gate: GPU slot records show an overlap or could not be read: see $artifacts/slots.txt"

@@ -30,12 +30,21 @@ dir="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}"
 poll="${GPU_SLOT_POLL:-1}"
 test_name="${TEST_TARGET:-$1}"
 
+kind=none
+if [ "${GPU_SLOT_EXCLUSIVE:-0}" = 1 ]; then kind=exclusive
+elif [ "${GPU_SLOT_SHARED:-0}" = 1 ]; then kind=shared; fi
+if [ "$kind" = none ]; then exec "$@"; fi
+
 # The GPUs this host offers, as the values CUDA_VISIBLE_DEVICES takes.
 gpus=()
 if [ -n "${GPU_SLOT_COUNT:-}" ]; then
   for ((i = 0; i < GPU_SLOT_COUNT; i++)); do gpus+=("$i"); done
 elif [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
-  IFS=, read -r -a gpus <<<"$CUDA_VISIBLE_DEVICES"
+  IFS=, read -r -a listed <<<"$CUDA_VISIBLE_DEVICES"
+  for g in "${listed[@]}"; do
+    g="${g//[[:space:]]/}"
+    [ -n "$g" ] && gpus+=("$g")
+  done
 elif command -v nvidia-smi >/dev/null 2>&1; then
   n="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')"
   for ((i = 0; i < n; i++)); do gpus+=("$i"); done
@@ -45,33 +54,45 @@ if [ ${#gpus[@]} -eq 0 ]; then
   exec "$@"
 fi
 
-# Name each GPU by its UUID where nvidia-smi can tell, so that a runner naming a GPU by index
-# and one naming it by UUID (or a UUID prefix, which CUDA accepts) take the same lock. An index
-# is read in nvidia-smi's order (PCI bus), which is CUDA's on a host of one GPU model; on a host
-# mixing models, give UUIDs. The test is pinned by UUID too. Fake GPUs (GPU_SLOT_COUNT) and MIG
-# devices keep their names.
+# Name each GPU by its full UUID, so that a runner naming a GPU by index and one naming it by
+# UUID (or a UUID prefix, which CUDA accepts) take the same lock. An index is read in
+# nvidia-smi's order (PCI bus), which is CUDA's on a host of one GPU model; on a host mixing
+# models, give UUIDs. The test is pinned by UUID too. Fake GPUs (GPU_SLOT_COUNT) and MIG devices
+# keep their names, and so does every GPU on a host with no nvidia-smi. A name nvidia-smi cannot
+# resolve stops the test: under another name its GPU would get a second lock, and a perf test
+# could share it.
+full_uuid='^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+needs_lookup() { [[ "$1" =~ ^[0-9]+$ ]] || { [[ "$1" == GPU-* ]] && ! [[ "$1" =~ $full_uuid ]]; }; }
 if [ -z "${GPU_SLOT_COUNT:-}" ] && command -v nvidia-smi >/dev/null 2>&1; then
-  declare -A uuid_at=()
-  uuids=()
-  while IFS=', ' read -r idx uuid; do
-    [[ "$uuid" == GPU-* ]] || continue
-    uuid_at[$idx]="$uuid"
-    uuids+=("$uuid")
-  done < <(nvidia-smi --query-gpu=index,uuid --format=csv,noheader 2>/dev/null)
-  for k in "${!gpus[@]}"; do
-    g="${gpus[$k]}"
-    if [[ "$g" =~ ^[0-9]+$ ]] && [ -n "${uuid_at[$g]:-}" ]; then
-      gpus[$k]="${uuid_at[$g]}"
-    elif [[ "$g" == GPU-* ]]; then
-      for u in "${uuids[@]}"; do [[ "$u" == "$g"* ]] && { gpus[$k]="$u"; break; }; done
-    fi
+  for attempt in 1 2 3; do
+    declare -A uuid_at=()
+    uuids=()
+    while IFS=', ' read -r idx uuid; do
+      [[ "$uuid" =~ $full_uuid ]] || continue
+      uuid_at[$idx]="$uuid"
+      uuids+=("$uuid")
+    done < <(nvidia-smi --query-gpu=index,uuid --format=csv,noheader 2>/dev/null)
+    unresolved=""
+    for k in "${!gpus[@]}"; do
+      g="${gpus[$k]}"
+      needs_lookup "$g" || continue
+      if [[ "$g" =~ ^[0-9]+$ ]] && [ -n "${uuid_at[$g]:-}" ]; then
+        gpus[$k]="${uuid_at[$g]}"
+      elif [[ "$g" == GPU-* ]]; then
+        for u in "${uuids[@]}"; do [[ "$u" == "$g"* ]] && { gpus[$k]="$u"; break; }; done
+      fi
+      needs_lookup "${gpus[$k]}" && unresolved+=" $g"
+    done
+    [ -z "$unresolved" ] && break
+    sleep 1
   done
+  if [ -n "$unresolved" ]; then
+    echo "gpu_slot: cannot find the UUID of GPU$unresolved ('nvidia-smi --query-gpu=index,uuid' did not list it);" \
+      "check nvidia-smi on this host, or give full GPU UUIDs in CUDA_VISIBLE_DEVICES" >&2
+    exit 2
+  fi
 fi
 
-kind=none
-if [ "${GPU_SLOT_EXCLUSIVE:-0}" = 1 ]; then kind=exclusive
-elif [ "${GPU_SLOT_SHARED:-0}" = 1 ]; then kind=shared; fi
-if [ "$kind" = none ]; then exec "$@"; fi
 flag=-s
 [ "$kind" = exclusive ] && flag=-x
 
@@ -137,4 +158,5 @@ line="gpu_slot test=$test_name gpu=$gpu lock=$kind start=$t0 end=$(now) status=$
 echo "$line" >&2
 # One short write with O_APPEND: lines of concurrent tests do not interleave.
 echo "$line" >>"$dir/slots.log"
+chmod 666 "$dir/slots.log" 2>/dev/null
 exit "$status"

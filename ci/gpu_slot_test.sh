@@ -117,13 +117,15 @@ echo "ok: the perf test waited ${waited_ms} ms, then ran before the stream of co
 # UUID prefix) take one lock, and the test is pinned by the full UUID.
 unset GPU_SLOT_COUNT
 export GPU_SLOT_DIR="$work/locks2"
+A=GPU-aaaaaaaa-1111-2222-3333-444444444444
+B=GPU-bbbbbbbb-1111-2222-3333-444444444444
 bin="$work/bin"
 mkdir -p "$bin"
-cat >"$bin/nvidia-smi" <<'SMI'
+cat >"$bin/nvidia-smi" <<SMI
 #!/bin/sh
-case "$*" in
-  *--query-gpu=index,uuid*) printf '0, GPU-aaaa1111-0000\n1, GPU-bbbb2222-0000\n' ;;
-  -L) printf 'GPU 0: Fake (UUID: GPU-aaaa1111-0000)\nGPU 1: Fake (UUID: GPU-bbbb2222-0000)\n' ;;
+case "\$*" in
+  *--query-gpu=index,uuid*) printf '0, $A\n1, $B\n' ;;
+  -L) printf 'GPU 0: Fake (UUID: $A)\nGPU 1: Fake (UUID: $B)\n' ;;
 esac
 SMI
 chmod +x "$bin/nvidia-smi"
@@ -132,16 +134,34 @@ record2="$work/record2"
 PATH="$bin:$PATH" CUDA_VISIBLE_DEVICES=1 GPU_SLOT_EXCLUSIVE=1 "$slot" "$fake" by_index 0.6 "$record2" 2>/dev/null &
 sleep 0.2
 PATH="$bin:$PATH" CUDA_VISIBLE_DEVICES=GPU-bbbb GPU_SLOT_EXCLUSIVE=1 "$slot" "$fake" by_uuid 0.1 "$record2" 2>/dev/null
-PATH="$bin:$PATH" GPU_SLOT_SHARED=1 "$slot" "$fake" all_gpus 0.0 "$record2" 2>/dev/null
 wait
+PATH="$bin:$PATH" GPU_SLOT_SHARED=1 "$slot" "$fake" all_gpus 0.0 "$record2" 2>/dev/null
+PATH="$bin:$PATH" CUDA_VISIBLE_DEVICES=" 1, 0" GPU_SLOT_SHARED=1 "$slot" "$fake" spaced 0.0 "$record2" 2>/dev/null
 cat "$record2"
-awk '
+awk -v A="$A" -v B="$B" '
   $1 == "by_index" { gi = $2; si = $3; ei = $4 }
   $1 == "by_uuid" { gu = $2; su = $3; eu = $4 }
   $1 == "all_gpus" { ga = $2 }
+  $1 == "spaced" { gs = $2 }
   END {
-    if (gi != "GPU-bbbb2222-0000" || gu != gi) { printf "FAIL: pinned to %s and %s, expected GPU-bbbb2222-0000 twice\n", gi, gu; exit 1 }
-    if (su < ei) { print "FAIL: GPU 1 named by index and by UUID prefix was held by two perf tests at once"; exit 1 }
-    if (ga !~ /^GPU-(aaaa1111|bbbb2222)-0000$/) { printf "FAIL: with no CUDA_VISIBLE_DEVICES the test was pinned to %s, not a UUID\n", ga; exit 1 }
-    print "ok: index 1 and UUID prefix GPU-bbbb took one lock; tests are pinned by UUID"
+    if (gi != B || gu != B) { printf "FAIL: pinned to %s and %s, expected %s twice\n", gi, gu, B; exit 1 }
+    if (su < ei && si < eu) { print "FAIL: GPU 1 named by index and by UUID prefix was held by two perf tests at once"; exit 1 }
+    if (ga != A && ga != B) { printf "FAIL: with no CUDA_VISIBLE_DEVICES the test was pinned to %s, not a UUID\n", ga; exit 1 }
+    if (gs != A && gs != B) { printf "FAIL: with CUDA_VISIBLE_DEVICES=\" 1, 0\" the test was pinned to \"%s\"\n", gs; exit 1 }
+    print "ok: index 1 and UUID prefix GPU-bbbb took one lock; tests are pinned by UUID, spaces ignored"
   }' "$record2"
+
+# nvidia-smi present but not answering: the test stops (exit 2) and says why, rather than lock
+# the GPU under a second name.
+cat >"$bin/nvidia-smi" <<'SMI'
+#!/bin/sh
+echo "Failed to initialize NVML: Driver/library version mismatch"
+exit 18
+SMI
+set +e
+msg="$(PATH="$bin:$PATH" CUDA_VISIBLE_DEVICES=0 GPU_SLOT_EXCLUSIVE=1 "$slot" true 2>&1)"
+st=$?
+set -e
+[ "$st" -eq 2 ] || { echo "FAIL: an unresolvable GPU name gave exit $st, expected 2"; exit 1; }
+grep -q "cannot find the UUID of GPU 0" <<<"$msg" || { echo "FAIL: message: $msg"; exit 1; }
+echo "ok: with nvidia-smi failing, a GPU named by index stops the test: $msg"

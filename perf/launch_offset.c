@@ -7,6 +7,8 @@
  *
  *   launch_offset [--samples=S] [N]        (default S = 2000, N = 2^20)
  *
+ * S is rounded down to a multiple of 50; a block of 50 per setting is warm-up.
+ *
  * Settings (every one on one stream unless said):
  *   flush_add       read flush -> start -> add_float4 -> stop (the runner's way)
  *   flush_spin_add  read flush -> 3 us spin -> start -> add_float4 -> stop
@@ -51,8 +53,9 @@ int main(int argc, char **argv) {
     char *end;
     if (strncmp(argv[i], "--samples=", 10) == 0) {
       samples = strtol(argv[i] + 10, &end, 10);
-      if (*end || samples < BLOCK) {
-        fprintf(stderr, "launch_offset: --samples wants an integer >= %d, got '%s'\n", BLOCK, argv[i] + 10);
+      if (*end || samples < BLOCK || samples > 1000000) {
+        fprintf(stderr, "launch_offset: --samples wants an integer from %d to 1000000, got '%s'\n", BLOCK,
+                argv[i] + 10);
         return 2;
       }
     } else {
@@ -86,13 +89,20 @@ int main(int argc, char **argv) {
     CHECK(cudaEventCreate(&start[i]));
     CHECK(cudaEventCreate(&stop[i]));
   }
+  CHECK(cudaDeviceSynchronize()); /* the memsets above ran on the legacy stream */
   /* The empty kernel gets about the grid of a one-float4-per-thread kernel. */
   size_t want = (n / 4 + 255) / 256, cap = 8 * (size_t)prop.multiProcessorCount;
   unsigned empty_blocks = (unsigned)(want == 0 ? 1 : want < cap ? want : cap);
 
   long blocks = samples / BLOCK;
   double *t[SETTINGS];
-  for (int k = 0; k < SETTINGS; k++) t[k] = malloc(blocks * BLOCK * sizeof(double));
+  for (int k = 0; k < SETTINGS; k++) {
+    t[k] = malloc(blocks * BLOCK * sizeof(double));
+    if (!t[k]) {
+      fprintf(stderr, "launch_offset: out of host memory\n");
+      return 1;
+    }
+  }
   /* Block 0 of each setting is warm-up and not kept. */
   for (long blk = 0; blk <= blocks; blk++) {
     for (int k = 0; k < SETTINGS; k++) {
