@@ -533,8 +533,8 @@ START_TEST(history_methods_do_not_mix) {
   free(h.r);
 
   char args[4096], errfile[1200], out[1200];
-  snprintf(errfile, sizeof errfile, "%s/mixed.err", tmp);
-  snprintf(out, sizeof out, "%s/mixed_out", tmp);
+  snprintf(errfile, sizeof errfile, "%s/method.err", tmp);
+  snprintf(out, sizeof out, "%s/method_out", tmp);
   snprintf(args, sizeof args, FIX "/baselines/" SLUG ".json '%s' '%s'", path, out);
   ck_assert_int_eq(run_render(args, errfile), 0);
   snprintf(path, sizeof path, "%s/index.html", out);
