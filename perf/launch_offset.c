@@ -5,9 +5,13 @@
  * compare the lines: a setting that removed the per-process offset would show
  * a smaller spread between processes than `flush_add`.
  *
- *   launch_offset [--samples=S] [N]        (default S = 2000, N = 2^20)
+ *   launch_offset [--samples=S] [--contexts=K] [N]   (default S = 2000, K = 1, N = 2^20)
  *
  * S is rounded down to a multiple of 50; a block of 50 per setting is warm-up.
+ * With K > 1 the whole measurement is done K times in one process, each time
+ * in a fresh CUDA context (cudaDeviceReset between), one line each: if the
+ * lines of one process differ as much as those of different processes, the
+ * offset belongs to the context, and a new context per repetition samples it.
  *
  * Settings (every one on one stream unless said):
  *   flush_add       read flush -> start -> add_float4 -> stop (the runner's way)
@@ -17,6 +21,8 @@
  *   flush_batch4    read flush -> start -> add_float4 on 4 buffer sets -> stop, / 4
  *   flush_streams8  flush_add, samples spread over 8 streams
  *   flush_bufs4     flush_add, flushing with 4 buffers in turn */
+#define _GNU_SOURCE /* sched_getcpu */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +52,20 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static void measure(size_t n, long samples, int ctx);
+
 int main(int argc, char **argv) {
-  long samples = 2000;
+  long samples = 2000, contexts = 1;
   size_t n = 1u << 20;
   for (int i = 1; i < argc; i++) {
     char *end;
-    if (strncmp(argv[i], "--samples=", 10) == 0) {
+    if (strncmp(argv[i], "--contexts=", 11) == 0) {
+      contexts = strtol(argv[i] + 11, &end, 10);
+      if (*end || contexts < 1 || contexts > 1000) {
+        fprintf(stderr, "launch_offset: --contexts wants an integer from 1 to 1000, got '%s'\n", argv[i] + 11);
+        return 2;
+      }
+    } else if (strncmp(argv[i], "--samples=", 10) == 0) {
       samples = strtol(argv[i] + 10, &end, 10);
       if (*end || samples < BLOCK || samples > 1000000) {
         fprintf(stderr, "launch_offset: --samples wants an integer from %d to 1000000, got '%s'\n", BLOCK,
@@ -61,11 +75,20 @@ int main(int argc, char **argv) {
     } else {
       n = strtoull(argv[i], &end, 0);
       if (*end || n == 0) {
-        fprintf(stderr, "usage: launch_offset [--samples=S] [N]   (N floats, > 0)\n");
+        fprintf(stderr, "usage: launch_offset [--samples=S] [--contexts=K] [N]   (N floats, > 0)\n");
         return 2;
       }
     }
   }
+  for (int ctx = 0; ctx < contexts; ctx++) {
+    measure(n, samples, ctx);
+    CHECK(cudaDeviceReset()); /* frees everything; the next call makes a new context */
+  }
+  return 0;
+}
+
+/* One full measurement in the current context; prints its line. */
+static void measure(size_t n, long samples, int ctx) {
   struct cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   size_t flush_bytes = 2 * (size_t)prop.l2CacheSize;
@@ -79,8 +102,8 @@ int main(int argc, char **argv) {
     CHECK(cudaMalloc((void **)&a[s], n * sizeof(float)));
     CHECK(cudaMalloc((void **)&b[s], n * sizeof(float)));
     CHECK(cudaMalloc((void **)&c[s], n * sizeof(float)));
-    CHECK(cudaMemset(a[s], 0, n * sizeof(float))); /* zeros: only the time matters here */
-    CHECK(cudaMemset(b[s], 0, n * sizeof(float)));
+    CHECK(cudaMemset(a[s], 0x3f, n * sizeof(float))); /* 0x3f3f3f3f = 0.747f: not zeros */
+    CHECK(cudaMemset(b[s], 0x3f, n * sizeof(float)));
   }
   cudaStream_t stream[STREAMS];
   cudaEvent_t start[STREAMS], stop[STREAMS];
@@ -100,7 +123,7 @@ int main(int argc, char **argv) {
     t[k] = malloc(blocks * BLOCK * sizeof(double));
     if (!t[k]) {
       fprintf(stderr, "launch_offset: out of host memory\n");
-      return 1;
+      exit(1);
     }
   }
   /* Block 0 of each setting is warm-up and not kept. */
@@ -130,12 +153,12 @@ int main(int argc, char **argv) {
       }
     }
   }
-  printf("N=%zu on %s:", n, prop.name);
+  printf("N=%zu ctx=%d cpu=%d on %s:", n, ctx, sched_getcpu(), prop.name);
   for (int k = 0; k < SETTINGS; k++) {
     qsort(t[k], blocks * BLOCK, sizeof(double), cmp_double);
     printf(" %s=%.0f", kSetting[k], t[k][blocks * BLOCK / 2]);
     free(t[k]);
   }
   printf("\n");
-  return 0;
+  fflush(stdout);
 }
