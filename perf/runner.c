@@ -7,6 +7,7 @@
  * the wall time of the run() call on the host: launch cost and any host step. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "perf/filter.h"
 #include "perf/flags.h"
 #include "perf/nvml.h"
+#include "perf/processes.h"
 #include "perf/report.h"
 #include "perf/sampler.h"
 #include "perf/untimed.h"
@@ -138,8 +140,9 @@ static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, re
 static void free_rep(rep_result *rep) {
   free(rep->gpu_ns);
   free(rep->host_ns);
-  rep->gpu_ns = rep->host_ns = NULL;
-  rep->n = 0;
+  free(rep->process_ns);
+  rep->gpu_ns = rep->host_ns = rep->process_ns = NULL;
+  rep->n = rep->nprocess = 0;
 }
 
 /* ---------- device information ---------- */
@@ -404,6 +407,8 @@ static void fill_context(run_context *ctx, const bench_options *o, const char *p
   ctx->n_user = (size_t)o->n_context;
   ctx->min_clock_ratio = o->min_clock_ratio;
   ctx->repetitions = o->repetitions;
+  ctx->processes = o->processes;
+  ctx->processes_below_s = o->processes_below_s;
   ctx->min_time_s = o->min_time_s;
   ctx->min_warmup_s = o->min_warmup_s;
   ctx->max_noise_pct = o->max_noise_pct;
@@ -440,6 +445,106 @@ static void release_device(runner *R) {
   if (R->start) cudaEventDestroy(R->start);
   if (R->stop) cudaEventDestroy(R->stop);
   if (R->stream) cudaStreamDestroy(R->stream);
+}
+
+/* --processes=K: the short benchmarks again in K-1 child processes, pooled
+ * into res (see perf/processes.h). A child that fails, or returns fewer
+ * benchmarks than it was given, fails those benchmarks here. Returns the
+ * number of benchmarks that failed this way. */
+static int measure_in_processes(const runner *R, int argc, char **argv, bench_result *res, size_t n) {
+  const bench_options *o = &R->opt;
+  size_t cap = 16 * 1024;
+  char *filter = malloc(cap), *filter_flag = malloc(cap + 32);
+  int nshort = filter && filter_flag ? processes_short_filter(res, n, o->processes_below_s * 1e9, filter, cap) : -1;
+  if (nshort < 0) {
+    fprintf(stderr, "%s: error: --processes: too many short benchmarks for one filter (or out of memory)\n",
+            argv[0]);
+    for (size_t i = 0; i < n; i++)
+      if (!res[i].failed) {
+        res[i].failed = 1;
+        snprintf(res[i].error, sizeof res[i].error, "--processes: not measured in other processes (see above)");
+      }
+    free(filter);
+    free(filter_flag);
+    return (int)n;
+  }
+  if (nshort == 0) {
+    free(filter);
+    free(filter_flag);
+    return 0;
+  }
+  /* Which ones, before their medians change. */
+  int *is_short = calloc(n, sizeof *is_short);
+  char one[1024];
+  for (size_t i = 0; is_short && i < n; i++)
+    is_short[i] = processes_short_filter(&res[i], 1, o->processes_below_s * 1e9, one, sizeof one) == 1;
+
+  /* The child gets our flags, then overrides: later flags win. */
+  char min_time[64];
+  snprintf(filter_flag, cap + 32, "--benchmark_filter=%s", filter);
+  snprintf(min_time, sizeof min_time, "--benchmark_min_time=%.9gs", o->min_time_s / o->processes);
+  const char *extra[] = {filter_flag, min_time, "--processes=1", "--benchmark_out=/dev/null",
+                         "--benchmark_format=csv"}; /* not console: a failure is then reported on stderr */
+  size_t nextra = sizeof extra / sizeof *extra;
+  char **child_argv = calloc((size_t)argc + nextra + 1, sizeof *child_argv);
+  const char *tmp = getenv("TEST_TMPDIR");
+  if (!tmp || !*tmp) tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  char path[4096];
+  snprintf(path, sizeof path, "%s/bench-samples-XXXXXX", tmp);
+  int fd = child_argv && is_short ? mkstemp(path) : -1;
+  int failed_here = 0;
+  char err[512] = "";
+  if (fd < 0) {
+    snprintf(err, sizeof err, "cannot create a samples file in %s: %s", tmp, strerror(errno));
+  } else {
+    close(fd);
+    for (int i = 0; i < argc; i++) child_argv[i] = argv[i];
+    for (size_t i = 0; i < nextra; i++) child_argv[argc + i] = (char *)extra[i];
+    fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more processes\n", argv[0], nshort,
+            o->processes_below_s * 1e6, o->processes - 1);
+    double t0 = now_s();
+    for (int k = 1; k < o->processes && !err[0]; k++) {
+      char why[512] = "";
+      int status = processes_run_child("/proc/self/exe", child_argv, path, R->ctx.seed, why, sizeof why);
+      if (status < 0) {
+        snprintf(err, sizeof err, "process %d of %d: %s", k + 1, o->processes, why);
+      } else if (processes_merge(path, res, n, why, sizeof why) < 0 && status == 0) {
+        snprintf(err, sizeof err, "process %d of %d: %s", k + 1, o->processes, why);
+      } else if (status != 0) {
+        /* What it did return is pooled; the rest fail below, with this. */
+        snprintf(err, sizeof err, "process %d of %d exited with status %d (its messages are above)", k + 1,
+                 o->processes, status);
+      }
+      remove(path);
+      if (!err[0]) {
+        /* A fresh file name is not needed: the child replaces the file. */
+        fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+        if (fd < 0) snprintf(err, sizeof err, "cannot recreate %.400s: %s", path, strerror(errno));
+        else close(fd);
+      }
+    }
+    remove(path);
+    fprintf(stderr, "%s: %d more processes took %.1f s\n", argv[0], o->processes - 1, now_s() - t0);
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (!is_short || !is_short[i] || res[i].failed) continue;
+    for (int k = 0; k < res[i].nreps; k++) {
+      if (res[i].reps[k].nprocess == (size_t)o->processes) continue;
+      res[i].failed = 1;
+      failed_here++;
+      snprintf(res[i].error, sizeof res[i].error, "--processes=%d: measured in %zu of %d processes: %s",
+               o->processes, res[i].reps[k].nprocess ? res[i].reps[k].nprocess : 1, o->processes,
+               err[0] ? err : "a process returned no samples for it");
+      fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
+      break;
+    }
+  }
+  free(child_argv);
+  free(is_short);
+  free(filter);
+  free(filter_flag);
+  return failed_here;
 }
 
 int bench_main(int argc, char **argv) {
@@ -512,9 +617,12 @@ int bench_main(int argc, char **argv) {
     goto done;
   }
   measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s};
+  /* A child of --processes: its parent measured the copy and reports. */
+  const char *samples_out = getenv(PROCESSES_SAMPLES_ENV);
+  int parent = o->processes > 1 && !(samples_out && *samples_out);
   measure_cfg probe_cfg = cfg;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
-  copy_probe(&R, &probe_cfg);
+  if (!(samples_out && *samples_out)) copy_probe(&R, &probe_cfg);
 
   int width = report_console_width(sel.name_ptrs, sel.n, o->repetitions);
   int agg_console = o->report_aggregates_only || o->display_aggregates_only;
@@ -531,7 +639,14 @@ int bench_main(int argc, char **argv) {
       rc = 1;
       if (o->format != FORMAT_CONSOLE) fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
     }
-    if (o->format == FORMAT_CONSOLE) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
+    if (o->format == FORMAT_CONSOLE && !parent) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
+  }
+  if (parent && measure_in_processes(&R, argc, argv, res, sel.n) > 0) rc = 1;
+  if (o->format == FORMAT_CONSOLE && parent)
+    for (size_t i = 0; i < sel.n; i++) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
+  if (samples_out && *samples_out && processes_write(samples_out, res, sel.n, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: error: %s\n", prog, err);
+    rc = 1;
   }
   if (o->format != FORMAT_CONSOLE) write_report(stdout, o->format, &R, res, sel.n, agg_console, width);
   if (out) {
