@@ -4,11 +4,13 @@
  * every CUDA context has its own offset, the same for all samples in it
  * (perf/RESULTS.md, "Run-to-run spread at small sizes"). No number of samples
  * in one context averages it out; only more contexts do. So the runner, after
- * measuring everything itself, runs itself again K-1 times on the short
+ * measuring everything itself, runs itself K more times on the short
  * benchmarks only, each child a fresh process with the same seed and
  * min_time/K. A child writes its samples to the file named by
- * BENCH_SAMPLES_OUT; the parent pools them into its own results, keeps each
- * process's median, and reports their mean.
+ * BENCH_SAMPLES_OUT; the parent replaces its own samples of those benchmarks
+ * by the children's, keeps each child's median, and reports their mean. Its
+ * own measurement only decided which benchmarks are short: it ran after the
+ * copy probe and among the long benchmarks, and so not like the children.
  *
  * Pure C (POSIX spawn, jansson): tested on the CPU with made-up results and
  * a stand-in child. */
@@ -33,8 +35,9 @@ int processes_short_filter(const bench_result *res, size_t n, double below_ns, c
 int processes_write(const char *path, const bench_result *res, size_t n, char *err, size_t errlen);
 
 /* Parent side: pools the file a child wrote into res by benchmark name and
- * repetition index; every pooled repetition gets the child's median in
- * process_ns (and its own first, on the first merge), and its noise becomes
+ * repetition index (the first child's replaces res's own samples and
+ * readings); every pooled repetition gets the child's median in
+ * process_ns, and with two or more its noise becomes
  * the standard error of the mean of those medians, relative to it. A
  * benchmark of the file that res lacks, or a repetition count that differs,
  * is an error.

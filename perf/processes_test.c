@@ -77,13 +77,17 @@ START_TEST(short_filter_names_the_short_ones_escaped) {
 }
 END_TEST
 
-START_TEST(a_childs_samples_are_pooled_and_the_time_is_the_mean_of_medians) {
-  char path[4096];
-  temp_path(path, sizeof path, "child.json");
+START_TEST(the_childrens_samples_replace_ours_and_the_time_is_the_mean_of_medians) {
+  char path1[4096], path2[4096];
+  temp_path(path1, sizeof path1, "child1.json");
+  temp_path(path2, sizeof path2, "child2.json");
   run_context ctx;
   bench_result child[SYN_RESULTS], res[SYN_RESULTS];
-  /* The child measured add_float4 40 ns slower, hotter, throttled, one sample discarded. */
+  char err[512] = "";
+  /* Child 1 measured add_float4 as the synthetic data; child 2 40 ns slower, hotter,
+   * throttled, one sample discarded. */
   heap_results(&ctx, child);
+  ck_assert_msg(processes_write(path1, &child[0], 1, err, sizeof err) == 0, "%s", err);
   for (int k = 0; k < 3; k++) {
     for (size_t s = 0; s < child[0].reps[k].n; s++) child[0].reps[k].gpu_ns[s] += 40;
     child[0].reps[k].discarded = 1;
@@ -91,19 +95,28 @@ START_TEST(a_childs_samples_are_pooled_and_the_time_is_the_mean_of_medians) {
     child[0].reps[k].sm_mhz_min = 1800;
     child[0].reps[k].throttle = 4;
   }
-  char err[512] = "";
-  bench_result only_add = child[0];
-  ck_assert_msg(processes_write(path, &only_add, 1, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(processes_write(path2, &child[0], 1, err, sizeof err) == 0, "%s", err);
 
+  /* This process's own add_float4: 500 ns slower, other readings. None of it may remain. */
   heap_results(&ctx, res);
-  ck_assert_int_eq(processes_merge(path, res, SYN_RESULTS, err, sizeof err), 1);
+  for (int k = 0; k < 3; k++) {
+    for (size_t s = 0; s < res[0].reps[k].n; s++) res[0].reps[k].gpu_ns[s] += 500;
+    res[0].reps[k].discarded = 7;
+    res[0].reps[k].temp_c_max = 90;
+    res[0].reps[k].throttle = 8;
+    res[0].reps[k].timed_out = 1;
+  }
+  ck_assert_int_eq(processes_merge(path1, res, SYN_RESULTS, err, sizeof err), 1);
+  ck_assert_int_eq(processes_merge(path2, res, SYN_RESULTS, err, sizeof err), 1);
   for (int k = 0; k < 3; k++) {
     rep_result *rep = &res[0].reps[k];
     ck_assert_uint_eq(rep->n, 10);
+    for (size_t s = 0; s < rep->n; s++) ck_assert(rep->gpu_ns[s] < 1500); /* none of ours */
     ck_assert_uint_eq(rep->nprocess, 2);
     ck_assert_double_eq_tol(rep->process_ns[0], 1000 + 10 * k, 1e-9);
     ck_assert_double_eq_tol(rep->process_ns[1], 1040 + 10 * k, 1e-9);
     ck_assert_uint_eq(rep->discarded, 1);
+    ck_assert_int_eq(rep->timed_out, 0);
     ck_assert_uint_eq(rep->temp_c_max, 70);
     ck_assert_uint_eq(rep->sm_mhz_min, 1800);
     ck_assert_uint_eq(rep->sm_mhz_max, 1980);
@@ -115,13 +128,13 @@ START_TEST(a_childs_samples_are_pooled_and_the_time_is_the_mean_of_medians) {
     ck_assert_double_eq_tol(m.real_ns, 1020 + 10 * k, 1e-9); /* not the pooled median */
   }
   /* A third process. */
-  ck_assert_int_eq(processes_merge(path, res, SYN_RESULTS, err, sizeof err), 1);
+  ck_assert_int_eq(processes_merge(path2, res, SYN_RESULTS, err, sizeof err), 1);
   ck_assert_uint_eq(res[0].reps[0].nprocess, 3);
   ck_assert_uint_eq(res[0].reps[0].n, 15);
   rep_metrics m;
   report_rep_metrics(&ctx, &res[0], &res[0].reps[0], &m);
   ck_assert_double_eq_tol(m.real_ns, (1000 + 1040 + 1040) / 3.0, 1e-9);
-  /* Untouched: a benchmark the child did not measure. */
+  /* Untouched: a benchmark the children did not measure. */
   ck_assert_uint_eq(res[1].reps[0].nprocess, 0);
   ck_assert_uint_eq(res[1].reps[0].n, 7);
 
@@ -209,7 +222,7 @@ int main(void) {
   Suite *s = suite_create("processes");
   TCase *tc = tcase_create("processes");
   tcase_add_test(tc, short_filter_names_the_short_ones_escaped);
-  tcase_add_test(tc, a_childs_samples_are_pooled_and_the_time_is_the_mean_of_medians);
+  tcase_add_test(tc, the_childrens_samples_replace_ours_and_the_time_is_the_mean_of_medians);
   tcase_add_test(tc, a_bad_samples_file_is_an_error_that_names_it);
   tcase_add_test(tc, a_child_gets_the_samples_path_and_seed_and_its_status_comes_back);
   suite_add_tcase(s, tc);

@@ -407,8 +407,8 @@ void report_console_header(FILE *f, const run_context *c, int w) {
           c->min_samples, c->min_time_s, c->max_noise_pct, c->timeout_s);
   if (c->processes > 1)
     fprintf(f,
-            "Benchmarks under %g us measured in %d processes (min time / %d each): Time is the mean of their "
-            "medians, noise the spread between them\n",
+            "Benchmarks under %g us measured again in %d fresh processes (min time / %d each): Time is the mean "
+            "of their medians, noise the spread between them\n",
             c->processes_below_s * 1e6, c->processes, c->processes);
   char line[512];
   int len = snprintf(line, sizeof line, ROW_FMT, w, "Benchmark", "Time", "CPU", "Iterations", "GB/s", "%peak",

@@ -65,8 +65,8 @@ typedef struct {
   int clocks_valid;            /* the NVML fields below were read */
   unsigned sm_mhz_min, sm_mhz_max, mem_mhz_min, mem_mhz_max, temp_c_max;
   unsigned long long throttle;  /* OR of NVML clock event reasons seen, GPU-idle bit excluded */
-  /* With --processes=K: the median GPU time of each process that measured this
-   * repetition (this one first); their mean is the reported time. The samples
+  /* With --processes=K: the median GPU time of each child process that
+   * measured this repetition; their mean is the reported time. The samples
    * above are then those of all of them. nprocess 0: this process alone. */
   double *process_ns;
   size_t nprocess;

@@ -447,8 +447,8 @@ static void release_device(runner *R) {
   if (R->stream) cudaStreamDestroy(R->stream);
 }
 
-/* --processes=K: the short benchmarks again in K-1 child processes, pooled
- * into res (see perf/processes.h). A child that fails, or returns fewer
+/* --processes=K: the short benchmarks again in K child processes, pooled
+ * into res in place of this process's samples (see perf/processes.h). A child that fails, or returns fewer
  * benchmarks than it was given, fails those benchmarks here. Returns the
  * number of benchmarks that failed this way. */
 static int measure_in_processes(const runner *R, int argc, char **argv, bench_result *res, size_t n) {
@@ -501,10 +501,10 @@ static int measure_in_processes(const runner *R, int argc, char **argv, bench_re
     close(fd);
     for (int i = 0; i < argc; i++) child_argv[i] = argv[i];
     for (size_t i = 0; i < nextra; i++) child_argv[argc + i] = (char *)extra[i];
-    fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more processes\n", argv[0], nshort,
-            o->processes_below_s * 1e6, o->processes - 1);
+    fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d fresh processes\n", argv[0], nshort,
+            o->processes_below_s * 1e6, o->processes);
     double t0 = now_s();
-    for (int k = 1; k < o->processes && !err[0]; k++) {
+    for (int k = 0; k < o->processes && !err[0]; k++) {
       char why[512] = "";
       int status = processes_run_child("/proc/self/exe", child_argv, path, R->ctx.seed, why, sizeof why);
       if (status < 0) {
@@ -525,7 +525,7 @@ static int measure_in_processes(const runner *R, int argc, char **argv, bench_re
       }
     }
     remove(path);
-    fprintf(stderr, "%s: %d more processes took %.1f s\n", argv[0], o->processes - 1, now_s() - t0);
+    fprintf(stderr, "%s: the %d processes took %.1f s\n", argv[0], o->processes, now_s() - t0);
   }
   for (size_t i = 0; i < n; i++) {
     if (!is_short || !is_short[i] || res[i].failed) continue;
@@ -534,7 +534,7 @@ static int measure_in_processes(const runner *R, int argc, char **argv, bench_re
       res[i].failed = 1;
       failed_here++;
       snprintf(res[i].error, sizeof res[i].error, "--processes=%d: measured in %zu of %d processes: %s",
-               o->processes, res[i].reps[k].nprocess ? res[i].reps[k].nprocess : 1, o->processes,
+               o->processes, res[i].reps[k].nprocess, o->processes,
                err[0] ? err : "a process returned no samples for it");
       fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
       break;
