@@ -448,9 +448,9 @@ static void release_device(runner *R) {
 }
 
 /* --processes=K: the short benchmarks again in K child processes, pooled
- * into res in place of this process's samples (see perf/processes.h). A child that fails, or returns fewer
- * benchmarks than it was given, fails those benchmarks here. Returns the
- * number of benchmarks that failed this way. */
+ * into res in place of this process's samples (see perf/processes.h). A
+ * child that fails, or returns fewer benchmarks than it was given, fails
+ * those benchmarks here. Returns the number of benchmarks failed this way. */
 static int measure_in_processes(const runner *R, int argc, char **argv, bench_result *res, size_t n) {
   const bench_options *o = &R->opt;
   size_t cap = 16 * 1024;
@@ -459,14 +459,17 @@ static int measure_in_processes(const runner *R, int argc, char **argv, bench_re
   if (nshort < 0) {
     fprintf(stderr, "%s: error: --processes: too many short benchmarks for one filter (or out of memory)\n",
             argv[0]);
+    int failed = 0;
+    char one[1024];
     for (size_t i = 0; i < n; i++)
-      if (!res[i].failed) {
+      if (processes_short_filter(&res[i], 1, o->processes_below_s * 1e9, one, sizeof one) == 1) {
         res[i].failed = 1;
+        failed++;
         snprintf(res[i].error, sizeof res[i].error, "--processes: not measured in other processes (see above)");
       }
     free(filter);
     free(filter_flag);
-    return (int)n;
+    return failed;
   }
   if (nshort == 0) {
     free(filter);
