@@ -28,7 +28,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
 
 /* ---------- which benchmarks are short ---------- */
 
-static int is_short(const bench_result *r, double below_ns) {
+int processes_is_short(const bench_result *r, double below_ns) {
   if (r->failed || r->nreps < 1) return 0;
   for (int i = 0; i < r->nreps; i++) {
     const rep_result *rep = &r->reps[i];
@@ -48,7 +48,7 @@ int processes_short_filter(const bench_result *res, size_t n, double below_ns, c
   PUT('^');
   PUT('(');
   for (size_t i = 0; i < n; i++) {
-    if (!is_short(&res[i], below_ns)) continue;
+    if (!processes_is_short(&res[i], below_ns)) continue;
     if (count++) PUT('|');
     for (const char *c = res[i].name; *c; c++) {
       if (strchr(".[]()*+?{}|^$\\", *c)) PUT('\\');

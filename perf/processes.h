@@ -25,6 +25,9 @@
 /* The environment variable that makes a benchmark binary a child. */
 #define PROCESSES_SAMPLES_ENV "BENCH_SAMPLES_OUT"
 
+/* 1 when r did not fail and every repetition has a median under below_ns. */
+int processes_is_short(const bench_result *r, double below_ns);
+
 /* Writes "^(name1|name2)$" (regex characters escaped) for the benchmarks that
  * did not fail and whose every repetition has a median under below_ns.
  * Returns how many, 0 for none, -1 if buf is too small. */

@@ -7,7 +7,6 @@
  * the wall time of the run() call on the host: launch cost and any host step. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -460,9 +459,8 @@ static int measure_in_processes(const runner *R, int argc, char **argv, bench_re
     fprintf(stderr, "%s: error: --processes: too many short benchmarks for one filter (or out of memory)\n",
             argv[0]);
     int failed = 0;
-    char one[1024];
     for (size_t i = 0; i < n; i++)
-      if (processes_short_filter(&res[i], 1, o->processes_below_s * 1e9, one, sizeof one) == 1) {
+      if (processes_is_short(&res[i], o->processes_below_s * 1e9)) {
         res[i].failed = 1;
         failed++;
         snprintf(res[i].error, sizeof res[i].error, "--processes: not measured in other processes (see above)");
@@ -478,9 +476,7 @@ static int measure_in_processes(const runner *R, int argc, char **argv, bench_re
   }
   /* Which ones, before their medians change. */
   int *is_short = calloc(n, sizeof *is_short);
-  char one[1024];
-  for (size_t i = 0; is_short && i < n; i++)
-    is_short[i] = processes_short_filter(&res[i], 1, o->processes_below_s * 1e9, one, sizeof one) == 1;
+  for (size_t i = 0; is_short && i < n; i++) is_short[i] = processes_is_short(&res[i], o->processes_below_s * 1e9);
 
   /* The child gets our flags, then overrides: later flags win. */
   char min_time[64];
@@ -519,15 +515,8 @@ static int measure_in_processes(const runner *R, int argc, char **argv, bench_re
         snprintf(err, sizeof err, "process %d of %d exited with status %d (its messages are above)", k + 1,
                  o->processes, status);
       }
-      remove(path);
-      if (!err[0]) {
-        /* A fresh file name is not needed: the child replaces the file. */
-        fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
-        if (fd < 0) snprintf(err, sizeof err, "cannot recreate %.400s: %s", path, strerror(errno));
-        else close(fd);
-      }
+      remove(path); /* the next child writes it anew: nothing stale can be merged */
     }
-    remove(path);
     fprintf(stderr, "%s: the %d processes took %.1f s\n", argv[0], o->processes, now_s() - t0);
   }
   for (size_t i = 0; i < n; i++) {
@@ -622,10 +611,10 @@ int bench_main(int argc, char **argv) {
   measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s};
   /* A child of --processes: its parent measured the copy and reports. */
   const char *samples_out = getenv(PROCESSES_SAMPLES_ENV);
-  int parent = o->processes > 1 && !(samples_out && *samples_out);
+  int child = samples_out && *samples_out, parent = o->processes > 1 && !child;
   measure_cfg probe_cfg = cfg;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
-  if (!(samples_out && *samples_out)) copy_probe(&R, &probe_cfg);
+  if (!child) copy_probe(&R, &probe_cfg);
 
   int width = report_console_width(sel.name_ptrs, sel.n, o->repetitions);
   int agg_console = o->report_aggregates_only || o->display_aggregates_only;
@@ -647,7 +636,7 @@ int bench_main(int argc, char **argv) {
   if (parent && measure_in_processes(&R, argc, argv, res, sel.n) > 0) rc = 1;
   if (o->format == FORMAT_CONSOLE && parent)
     for (size_t i = 0; i < sel.n; i++) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
-  if (samples_out && *samples_out && processes_write(samples_out, res, sel.n, err, sizeof err) != 0) {
+  if (child && processes_write(samples_out, res, sel.n, err, sizeof err) != 0) {
     fprintf(stderr, "%s: error: %s\n", prog, err);
     rc = 1;
   }
