@@ -20,6 +20,18 @@ static void esc(FILE *o, const char *s) {
   }
 }
 
+/* A path as the reader knows it: relative to where render was started (`bazel run`
+ * passes absolute paths under BUILD_WORKING_DIRECTORY), so the report shows no
+ * machine's folders. */
+static const char *shown(const char *path) {
+  const char *roots[] = {getenv("BUILD_WORKING_DIRECTORY"), getenv("PWD")};
+  for (size_t i = 0; i < 2; i++) {
+    size_t n = roots[i] ? strlen(roots[i]) : 0;
+    if (n > 1 && !strncmp(path, roots[i], n) && path[n] == '/') return path + n + 1;
+  }
+  return path;
+}
+
 /* Anchors: the slug is already [a-z0-9-]; families are tokens without spaces or '/'. */
 static void anchor(FILE *o, const gpu_view *g, const family_view *f) {
   fputs(g->slug, o);
@@ -84,7 +96,7 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
     fprintf(o, "<p>Verdicts from ");
     for (size_t i = 0; i < g->nverdicts; i++) {
       fprintf(o, "%s<code>", i ? ", " : "");
-      esc(o, g->verdicts[i]->path);
+      esc(o, shown(g->verdicts[i]->path));
       fprintf(o, "</code> (metric: %s)", g->verdicts[i]->metric);
     }
     fprintf(o, "; delta: positive is slower; allowed: the gate's threshold for that benchmark.</p>\n");
@@ -190,7 +202,7 @@ static void context_table(FILE *o, const gpu_view *g, const render_inputs *in) {
   }
   if (g->base) {
     fprintf(o, "<tr><th>Baseline</th><td><code>");
-    esc(o, g->base->path);
+    esc(o, shown(g->base->path));
     fprintf(o, "</code>: %zu benchmarks from %zu runs</td></tr>\n", g->base->fig.n, g->base->fig.nruns);
   }
   fprintf(o, "</table>\n");
@@ -282,6 +294,11 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
   fprintf(o, "</h1>\n<p>Generated %s by <code>plots/render</code> from %zu input file%s.</p>\n", now, in->ngiven,
           in->ngiven == 1 ? "" : "s");
   summary(o, m, in);
+  if (m->left_out[0]) {
+    fprintf(o, "<p class=\"note\">Not in this report: ");
+    esc(o, m->left_out);
+    fprintf(o, " (their baselines or history were given, but no run of those GPUs).</p>\n");
+  }
   fprintf(o, "<nav><ul>\n");
   for (size_t i = 0; i < m->ng; i++) {
     const gpu_view *g = &m->g[i];
@@ -336,7 +353,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
   fprintf(o, "<h2>Inputs</h2>\n<ul>\n");
   for (size_t i = 0; i < in->ngiven; i++) {
     fprintf(o, "<li><code>");
-    esc(o, in->given[i]);
+    esc(o, shown(in->given[i]));
     fprintf(o, "</code></li>\n");
   }
   fprintf(o, "</ul>\n</body>\n</html>\n");

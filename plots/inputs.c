@@ -234,6 +234,20 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
     return rc;
   }
   snprintf(out->metric, sizeof out->metric, "%s", json_string_value(metric));
+  /* Which GPU the verdicts belong to (gate check writes it; older files name none). */
+  json_t *gpu = json_object_get(root, "gpu");
+  if (gpu) {
+    json_t *name = json_object_get(gpu, "name");
+    if (json_is_string(name)) {
+      snprintf(out->gpu_name, sizeof out->gpu_name, "%s", json_string_value(name));
+      gpu_slug(out->gpu_name, out->gpu_slug, sizeof out->gpu_slug);
+    }
+    if (!out->gpu_slug[0]) {
+      json_decref(root);
+      return fail(err, errlen, "%s: field gpu.name: expected the name of the GPU the gate ran on (e.g. \"NVIDIA H100 "
+                  "80GB HBM3\"): re-run gate check", path);
+    }
+  }
   out->n = json_array_size(list);
   out->v = calloc(out->n, sizeof *out->v);
   for (size_t i = 0; i < out->n && !rc; i++) {

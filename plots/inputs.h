@@ -65,6 +65,7 @@ typedef struct {
 typedef struct {
   char path[PATH_LEN];
   char metric[16];
+  char gpu_name[256], gpu_slug[256]; /* the GPU the gate ran on; "" in files written before the field */
   verdict_row *v;
   size_t n;
 } verdicts_file;

@@ -66,6 +66,44 @@ static void add_entry(gpu_view *g, const run_file *run, const run_bench *b) {
   *GROW(f->e, f->ne) = (entry){b, run};
 }
 
+static gpu_view *find_gpu(report_model *m, const char *slug) {
+  for (size_t i = 0; i < m->ng; i++)
+    if (!strcmp(m->g[i].slug, slug)) return &m->g[i];
+  return NULL;
+}
+
+/* Notes a GPU whose baseline or history was given but is left out of the report. */
+static void leave_out(report_model *m, const char *slug) {
+  if (strstr(m->left_out, slug)) return;
+  size_t len = strlen(m->left_out);
+  snprintf(m->left_out + len, sizeof m->left_out - len, "%s%s", len ? ", " : "", slug);
+}
+
+/* The verdicts go to the GPU they name; a file from before the field names none
+ * and can only belong to the one GPU of the report. */
+static int attach_verdicts(const render_inputs *in, report_model *m, char *err, size_t errlen) {
+  for (size_t v = 0; v < in->nverdicts; v++) {
+    const verdicts_file *vf = &in->verdicts[v];
+    gpu_view *g = NULL;
+    if (vf->gpu_slug[0]) {
+      g = find_gpu(m, vf->gpu_slug);
+      if (!g) {
+        snprintf(err, errlen, "%s: field gpu.name: the verdicts are of %s, but no run or history of that GPU is "
+                 "among the inputs: give the run JSON the verdicts were made from", vf->path, vf->gpu_name);
+        return 1;
+      }
+    } else if (m->ng == 1) {
+      g = &m->g[0];
+    } else {
+      snprintf(err, errlen, "%s: a verdicts file names no GPU (written before gate check recorded it), but the "
+               "report covers %zu GPUs: render it with the runs of one GPU, or re-run gate check", vf->path, m->ng);
+      return 1;
+    }
+    *GROW(g->verdicts, g->nverdicts) = vf;
+  }
+  return 0;
+}
+
 int build_model(const render_inputs *in, report_model *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
   for (size_t r = 0; r < in->nruns; r++) {
@@ -77,12 +115,22 @@ int build_model(const render_inputs *in, report_model *m, char *err, size_t errl
     }
     for (size_t i = 0; i < run->n; i++) add_entry(g, run, &run->b[i]);
   }
+  /* Given runs, the report is about the GPUs they ran on: the baselines and history of
+   * other GPUs (a CI job passes the whole baselines/ folder) are left out, and said so.
+   * Given no run, it charts the history of every GPU. */
+  int runs_given = in->nruns > 0;
   for (size_t h = 0; h < in->nhist; h++)
     for (size_t i = 0; i < in->hist[h].n; i++) {
       const history_row *row = &in->hist[h].r[i];
+      if (runs_given && !find_gpu(m, row->gpu)) {
+        leave_out(m, row->gpu);
+        continue;
+      }
       family_view *f = family_of(gpu_of(m, row->gpu), row->id.family);
       *GROW(f->h, f->nh) = row;
     }
+  for (size_t b = 0; b < in->nbases; b++)
+    if (!find_gpu(m, in->bases[b].fig.gpu.slug)) leave_out(m, in->bases[b].fig.gpu.slug);
   for (size_t i = 0; i < m->ng; i++) {
     gpu_view *g = &m->g[i];
     for (size_t b = 0; b < in->nbases; b++)
@@ -101,15 +149,9 @@ int build_model(const render_inputs *in, report_model *m, char *err, size_t errl
       for (size_t h = 0; h < f->nh; h++) add_variant(f, f->h[h]->id.variant, 0);
     }
   }
-  if (in->nverdicts) {
-    /* verdicts.json names no GPU: it can only belong to the one GPU of the report. */
-    if (m->ng != 1) {
-      snprintf(err, errlen, "%s: a verdicts file names no GPU, but the inputs cover %zu GPUs: render the verdicts with "
-               "the runs and history of one GPU", in->verdicts[0].path, m->ng);
-      free_model(m);
-      return 1;
-    }
-    for (size_t v = 0; v < in->nverdicts; v++) *GROW(m->g[0].verdicts, m->g[0].nverdicts) = &in->verdicts[v];
+  if (attach_verdicts(in, m, err, errlen)) {
+    free_model(m);
+    return 1;
   }
   return 0;
 }

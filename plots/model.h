@@ -52,6 +52,7 @@ typedef struct {
 typedef struct {
   gpu_view *g;
   size_t ng;
+  char left_out[1024]; /* GPUs whose baseline or history was given but left out (no run of them), "a, b" */
 } report_model;
 
 /* 0 ok; else a message (e.g. verdicts that cannot be tied to one GPU). */

@@ -183,6 +183,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < m.ng; i++)
     for (size_t k = 0; k < m.g[i].nf; k++) charts += m.g[i].f[k].ncharts;
   printf("render: %zu charts (PNG and SVG) and %s/index.html\n", charts, outdir);
+  if (m.left_out[0]) printf("render: left out (baselines or history given, but no run of them): %s\n", m.left_out);
   free_model(&m);
   free_inputs(&in);
   return RENDER_OK;

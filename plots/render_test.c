@@ -176,6 +176,7 @@ static const bad_input kBad[] = {
     {"no_benchmarks.json", "no iteration entries"},
     {"no_gpu_name.json", "field context.gpu.name"},
     {"verdicts_no_delta.json", "field verdicts[0].delta"},
+    {"verdicts_bad_gpu.json", "field gpu.name"},
     {"unknown_kind.json", "not a run of the benchmark runner"},
 };
 
@@ -218,6 +219,8 @@ START_TEST(verdicts_fixture_is_read) {
   char err[1024];
   ck_assert_msg(load_verdicts_file(FIX "/verdicts.json", &v, err, sizeof err) == 0, "%s", err);
   ck_assert_str_eq(v.metric, "time");
+  ck_assert_str_eq(v.gpu_name, "Test Fixture GPU");
+  ck_assert_str_eq(v.gpu_slug, SLUG);
   ck_assert_uint_eq(v.n, 10);
   ck_assert_str_eq(v.v[8].name, "elementwise/saxpy/N:268435456");
   ck_assert_str_eq(v.v[8].verdict, "slower");
@@ -256,25 +259,108 @@ START_TEST(model_groups_by_gpu_and_family) {
 }
 END_TEST
 
-/* verdicts.json names no GPU: with runs of two GPUs it cannot be placed. */
-START_TEST(verdicts_with_two_gpus_are_refused) {
-  char *text = slurp(FIX "/runs/elementwise.json", NULL), path[1200];
-  char *at;
+/* FIX/<src> with every "Test Fixture GPU" renamed "Mock Fixture GPU" (and, with drop_gpu, the
+ * verdicts' "gpu" object left out, as files written before the field), saved as tmp/<dst>. */
+static void mock_copy(const char *src, const char *dst, int drop_gpu, char *path, size_t len) {
+  char from[512];
+  snprintf(from, sizeof from, FIX "/%s", src);
+  char *text = slurp(from, NULL), *at;
   while ((at = strstr(text, "Test Fixture GPU")) != NULL) memcpy(at, "Mock Fixture GPU", 16);
-  snprintf(path, sizeof path, "%s/other_gpu.json", tmp);
+  while ((at = strstr(text, "test-fixture-gpu")) != NULL) memcpy(at, "mock-fixture-gpu", 16);
+  if (drop_gpu) {
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+    ck_assert_msg(root != NULL, "%s: %s", from, je.text);
+    json_object_del(root, "gpu");
+    free(text);
+    text = json_dumps(root, JSON_INDENT(1));
+    json_decref(root);
+  }
+  snprintf(path, len, "%s/%s", tmp, dst);
+  char *slash = strrchr(path, '/');
+  *slash = '\0';
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
+  ck_assert_int_eq(system(cmd), 0);
+  *slash = '/';
   FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
   fputs(text, f);
-  fclose(f);
+  ck_assert_int_eq(fclose(f), 0);
   free(text);
+}
+
+/* verdicts.json names its GPU: with runs of two GPUs its verdicts go to that GPU's section. */
+START_TEST(verdicts_go_to_the_gpu_they_name) {
+  char other[1200];
+  mock_copy("runs/elementwise.json", "two/other_gpu.json", 0, other, sizeof other);
+  render_inputs in = {0};
+  gate_policy p = default_policy();
+  char err[2048];
+  ck_assert_msg(load_input(&in, FIX "/runs/elementwise.json", &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_input(&in, other, &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_input(&in, FIX "/verdicts.json", &p, err, sizeof err) == 0, "%s", err);
+  report_model m;
+  ck_assert_msg(build_model(&in, &m, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(m.ng, 2);
+  for (size_t i = 0; i < 2; i++)
+    ck_assert_uint_eq(m.g[i].nverdicts, strcmp(m.g[i].slug, SLUG) == 0 ? 1 : 0);
+  free_model(&m);
+  free_inputs(&in);
+}
+END_TEST
+
+/* A verdicts file from before the field names no GPU: with runs of two GPUs it cannot be placed;
+ * one that names a GPU no run or history is of cannot be either. */
+START_TEST(verdicts_that_cannot_be_placed_are_refused) {
+  char other[1200], old[1200], mock_verdicts[1200];
+  mock_copy("runs/elementwise.json", "two/other_gpu.json", 0, other, sizeof other);
+  mock_copy("verdicts.json", "two/old_verdicts.json", 1, old, sizeof old);
+  mock_copy("verdicts.json", "two/mock_verdicts.json", 0, mock_verdicts, sizeof mock_verdicts);
   char args[4096], errfile[1200], out[1200];
   snprintf(errfile, sizeof errfile, "%s/two_gpus.err", tmp);
   snprintf(out, sizeof out, "%s/two_gpus_out", tmp);
-  snprintf(args, sizeof args, FIX "/runs/elementwise.json '%s' " FIX "/verdicts.json '%s'", path, out);
+  snprintf(args, sizeof args, FIX "/runs/elementwise.json '%s' '%s' '%s'", other, old, out);
   ck_assert_int_eq(run_render(args, errfile), 2);
   char *msg = slurp(errfile, NULL);
-  ck_assert_msg(strstr(msg, "names no GPU") && strstr(msg, "verdicts.json"), "%s", msg);
+  ck_assert_msg(strstr(msg, "names no GPU") && strstr(msg, "old_verdicts.json"), "%s", msg);
   free(msg);
   ck_assert_int_ne(access(out, F_OK), 0);
+  snprintf(args, sizeof args, FIX "/runs/elementwise.json '%s' '%s'", mock_verdicts, out);
+  ck_assert_int_eq(run_render(args, errfile), 2);
+  msg = slurp(errfile, NULL);
+  ck_assert_msg(strstr(msg, "mock_verdicts.json: field gpu.name") && strstr(msg, "Mock Fixture GPU"), "%s", msg);
+  free(msg);
+  ck_assert_int_ne(access(out, F_OK), 0);
+}
+END_TEST
+
+/* As the main job renders: this run, its verdicts and the whole baselines/ folder, which holds
+ * another GPU too. The report is of the run's GPU; the other's baseline and history are left
+ * out, and the report says so. */
+START_TEST(other_gpus_baselines_are_left_out) {
+  char base[1200], hist[1200];
+  mock_copy("baselines/" SLUG ".json", "allbases/mock-fixture-gpu.json", 0, base, sizeof base);
+  mock_copy("baselines/history/" SLUG ".csv", "allbases/history/mock-fixture-gpu.csv", 0, hist, sizeof hist);
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cp " FIX "/baselines/" SLUG ".json '%s/allbases/' && cp " FIX "/baselines/history/" SLUG
+           ".csv '%s/allbases/history/'", tmp, tmp);
+  ck_assert_int_eq(system(cmd), 0);
+  char args[4096], errfile[1200], out[1200];
+  snprintf(errfile, sizeof errfile, "%s/allbases.err", tmp);
+  snprintf(out, sizeof out, "%s/allbases_out", tmp);
+  snprintf(args, sizeof args, FIX "/runs " FIX "/verdicts.json '%s/allbases' '%s'", tmp, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  ck_assert_int_eq(count_files(out, ".png"), 9);
+  ck_assert_int_eq(count_files(out, "-history.png"), 3);
+  char path[1400];
+  snprintf(path, sizeof path, "%s/mock-fixture-gpu-elementwise-history.png", out);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  snprintf(path, sizeof path, "%s/index.html", out);
+  char *html = slurp(path, NULL);
+  ck_assert_msg(strstr(html, "Not in this report: mock-fixture-gpu") != NULL, "no note of the GPU left out");
+  ck_assert_msg(strstr(html, "gate FAILED") != NULL, "the verdicts are not shown");
+  free(html);
 }
 END_TEST
 
@@ -656,7 +742,9 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, run_fixture_gives_references_and_flops);
   tcase_add_test(tc, verdicts_fixture_is_read);
   tcase_add_test(tc, model_groups_by_gpu_and_family);
-  tcase_add_test(tc, verdicts_with_two_gpus_are_refused);
+  tcase_add_test(tc, verdicts_go_to_the_gpu_they_name);
+  tcase_add_test(tc, verdicts_that_cannot_be_placed_are_refused);
+  tcase_add_test(tc, other_gpus_baselines_are_left_out);
   tcase_add_test(tc, band_is_the_gates_threshold);
   tcase_add_test(tc, regressions_are_marked);
   tcase_add_test(tc, ladder_bars_are_percent_of_peak);
