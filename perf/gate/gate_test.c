@@ -14,76 +14,7 @@
 
 #include "perf/gate/compare.h"
 #include "perf/gate/figures.h"
-
-static char dir[512];
-static const char *gate_bin;
-
-typedef struct {
-  const char *name;
-  double median_ns; /* samples are spread +-1% around this */
-} fake_bench;
-
-static const char *H100 = "NVIDIA H100 80GB HBM3";
-
-/* A runner-style JSON file: context with gpu + copy bandwidth, one iteration entry per benchmark. */
-static void write_run(const char *file, const char *gpu, int sms, double copy_gbps, const fake_bench *b, size_t n,
-                      unsigned seed) {
-  json_t *bs = json_array();
-  srand(seed);
-  for (size_t i = 0; i < n; i++) {
-    json_t *s = json_array();
-    for (int k = 0; k < 25; k++) json_array_append_new(s, json_real(b[i].median_ns * (0.99 + 0.02 * rand() / (double)RAND_MAX)));
-    json_array_append_new(bs, json_pack("{s:s, s:s, s:s, s:i, s:f, s:s, s:f, s:o}", "name", b[i].name, "run_name",
-                                        b[i].name, "run_type", "iteration", "iterations", 25, "real_time",
-                                        b[i].median_ns, "time_unit", "ns", "bytes_per_second",
-                                        1e9 * 1e9 / b[i].median_ns, "samples", s));
-  }
-  json_t *root = json_pack(
-      "{s:{s:i, s:s, s:s, s:f, s:{s:s, s:s, s:i, s:f, s:i, s:b, s:s, s:s}}, s:o}", "context", "json_schema_version", 1,
-      "date", "2026-11-22T05:00:00+00:00", "host_name", "gpu-host-1", "copy_bandwidth_GBps", copy_gbps, "gpu", "name",
-      gpu, "uuid", "GPU-fixture-0001", "sm_count", sms, "mem_clock_max_mhz", 2619.0, "bus_width_bits", 5120, "ecc", 1,
-      "driver_version",
-      "580.159.04", "runtime_version", "13.0", "benchmarks", bs);
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, file);
-  ck_assert_int_eq(json_dump_file(root, path, 0), 0);
-  json_decref(root);
-}
-
-static const char *at(const char *file) {
-  static char path[4][1024];
-  static int k;
-  k = (k + 1) % 4;
-  snprintf(path[k], sizeof path[k], "%s/%s", dir, file);
-  return path[k];
-}
-
-static void write_text(const char *file, const char *text) {
-  FILE *f = fopen(at(file), "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
-}
-
-static const fake_bench base_set[] = {{"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000},
-                                      {"elementwise/saxpy/N:1", 3000}};
-
-/* Baseline from three runs (separate "processes") with slightly different medians. */
-static void make_baseline(gate_figures *base) {
-  gate_figures runs[3];
-  char err[1024];
-  for (int r = 0; r < 3; r++) {
-    fake_bench b[3];
-    memcpy(b, base_set, sizeof b);
-    for (int i = 0; i < 3; i++) b[i].median_ns *= 1.0 + 0.005 * (r - 1); /* +-0.5% between runs */
-    char name[64];
-    snprintf(name, sizeof name, "base%d.json", r);
-    write_run(name, H100, 132, 3000.0, b, 3, 10 + r);
-    ck_assert_msg(load_run(at(name), &runs[r], err, sizeof err) == 0, "%s", err);
-  }
-  ck_assert_msg(merge_runs(runs, 3, base, err, sizeof err) == 0, "%s", err);
-  for (int r = 0; r < 3; r++) free_figures(&runs[r]);
-}
+#include "perf/gate/testutil.h"
 
 static verdict verdict_of(const comparison *c, size_t n, const char *name) {
   for (size_t i = 0; i < n; i++)
@@ -245,11 +176,6 @@ START_TEST(copy_ratio_cancels_a_slower_machine) {
 }
 END_TEST
 
-static void expect_error(int rc, const char *err, const char *needle) {
-  ck_assert_int_ne(rc, 0);
-  ck_assert_msg(strstr(err, needle) != NULL, "error '%s' should mention '%s'", err, needle);
-}
-
 START_TEST(bad_input_is_named) {
   gate_figures f;
   char err[1024];
@@ -299,16 +225,6 @@ START_TEST(wrong_gpu_is_refused) {
   free_figures(&b);
 }
 END_TEST
-
-/* Sets context.<key> of a run file written by write_run. */
-static void set_context(const char *file, const char *key, json_t *value) {
-  json_error_t jerr;
-  json_t *root = json_load_file(at(file), 0, &jerr);
-  ck_assert_ptr_nonnull(root);
-  json_object_set_new(json_object_get(root, "context"), key, value);
-  ck_assert_int_eq(json_dump_file(root, at(file), 0), 0);
-  json_decref(root);
-}
 
 /* Figures taken with different L2 flushes never compare or merge. */
 START_TEST(flush_methods_do_not_mix) {
@@ -435,8 +351,6 @@ START_TEST(real_h100_run_is_read) {
 }
 END_TEST
 
-static int run_gate(const char *args);
-
 /* gate check end to end, with a stand-in benchmark binary that writes prepared
  * run files: the first run, and another for the re-measurement (--benchmark_filter). */
 static int run_check(const char *out_dir, const char *run, const char *recheck, const char *extra) {
@@ -454,12 +368,6 @@ static int run_check(const char *out_dir, const char *run, const char *recheck, 
   ck_assert_int_eq(system(mk), 0);
   snprintf(args, sizeof args, "check --bench=%s --baselines=%s/bl --out_dir=%s %s", bench, dir, out_dir, extra);
   return run_gate(args);
-}
-
-static int file_has(const char *path, const char *needle) {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "grep -q -- '%s' '%s'", needle, path);
-  return system(cmd) == 0;
 }
 
 START_TEST(check_end_to_end) {
@@ -514,13 +422,6 @@ START_TEST(slugs) {
 }
 END_TEST
 
-static int run_gate(const char *args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", gate_bin, args);
-  int st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 START_TEST(gate_exit_codes) {
   gate_figures base;
   char err[1024], args[2048];
@@ -568,14 +469,7 @@ START_TEST(gate_exit_codes) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: gate_test GATE_BINARY\n");
-    return 2;
-  }
-  gate_bin = argv[1];
-  const char *tmp = getenv("TEST_TMPDIR");
-  snprintf(dir, sizeof dir, "%s/gate_test_XXXXXX", tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) return 2;
+  if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate");
   TCase *tc = tcase_create("gate");
   tcase_set_timeout(tc, 30);

@@ -1,0 +1,64 @@
+/* gate bless: adopts runs (separate processes) as the baseline of their GPU. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "perf/gate/gate_cli.h"
+#include "perf/gate/report.h"
+
+int cmd_bless(options *o) {
+  if (!o->baselines || o->nrest < 1) usage("bless needs --baselines=DIR and at least one RUN.json");
+  char buf[4096], err[1024];
+  gate_figures *runs = calloc((size_t)o->nrest, sizeof *runs);
+  for (int i = 0; i < o->nrest; i++) load_or_die(user_path(o->rest[i], buf, sizeof buf), &runs[i], 0);
+  gate_figures merged;
+  if (merge_runs(runs, (size_t)o->nrest, &merged, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  char dir[4096], path[4200];
+  snprintf(dir, sizeof dir, "%s", user_path(o->baselines, buf, sizeof buf));
+  snprintf(path, sizeof path, "%s/%s.json", dir, merged.gpu.slug);
+  for (size_t i = 0; i < merged.n; i++)
+    if (merged.b[i].nruns < 3) {
+      fprintf(stderr, "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "
+              "at least 3 runs (separate processes) of each family\n", merged.b[i].name, merged.b[i].nruns);
+      break;
+    }
+  gate_figures result = merged;
+  if (access(path, F_OK) == 0) {
+    gate_figures old, old_view;
+    load_or_die(path, &old, 1);
+    if (replace_families(&old, &merged, &result, err, sizeof err)) {
+      fprintf(stderr, "gate: %s holds a baseline of other hardware: %s\n", path, err);
+      return EXIT_BAD_INPUT;
+    }
+    families_of(&old, &merged, &old_view);
+    gate_policy p = default_policy();
+    comparison *c;
+    size_t n = compare_figures(&old_view, &merged, &p, &c);
+    printf("Changes against the old baseline %s (families re-measured: the new runs are 'New'):\n", path);
+    print_table(stdout, c, n, NULL, p.metric);
+    printf("Kept from the old baseline: %zu benchmarks of other families\n", result.n - merged.n);
+    free(c);
+    free(old_view.b);
+    free_figures(&old);
+  } else {
+    printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
+  }
+  if (save_baseline(path, &result, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  printf("Blessed %zu benchmarks from %d run(s) into %s\n", merged.n, o->nrest, path);
+  return EXIT_PASS;
+}

@@ -1,0 +1,182 @@
+/* gate check: runs a family's benchmark binary and compares it with the baseline of its GPU. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "perf/gate/gate_cli.h"
+#include "perf/gate/report.h"
+
+/* Runs the benchmark binary; returns its exit status (or -1 if it could not start). */
+static int run_bench(const options *o, const char *json_out, const char *filter) {
+  char out_flag[4200], filter_flag[8192], reps[64];
+  snprintf(out_flag, sizeof out_flag, "--benchmark_out=%s", json_out);
+  snprintf(reps, sizeof reps, "--benchmark_repetitions=%d", o->repetitions);
+  const char *argv[64];
+  int k = 0;
+  argv[k++] = o->bench;
+  argv[k++] = out_flag;
+  argv[k++] = "--benchmark_out_format=json";
+  argv[k++] = reps;
+  if (filter) {
+    snprintf(filter_flag, sizeof filter_flag, "--benchmark_filter=%s", filter);
+    argv[k++] = filter_flag;
+  }
+  /* The commit under test, for the baseline and history rows (CI sets PERF_COMMIT). */
+  char commit[128];
+  const char *sha = getenv("PERF_COMMIT");
+  if (sha && *sha) {
+    snprintf(commit, sizeof commit, "--benchmark_context=commit=%s", sha);
+    argv[k++] = commit;
+  }
+  for (int i = 0; i < o->nrest && k < 63; i++) argv[k++] = o->rest[i];
+  argv[k] = NULL;
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execv(o->bench, (char *const *)argv);
+    fprintf(stderr, "gate: cannot run %s: %s\n", o->bench, strerror(errno));
+    _exit(127);
+  }
+  int status;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static FILE *open_out(const char *dir, const char *name, char *path, size_t len) {
+  snprintf(path, len, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
+  return f;
+}
+
+int cmd_check(options *o) {
+  if (!o->bench || !o->baselines) usage("check needs --bench=BIN and --baselines=DIR");
+  const char *out_dir = o->out_dir ? o->out_dir : getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+  if (!out_dir) out_dir = ".";
+  const char *bench_name = strrchr(o->bench, '/') ? strrchr(o->bench, '/') + 1 : o->bench;
+  char run_path[4096], recheck_path[4096], path[4096], err[1024];
+  snprintf(run_path, sizeof run_path, "%s/%s.json", out_dir, bench_name);
+  int rc = run_bench(o, run_path, NULL);
+  if (rc != 0) {
+    fprintf(stderr, "gate: %s exited with status %d: %s (its output above says why; the run JSON, if any, is kept at %s)\n",
+            o->bench, rc, rc == 2 ? "bad flags" : "a benchmark failed its self-check, or no usable GPU", run_path);
+    return rc == 2 ? EXIT_BAD_INPUT : EXIT_REGRESSION;
+  }
+  gate_figures run, base;
+  load_or_die(run_path, &run, 0);
+  char base_path[4096];
+  snprintf(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
+  if (access(base_path, F_OK) != 0) {
+    char cand[4096];
+    snprintf(cand, sizeof cand, "%s/%s.candidate.json", out_dir, run.gpu.slug);
+    if (save_baseline(cand, &run, err, sizeof err)) fprintf(stderr, "gate: %s\n", err);
+    fprintf(stderr,
+            "\n*** WARNING: no baseline for %s (%s): nothing was compared. ***\n"
+            "*** Candidate written to %s; adopt it (better: several runs) with:\n"
+            "***   bazel run //perf/gate:bless -- --baselines=baselines RUN.json [RUN.json...]\n\n",
+            run.gpu.name, base_path, cand);
+    free_figures(&run);
+    return o->strict ? EXIT_REGRESSION : EXIT_PASS;
+  }
+  load_or_die(base_path, &base, 1);
+  if (same_hardware(&base.gpu, &run.gpu, err, sizeof err)) {
+    fprintf(stderr, "gate: this GPU does not match the baseline %s: %s\n", base_path, err);
+    return EXIT_BAD_INPUT;
+  }
+  gate_figures family_base; /* this family's part of the GPU's baseline */
+  families_of(&base, &run, &family_base);
+  if (same_method(&family_base, &run, err, sizeof err)) {
+    fprintf(stderr, "gate: baseline %s: %s\n", base_path, err);
+    fprintf(stderr, "gate: this run's JSON (%s.json) is kept with the test's outputs (bazel-testlogs/<package>/<test>/"
+            "test.outputs/, or artifacts/perf/<test>/ after ci/gate.sh); to re-bless, adopt three or more such runs:\n"
+            "  bazel run //perf/gate:bless -- --baselines=baselines RUN.json [RUN.json...]   (or ci/bless.sh)\n",
+            bench_name);
+    return EXIT_BAD_INPUT;
+  }
+  comparison *c;
+  size_t n = compare_figures(&family_base, &run, &o->policy, &c);
+  char **notes = calloc(n + 1, sizeof *notes);
+
+  /* Re-measure what looks slower in a fresh process before calling it a regression. */
+  size_t nslow = count_verdicts(c, n, VERDICT_SLOWER);
+  gate_figures again = {0};
+  if (nslow && o->recheck) {
+    size_t flen = 8;
+    for (size_t i = 0; i < n; i++)
+      if (c[i].v == VERDICT_SLOWER) flen += strlen(c[i].name) + 1;
+    char *filter = malloc(flen), *p = filter;
+    p += sprintf(p, "^(");
+    for (size_t i = 0, first = 1; i < n; i++)
+      if (c[i].v == VERDICT_SLOWER) {
+        p += sprintf(p, "%s%s", first ? "" : "|", c[i].name);
+        first = 0;
+      }
+    sprintf(p, ")$");
+    printf("\n%zu benchmark(s) look slower; re-measuring them in a fresh process: %s\n", nslow, filter);
+    snprintf(recheck_path, sizeof recheck_path, "%s/%s.recheck.json", out_dir, bench_name);
+    rc = run_bench(o, recheck_path, filter);
+    free(filter);
+    if (rc != 0) {
+      fprintf(stderr, "gate: re-measurement failed (status %d)\n", rc);
+      return EXIT_REGRESSION;
+    }
+    load_or_die(recheck_path, &again, 0);
+    comparison *c2;
+    size_t n2 = compare_figures(&family_base, &again, &o->policy, &c2);
+    for (size_t i = 0; i < n; i++) {
+      if (c[i].v != VERDICT_SLOWER) continue;
+      for (size_t j = 0; j < n2; j++) {
+        if (strcmp(c2[j].name, c[i].name) != 0 || c2[j].v == VERDICT_MISSING) continue;
+        notes[i] = malloc(160);
+        if (c2[j].v == VERDICT_SLOWER) {
+          snprintf(notes[i], 160, "(confirmed: first %+.2f%%, re-measured %+.2f%%)", 100 * c[i].delta, 100 * c2[j].delta);
+          c[i] = c2[j]; /* report the re-measured figures */
+        } else {
+          snprintf(notes[i], 160, "(first %+.2f%%, not confirmed: re-measured %+.2f%%)", 100 * c[i].delta,
+                   100 * c2[j].delta);
+          c[i].v = VERDICT_SAME;
+        }
+        c[i].name = strdup(c[i].name);
+      }
+    }
+  }
+
+  printf("\n");
+  print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
+  FILE *md = open_out(out_dir, "summary.md", path, sizeof path);
+  if (md) {
+    char title[512];
+    snprintf(title, sizeof title, "%s on %s", bench_name, run.gpu.name);
+    write_markdown(md, title, c, n, (const char *const *)notes, o->policy.metric);
+    fclose(md);
+  }
+  snprintf(path, sizeof path, "%s/verdicts.json", out_dir);
+  write_verdicts_json(path, c, n, o->policy.metric);
+  const char *xml = getenv("XML_OUTPUT_FILE");
+  FILE *jx = xml ? fopen(xml, "w") : NULL;
+  if (jx) {
+    write_junit(jx, bench_name, c, n, (const char *const *)notes);
+    fclose(jx);
+  }
+  int bad = 0;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
+      char msg[1024];
+      failure_message(&c[i], msg, sizeof msg);
+      fprintf(stderr, "REGRESSION %s\n", msg);
+      bad = 1;
+    }
+  printf("\n%s: %zu compared, %zu slower, %zu faster, %zu new, %zu missing. Run JSON: %s\n",
+         bad ? "FAIL" : "PASS", n, count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), count_verdicts(c, n, VERDICT_NEW),
+         count_verdicts(c, n, VERDICT_MISSING), run_path);
+  return bad ? EXIT_REGRESSION : EXIT_PASS;
+}

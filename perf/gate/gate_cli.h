@@ -1,0 +1,33 @@
+/* What the gate's commands (gate_main.c, check.c, bless.c, history.c) share:
+ * exit codes, options, paths given by the user, loading inputs or exiting 2. */
+#ifndef PERF_GATE_GATE_CLI_H
+#define PERF_GATE_GATE_CLI_H
+
+#include <stddef.h>
+
+#include "perf/gate/compare.h"
+#include "perf/gate/figures.h"
+
+enum { EXIT_PASS = 0, EXIT_REGRESSION = 1, EXIT_BAD_INPUT = 2 };
+
+typedef struct {
+  gate_policy policy;
+  const char *bench, *baselines, *baseline, *out_dir, *history_dir, *verdicts;
+  int strict, repetitions, recheck;
+  char **rest; /* positional arguments, or benchmark flags after -- for check */
+  int nrest;
+} options;
+
+/* Prints msg (if any) and the usage to stderr and exits 2. */
+_Noreturn void usage(const char *msg);
+/* Paths given to `bazel run` are relative to where the user ran it. */
+const char *user_path(const char *p, char *buf, size_t len);
+/* Loads a run (baseline == 0) or a baseline, or prints why not and exits 2. */
+void load_or_die(const char *path, gate_figures *f, int baseline);
+size_t count_verdicts(const comparison *c, size_t n, verdict v);
+
+int cmd_check(options *o);
+int cmd_bless(options *o);
+int cmd_history(options *o);
+
+#endif

@@ -1,0 +1,109 @@
+#define _GNU_SOURCE
+#include "perf/gate/testutil.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char dir[512];
+const char *gate_bin;
+const char *H100 = "NVIDIA H100 80GB HBM3";
+
+void write_run(const char *file, const char *gpu, int sms, double copy_gbps, const fake_bench *b, size_t n,
+               unsigned seed) {
+  json_t *bs = json_array();
+  srand(seed);
+  for (size_t i = 0; i < n; i++) {
+    json_t *s = json_array();
+    for (int k = 0; k < 25; k++) json_array_append_new(s, json_real(b[i].median_ns * (0.99 + 0.02 * rand() / (double)RAND_MAX)));
+    json_array_append_new(bs, json_pack("{s:s, s:s, s:s, s:i, s:f, s:s, s:f, s:o}", "name", b[i].name, "run_name",
+                                        b[i].name, "run_type", "iteration", "iterations", 25, "real_time",
+                                        b[i].median_ns, "time_unit", "ns", "bytes_per_second",
+                                        1e9 * 1e9 / b[i].median_ns, "samples", s));
+  }
+  json_t *root = json_pack(
+      "{s:{s:i, s:s, s:s, s:f, s:{s:s, s:s, s:i, s:f, s:i, s:b, s:s, s:s}}, s:o}", "context", "json_schema_version", 1,
+      "date", "2026-11-22T05:00:00+00:00", "host_name", "gpu-host-1", "copy_bandwidth_GBps", copy_gbps, "gpu", "name",
+      gpu, "uuid", "GPU-fixture-0001", "sm_count", sms, "mem_clock_max_mhz", 2619.0, "bus_width_bits", 5120, "ecc", 1,
+      "driver_version",
+      "580.159.04", "runtime_version", "13.0", "benchmarks", bs);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  ck_assert_int_eq(json_dump_file(root, path, 0), 0);
+  json_decref(root);
+}
+
+const char *at(const char *file) {
+  static char path[4][1024];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(path[k], sizeof path[k], "%s/%s", dir, file);
+  return path[k];
+}
+
+void write_text(const char *file, const char *text) {
+  FILE *f = fopen(at(file), "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+const fake_bench base_set[3] = {{"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000},
+                                       {"elementwise/saxpy/N:1", 3000}};
+
+void make_baseline(gate_figures *base) {
+  gate_figures runs[3];
+  char err[1024];
+  for (int r = 0; r < 3; r++) {
+    fake_bench b[3];
+    memcpy(b, base_set, sizeof b);
+    for (int i = 0; i < 3; i++) b[i].median_ns *= 1.0 + 0.005 * (r - 1); /* +-0.5% between runs */
+    char name[64];
+    snprintf(name, sizeof name, "base%d.json", r);
+    write_run(name, H100, 132, 3000.0, b, 3, 10 + r);
+    ck_assert_msg(load_run(at(name), &runs[r], err, sizeof err) == 0, "%s", err);
+  }
+  ck_assert_msg(merge_runs(runs, 3, base, err, sizeof err) == 0, "%s", err);
+  for (int r = 0; r < 3; r++) free_figures(&runs[r]);
+}
+
+void expect_error(int rc, const char *err, const char *needle) {
+  ck_assert_int_ne(rc, 0);
+  ck_assert_msg(strstr(err, needle) != NULL, "error '%s' should mention '%s'", err, needle);
+}
+
+void set_context(const char *file, const char *key, json_t *value) {
+  json_error_t jerr;
+  json_t *root = json_load_file(at(file), 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  json_object_set_new(json_object_get(root, "context"), key, value);
+  ck_assert_int_eq(json_dump_file(root, at(file), 0), 0);
+  json_decref(root);
+}
+
+int file_has(const char *path, const char *needle) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "grep -q -- '%s' '%s'", needle, path);
+  return system(cmd) == 0;
+}
+
+int run_gate(const char *args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", gate_bin, args);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int test_setup(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s GATE_BINARY\n", argv[0]);
+    return 1;
+  }
+  gate_bin = argv[1];
+  const char *tmp = getenv("TEST_TMPDIR");
+  snprintf(dir, sizeof dir, "%s/gate_test_XXXXXX", tmp ? tmp : "/tmp");
+  return mkdtemp(dir) == NULL;
+}

@@ -1,0 +1,39 @@
+/* Fixtures shared by the gate's tests: run files shaped like the runner's JSON,
+ * a baseline made of three of them, and running the gate binary. */
+#ifndef PERF_GATE_TESTUTIL_H
+#define PERF_GATE_TESTUTIL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "perf/gate/figures.h"
+
+extern char dir[512];         /* this test's scratch folder */
+extern const char *gate_bin;  /* the gate binary (the test's first argument) */
+extern const char *H100;      /* "NVIDIA H100 80GB HBM3" */
+
+typedef struct {
+  const char *name;
+  double median_ns; /* samples are spread +-1% around this */
+} fake_bench;
+
+extern const fake_bench base_set[3];
+
+/* A runner-style JSON file in dir: context with gpu + copy bandwidth, one iteration entry per benchmark. */
+void write_run(const char *file, const char *gpu, int sms, double copy_gbps, const fake_bench *b, size_t n,
+               unsigned seed);
+/* dir/file (one of four rotating buffers). */
+const char *at(const char *file);
+void write_text(const char *file, const char *text);
+/* Baseline from three runs (separate "processes") with slightly different medians. */
+void make_baseline(gate_figures *base);
+/* Sets context.<key> of a run file written by write_run. */
+void set_context(const char *file, const char *key, json_t *value);
+void expect_error(int rc, const char *err, const char *needle);
+int file_has(const char *path, const char *needle);
+/* Runs `gate ARGS` with its output discarded; returns its exit status. */
+int run_gate(const char *args);
+/* Sets up dir and gate_bin from main's arguments; 0 when fine. */
+int test_setup(int argc, char **argv);
+
+#endif
