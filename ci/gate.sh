@@ -12,7 +12,9 @@
 #                    (CI does this on the main branch only)
 # Also keeps the GPU slot records of the run (artifacts/slots.log: test, GPU, lock, start, end)
 # and their summary by ci/slots_report.sh (artifacts/slots.txt).
-# Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel).
+# Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel), except
+# 5 when every test passed but the report could not be rendered or history rows could not be
+# appended (summary.md says which, at the top).
 # BAZEL may name another Bazel command (e.g. an offline bundle's, see README); then
 # no packages are installed.
 set -euo pipefail
@@ -35,7 +37,7 @@ mkdir -p "$artifacts"
 artifacts="$(cd "$artifacts" && pwd)"
 # Results of an earlier job must not mix with this one's.
 rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log" \
-  "$artifacts/slots.log" "$artifacts/slots.txt"
+  "$artifacts/slots.log" "$artifacts/slots.txt" "$artifacts/report.log"
 # CI systems name the commit (e.g. GITHUB_SHA -> PERF_COMMIT); else ask git.
 PERF_COMMIT="${PERF_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
 export PERF_COMMIT
@@ -85,41 +87,65 @@ for log in "$testlogs"/tests/*/test.log; do
   [ -f "$log" ] && cp -L "$log" "$artifacts/tests/$(basename "$(dirname "$log")").log"
 done
 
-# History: one row per benchmark of an accepted run (main branch only).
+# History: one row per benchmark of an accepted run (main branch only). A row that cannot be
+# appended is lost data: the job says so and fails (exit 5), though the tests passed.
+problems=()
+runs_found=0
+for f in "$artifacts"/perf/*_perf_test/*_bench.json; do [ -f "$f" ] && runs_found=$((runs_found + 1)); done
+[ "$runs_found" -gt 0 ] || problems+=("perf: no run JSON was collected from the perf tests (see bazel_test.log)")
 if [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
-  "${bazel[@]}" build //perf/gate:gate >/dev/null 2>&1
-  gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate"
+  gate=""
+  if "${bazel[@]}" build //perf/gate:gate >/dev/null 2>&1; then
+    gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate"
+  fi
   mkdir -p baselines/history
   for out in "$artifacts"/perf/*_perf_test; do
     run="$(find "$out" -maxdepth 1 -name '*_bench.json' | head -1)"
-    if [ -n "$run" ] && [ -f "$out/verdicts.json" ]; then
-      "$gate" history --history_dir=baselines/history --verdicts="$out/verdicts.json" "$run" ||
-        echo "gate: history not appended for $run (the reason is above)"
+    if [ -z "$gate" ]; then
+      problems+=("history: //perf/gate:gate did not build, so no row was appended")
+      break
+    elif [ -z "$run" ] || [ ! -f "$out/verdicts.json" ]; then
+      problems+=("history: $(basename "$out") left no run JSON or verdicts.json, so its rows were not appended")
+    elif ! "$gate" history --history_dir=baselines/history --verdicts="$out/verdicts.json" "$run"; then
+      problems+=("history: not appended for $(basename "$out") (the reason is in the log)")
     fi
   done
 fi
 
-# Charts and a static index.html (artifacts/report/): this job's runs and verdicts,
-# the baselines and their history. A report that cannot be drawn is said, not fatal:
-# the gate's verdict above stands.
-report_inputs=()
-for out in "$artifacts"/perf/*_perf_test; do
-  for f in "$out"/*_bench.json "$out"/verdicts.json; do [ -f "$f" ] && report_inputs+=("$f"); done
-done
-for f in baselines/*.json baselines/history/*.csv; do [ -f "$f" ] && report_inputs+=("$f"); done
-if [ ${#report_inputs[@]} -gt 0 ]; then
-  # Through `bazel run`, so that the renderer sees the environment Bazel was started with
-  # (an offline bundle's GNUPLOT, for one).
-  "${bazel[@]}" run //plots:render -- --title="Kernel performance at $PERF_COMMIT" \
-    "${report_inputs[@]}" "$artifacts/report" || echo "gate: the report was not rendered (the reason is above)"
+# Charts and a static index.html (artifacts/report/) of this job's runs and verdicts, with the
+# baselines and history of the GPU(s) it ran on. A report that cannot be drawn does not change
+# the gate's verdicts, but it is said at the top of summary.md and fails a job whose tests passed.
+report_status=0
+bash ci/report.sh "$artifacts" --title="Kernel performance at $PERF_COMMIT" 2>&1 | tee "$artifacts/report.log" ||
+  report_status=${PIPESTATUS[0]}
+charts="$(sed -n 's/^render: \([0-9]*\) charts.*/\1/p' "$artifacts/report.log" | tail -1)"
+if [ "$report_status" -ne 0 ]; then
+  why="$(grep -E '^(render|report):' "$artifacts/report.log" | tail -1)"
+  problems+=("report: not rendered (exit $report_status): ${why:-see report.log}")
 fi
 
-# A summary for people: GitHub Actions shows it on the run's page.
+# A summary for people: GitHub Actions shows it on the run's page. Problems of the job itself
+# (report, history) come first, then each perf test's table.
 summary="$artifacts/summary.md"
-: > "$summary"
-for md in "$artifacts"/perf/*/summary.md; do [ -f "$md" ] && { cat "$md"; echo; } >> "$summary"; done
+{
+  if [ ${#problems[@]} -gt 0 ]; then
+    echo "## The main job has problems"
+    echo
+    for p in "${problems[@]}"; do echo "- **${p%%:*}**:${p#*:}"; done
+    echo
+    echo "The gate's verdicts below stand; see report.log and bazel_test.log in the artifacts."
+    echo
+  else
+    echo "Report: \`report/index.html\` in the artifacts, ${charts:-0} charts."
+    echo
+  fi
+  for md in "$artifacts"/perf/*/summary.md; do [ -f "$md" ] && { cat "$md"; echo; }; done
+} >"$summary"
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$summary" >> "$GITHUB_STEP_SUMMARY"; fi
+for p in "${problems[@]}"; do echo "gate: $p" >&2; done
 
 echo "gate: bazel exit status $status; artifacts in $artifacts:"
 find "$artifacts" -type f | sort | sed "s|^$artifacts/|  |"
+# Bazel's status when a test failed; else 5 if the report or the history could not be written.
+if [ "$status" -eq 0 ] && [ ${#problems[@]} -gt 0 ]; then exit 5; fi
 exit "$status"

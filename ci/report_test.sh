@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# CPU test of the main job's report step, run through ci/gate.sh itself so that the inputs are
+# gathered exactly as the job gathers them: the perf tests' outputs of a real ci/gate.sh run of
+# one GPU (committed as ci/testdata/h100_gate_artifacts.tar.gz) laid out as Bazel leaves them,
+# and the tree's real baselines/, which hold more GPUs than the run's. Only Bazel and
+# nvidia-smi are stand-ins: `bazel test` "passes" and leaves those outputs, `bazel run
+# //plots:render` runs the real renderer.
+#   - The report is drawn for the run's GPU (every family's charts, index.html), says which
+#     GPUs it left out and shows no machine paths; summary.md names the report; exit 0.
+#   - When the renderer fails, summary.md says so at the top and the job exits 5.
+#
+#   report_test.sh GATE_SH RENDER_BIN ARTIFACTS_TAR_GZ
+set -euo pipefail
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }  # symbolic links kept: runfiles
+gate_sh="$(abs "$1")" render="$(abs "$2")" tarball="$(abs "$3")"
+repo="$(dirname "$(dirname "$gate_sh")")"  # ci/gate.sh runs from the repository root
+work="${TEST_TMPDIR:-$(mktemp -d)}/report_test"
+rm -rf "$work"
+mkdir -p "$work/bin" "$work/testlogs"
+
+bases="$(ls "$repo"/baselines/*.json | wc -l)"
+[ "$bases" -ge 2 ] || { echo "FAIL: the tree holds $bases baseline(s); this test is about more GPUs than the run's"; exit 1; }
+
+# The perf tests' outputs as Bazel keeps them: bazel-testlogs/perf/<test>/test.outputs/.
+tar -xzf "$tarball" -C "$work"
+for d in "$work"/artifacts/perf/*_perf_test; do
+  mkdir -p "$work/testlogs/perf/$(basename "$d")/test.outputs"
+  cp "$d"/*.json "$work/testlogs/perf/$(basename "$d")/test.outputs/"
+done
+families="$(ls -d "$work"/testlogs/perf/*_perf_test | wc -l)"
+[ "$families" -ge 1 ] || { echo "FAIL: the fixture has $families perf tests, expected all six families"; exit 1; }
+run_gpu="$(sed -n 's/^ *"name": *"\(NVIDIA[^"]*\)".*/\1/p' "$work"/testlogs/perf/elementwise_perf_test/test.outputs/verdicts.json | head -1)"
+[ -n "$run_gpu" ] || { echo "FAIL: the fixture's verdicts.json names no GPU"; exit 1; }
+
+cat >"$work/bin/nvidia-smi" <<SMI
+#!/bin/sh
+echo "$run_gpu"
+SMI
+cat >"$work/bin/bazel" <<BAZEL
+#!/bin/sh
+case "\$1" in
+  test) echo "stand-in bazel: \$*"; exit 0 ;;
+  info) echo "$work/testlogs" ;;
+  run) shift; while [ "\$1" != "--" ]; do shift; done; shift
+       [ -z "\${RENDER_FAILS:-}" ] || { echo "render: gnuplot failed (stand-in)" >&2; exit 1; }
+       exec "$render" "\$@" ;;
+  *) echo "stand-in bazel: unexpected \$*" >&2; exit 2 ;;
+esac
+BAZEL
+chmod +x "$work/bin/nvidia-smi" "$work/bin/bazel"
+
+gate() {  # gate ARTIFACTS_DIR: runs the main job; its status in $st
+  set +e
+  PATH="$work/bin:$PATH" BAZEL="$work/bin/bazel" PERF_COMMIT=fixture GPU_SLOT_DIR="$work/slots" \
+    GITHUB_STEP_SUMMARY="$work/step_summary.md" bash "$gate_sh" --artifacts="$1" >"$1.log" 2>&1
+  st=$?
+  set -e
+}
+
+# 1. The report is drawn.
+gate "$work/job"
+cat "$work/job.log"
+[ "$st" -eq 0 ] || { echo "FAIL: the main job exited $st"; exit 1; }
+report="$work/job/report"
+[ -s "$report/index.html" ] || { echo "FAIL: no report/index.html"; exit 1; }
+pngs="$(ls "$report"/*.png | wc -l)"
+svgs="$(ls "$report"/*.svg | wc -l)"
+# Ladder and size charts of every family, the over-time chart where the history has rows.
+[ "$pngs" -ge $((2 * families)) ] && [ "$pngs" -eq "$svgs" ] ||
+  { echo "FAIL: $pngs PNG and $svgs SVG charts for $families families"; exit 1; }
+slug="$(basename "$(ls "$report"/*-elementwise-ladder.png)" -elementwise-ladder.png)"
+for png in "$report"/*.png; do
+  case "$(basename "$png")" in "$slug"-*) ;; *) echo "FAIL: $png is not a chart of the run's GPU ($slug)"; exit 1 ;; esac
+done
+for d in "$work"/testlogs/perf/*_perf_test; do
+  fam="$(basename "$d" _perf_test)"
+  [ -f "$report/$slug-$fam-ladder.png" ] || { echo "FAIL: no ladder chart of $fam"; exit 1; }
+done
+html="$report/index.html"
+grep -q "$run_gpu" "$html" || { echo "FAIL: index.html does not name $run_gpu"; exit 1; }
+grep -q "gate passed\|gate FAILED" "$html" || { echo "FAIL: index.html shows no verdicts"; exit 1; }
+grep -q "Not in this report: " "$html" || { echo "FAIL: index.html does not say which GPUs it left out"; exit 1; }
+if grep -n -e "$work" -e "$repo" "$html"; then echo "FAIL: index.html shows machine paths"; exit 1; fi
+head -1 "$work/job/summary.md" | grep -q "^Report: .*, $pngs charts" ||
+  { echo "FAIL: summary.md does not name the report: $(head -1 "$work/job/summary.md")"; exit 1; }
+grep -q "^Report: " "$work/step_summary.md" || { echo "FAIL: the step summary lacks the report line"; exit 1; }
+echo "ok: the main job drew $pngs charts of $slug for $families families and index.html; other GPUs left out"
+
+# 2. A report that cannot be drawn is said at the top of summary.md and fails the job.
+: >"$work/step_summary.md"
+RENDER_FAILS=1 gate "$work/job2"
+[ "$st" -eq 5 ] || { cat "$work/job2.log"; echo "FAIL: with the renderer failing the job exited $st, expected 5"; exit 1; }
+head -1 "$work/job2/summary.md" | grep -q "^## The main job has problems" ||
+  { echo "FAIL: summary.md does not start with the problem"; exit 1; }
+grep -q "report.*not rendered (exit 1): render: gnuplot failed" "$work/job2/summary.md" ||
+  { echo "FAIL: summary.md does not say why the report is missing"; cat "$work/job2/summary.md"; exit 1; }
+grep -q "not rendered" "$work/step_summary.md" || { echo "FAIL: the step summary does not say it"; exit 1; }
+echo "ok: a failed render is the first line of summary.md and the step summary, and the job exits 5"
