@@ -20,12 +20,14 @@ static void esc(FILE *o, const char *s) {
   }
 }
 
-/* A path as the reader knows it: relative to where render was started (`bazel run`
- * passes absolute paths under BUILD_WORKING_DIRECTORY), so the report shows no
- * machine's folders. */
+/* A path as the reader knows it: relative to the folder that holds the report (the job's
+ * artifacts), else to where render was started (`bazel run` passes absolute paths under
+ * BUILD_WORKING_DIRECTORY), so that the report shows no machine's folders. */
+static char report_parent[PATH_LEN];
+
 static const char *shown(const char *path) {
-  const char *roots[] = {getenv("BUILD_WORKING_DIRECTORY"), getenv("PWD")};
-  for (size_t i = 0; i < 2; i++) {
+  const char *roots[] = {report_parent, getenv("BUILD_WORKING_DIRECTORY"), getenv("PWD")};
+  for (size_t i = 0; i < sizeof roots / sizeof *roots; i++) {
     size_t n = roots[i] ? strlen(roots[i]) : 0;
     if (n > 1 && !strncmp(path, roots[i], n) && path[n] == '/') return path + n + 1;
   }
@@ -276,6 +278,10 @@ static void summary(FILE *o, const report_model *m, const render_inputs *in) {
 int write_html(const char *outdir, const char *title, const render_inputs *in, const report_model *m, char *err,
                size_t errlen) {
   char path[PATH_LEN], tmp[PATH_LEN + 16];
+  snprintf(report_parent, sizeof report_parent, "%s", outdir);
+  char *slash = strrchr(report_parent, '/');
+  if (slash) *slash = '\0';
+  else report_parent[0] = '\0';
   snprintf(path, sizeof path, "%s/index.html", outdir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *o = fopen(tmp, "w");
