@@ -26,8 +26,8 @@ int cmd_bless(options *o) {
     return EXIT_BAD_INPUT;
   }
   char dir[4096], path[4200];
-  snprintf(dir, sizeof dir, "%s", user_path(o->baselines, buf, sizeof buf));
-  snprintf(path, sizeof path, "%s/%s.json", dir, merged.gpu.slug);
+  format_path(dir, sizeof dir, "%s", user_path(o->baselines, buf, sizeof buf));
+  format_path(path, sizeof path, "%s/%s.json", dir, merged.gpu.slug);
   for (size_t i = 0; i < merged.n; i++)
     if (merged.b[i].nruns < 3) {
       fprintf(stderr, "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "

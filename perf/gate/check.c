@@ -15,44 +15,46 @@
 #include "perf/gate/gate_cli.h"
 #include "perf/gate/report.h"
 
+/* The benchmark's command line: the gate's flags, then every flag given after --. */
+static char **bench_argv(const options *o, const char *json_out, const char *filter) {
+  char **argv = calloc((size_t)o->nrest + 8, sizeof *argv);
+  int k = 0;
+  argv[k++] = xasprintf("%s", o->bench);
+  argv[k++] = xasprintf("--benchmark_out=%s", json_out);
+  argv[k++] = xasprintf("--benchmark_out_format=json");
+  argv[k++] = xasprintf("--benchmark_repetitions=%d", o->repetitions);
+  if (filter) argv[k++] = xasprintf("--benchmark_filter=%s", filter);
+  /* The commit under test, for the baseline and history rows (CI sets PERF_COMMIT). */
+  const char *sha = getenv("PERF_COMMIT");
+  if (sha && *sha) argv[k++] = xasprintf("--benchmark_context=commit=%s", sha);
+  for (int i = 0; i < o->nrest; i++) argv[k++] = xasprintf("%s", o->rest[i]);
+  argv[k] = NULL;
+  return argv;
+}
+
+static void free_argv(char **argv) {
+  for (char **a = argv; *a; a++) free(*a);
+  free(argv);
+}
+
 /* Runs the benchmark binary; returns its exit status (or -1 if it could not start). */
 static int run_bench(const options *o, const char *json_out, const char *filter) {
-  char out_flag[4200], filter_flag[8192], reps[64];
-  snprintf(out_flag, sizeof out_flag, "--benchmark_out=%s", json_out);
-  snprintf(reps, sizeof reps, "--benchmark_repetitions=%d", o->repetitions);
-  const char *argv[64];
-  int k = 0;
-  argv[k++] = o->bench;
-  argv[k++] = out_flag;
-  argv[k++] = "--benchmark_out_format=json";
-  argv[k++] = reps;
-  if (filter) {
-    snprintf(filter_flag, sizeof filter_flag, "--benchmark_filter=%s", filter);
-    argv[k++] = filter_flag;
-  }
-  /* The commit under test, for the baseline and history rows (CI sets PERF_COMMIT). */
-  char commit[128];
-  const char *sha = getenv("PERF_COMMIT");
-  if (sha && *sha) {
-    snprintf(commit, sizeof commit, "--benchmark_context=commit=%s", sha);
-    argv[k++] = commit;
-  }
-  for (int i = 0; i < o->nrest && k < 63; i++) argv[k++] = o->rest[i];
-  argv[k] = NULL;
+  char **argv = bench_argv(o, json_out, filter);
   fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
-    execv(o->bench, (char *const *)argv);
+    execv(o->bench, argv);
     fprintf(stderr, "gate: cannot run %s: %s\n", o->bench, strerror(errno));
     _exit(127);
   }
+  free_argv(argv);
   int status;
   if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 static FILE *open_out(const char *dir, const char *name, char *path, size_t len) {
-  snprintf(path, len, "%s/%s", dir, name);
+  format_path(path, len, "%s/%s", dir, name);
   FILE *f = fopen(path, "w");
   if (!f) fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
   return f;
@@ -64,7 +66,7 @@ int cmd_check(options *o) {
   if (!out_dir) out_dir = ".";
   const char *bench_name = strrchr(o->bench, '/') ? strrchr(o->bench, '/') + 1 : o->bench;
   char run_path[4096], recheck_path[4096], path[4096], err[1024];
-  snprintf(run_path, sizeof run_path, "%s/%s.json", out_dir, bench_name);
+  format_path(run_path, sizeof run_path, "%s/%s.json", out_dir, bench_name);
   int rc = run_bench(o, run_path, NULL);
   if (rc != 0) {
     fprintf(stderr, "gate: %s exited with status %d: %s (its output above says why; the run JSON, if any, is kept at %s)\n",
@@ -74,10 +76,10 @@ int cmd_check(options *o) {
   gate_figures run, base;
   load_or_die(run_path, &run, 0);
   char base_path[4096];
-  snprintf(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
+  format_path(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
   if (access(base_path, F_OK) != 0) {
     char cand[4096];
-    snprintf(cand, sizeof cand, "%s/%s.candidate.json", out_dir, run.gpu.slug);
+    format_path(cand, sizeof cand, "%s/%s.candidate.json", out_dir, run.gpu.slug);
     if (save_baseline(cand, &run, err, sizeof err)) fprintf(stderr, "gate: %s\n", err);
     fprintf(stderr,
             "\n*** WARNING: no baseline for %s (%s): nothing was compared. ***\n"
@@ -122,7 +124,7 @@ int cmd_check(options *o) {
       }
     sprintf(p, ")$");
     printf("\n%zu benchmark(s) look slower; re-measuring them in a fresh process: %s\n", nslow, filter);
-    snprintf(recheck_path, sizeof recheck_path, "%s/%s.recheck.json", out_dir, bench_name);
+    format_path(recheck_path, sizeof recheck_path, "%s/%s.recheck.json", out_dir, bench_name);
     rc = run_bench(o, recheck_path, filter);
     free(filter);
     if (rc != 0) {
@@ -154,12 +156,12 @@ int cmd_check(options *o) {
   print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
   FILE *md = open_out(out_dir, "summary.md", path, sizeof path);
   if (md) {
-    char title[512];
-    snprintf(title, sizeof title, "%s on %s", bench_name, run.gpu.name);
+    char *title = xasprintf("%s on %s", bench_name, run.gpu.name);
     write_markdown(md, title, c, n, (const char *const *)notes, o->policy.metric);
+    free(title);
     fclose(md);
   }
-  snprintf(path, sizeof path, "%s/verdicts.json", out_dir);
+  format_path(path, sizeof path, "%s/verdicts.json", out_dir);
   write_verdicts_json(path, c, n, o->policy.metric);
   const char *xml = getenv("XML_OUTPUT_FILE");
   FILE *jx = xml ? fopen(xml, "w") : NULL;

@@ -124,9 +124,21 @@ static double positive(ctx *c, json_t *obj, const char *where, const char *key) 
   return x;
 }
 
+/* Copies a string field; one too long for its buffer is an error, never cut short. */
+static void store_str(ctx *c, const char *where, const char *key, const char *s, char *dst, size_t len) {
+  if (c->failed) return;
+  size_t n = strlen(s);
+  if (n >= len) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s%s%s: %zu characters, at most %zu are kept ('%.40s...'): "
+                     "shorten it", c->path, where, *where ? "." : "", key, n, len - 1, s);
+    return;
+  }
+  memcpy(dst, s, n + 1);
+}
+
 static void copy_str(ctx *c, json_t *obj, const char *where, const char *key, char *dst, size_t len) {
   json_t *v = field(c, obj, where, key, JSON_STRING);
-  if (v) snprintf(dst, len, "%s", json_string_value(v));
+  if (v) store_str(c, where, key, json_string_value(v), dst, len);
 }
 
 static json_t *parse(const char *path, char *err, size_t errlen) {
@@ -186,10 +198,11 @@ static void read_flush_method(ctx *c, json_t *o, const char *where, const char *
   snprintf(dst, len, "%s", s);
 }
 
-/* An optional string; "" when missing. */
-static void optional_str(json_t *o, const char *key, char *dst, size_t len) {
+/* An optional string; `otherwise` when missing. */
+static void optional_str(ctx *c, json_t *o, const char *where, const char *key, const char *otherwise, char *dst,
+                         size_t len) {
   json_t *v = json_object_get(o, key);
-  snprintf(dst, len, "%s", json_is_string(v) ? json_string_value(v) : "");
+  store_str(c, where, key, json_is_string(v) ? json_string_value(v) : otherwise, dst, len);
 }
 
 static void read_gpu(ctx *c, json_t *g, gate_gpu *gpu) {
@@ -240,7 +253,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       copy_str(&c, r, where, "host", out->runs[i].host, sizeof out->runs[i].host);
       out->runs[i].copy_bytes_per_second = positive(&c, r, where, "copy_bytes_per_second");
       read_flush_method(&c, r, where, "l2_flush", out->runs[i].l2_flush, sizeof out->runs[i].l2_flush);
-      optional_str(r, "gpu_uuid", out->runs[i].gpu_uuid, sizeof out->runs[i].gpu_uuid);
+      optional_str(&c, r, where, "gpu_uuid", "", out->runs[i].gpu_uuid, sizeof out->runs[i].gpu_uuid);
     }
   }
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
@@ -322,7 +335,12 @@ int save_baseline(const char *path, const gate_figures *f, char *err, size_t err
                            "runtime", g->runtime, "runs", runs, "benchmarks", bs);
   if (!root) return fail(err, errlen, "%s: could not build the JSON document", path);
   char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  if (len < 0 || (size_t)len >= sizeof tmp) {
+    json_decref(root);
+    return fail(err, errlen, "%s: the path is too long (at most %zu characters with its temporary suffix)", path,
+                sizeof tmp - 24);
+  }
   int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
   json_decref(root);
   int fd = rc == 0 ? open(tmp, O_RDONLY) : -1;
@@ -438,8 +456,8 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
   gate_run_info *info = &out->runs[0];
   copy_str(&c, cx, "context", "date", info->date, sizeof info->date);
   copy_str(&c, cx, "context", "host_name", info->host, sizeof info->host);
-  json_t *commit = json_object_get(cx, "commit"); /* from --benchmark_context=commit=... */
-  snprintf(info->commit, sizeof info->commit, "%s", json_is_string(commit) ? json_string_value(commit) : "unknown");
+  /* from --benchmark_context=commit=... */
+  optional_str(&c, cx, "context", "commit", "unknown", info->commit, sizeof info->commit);
   /* 0 when the runner's copy probe failed: only --metric=copy_ratio needs it. */
   json_t *copy = field(&c, cx, "context", "copy_bandwidth_GBps", JSON_REAL);
   double gbps = copy ? json_number_value(copy) : 0;
@@ -451,7 +469,7 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
   else
     read_flush_method(&c, cx, "context", "l2_flush_method", info->l2_flush, sizeof info->l2_flush);
   json_t *gpu_cx = json_object_get(cx, "gpu");
-  if (json_is_object(gpu_cx)) optional_str(gpu_cx, "uuid", info->gpu_uuid, sizeof info->gpu_uuid);
+  if (json_is_object(gpu_cx)) optional_str(&c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
 
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
   size_t nb = bs ? json_array_size(bs) : 0;

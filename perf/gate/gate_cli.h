@@ -22,6 +22,10 @@ typedef struct {
 _Noreturn void usage(const char *msg);
 /* Paths given to `bazel run` are relative to where the user ran it. */
 const char *user_path(const char *p, char *buf, size_t len);
+/* snprintf into a path buffer; a path that does not fit is an error (exit 2), never cut short. */
+void format_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* asprintf, or exit 2 when out of memory. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Loads a run (baseline == 0) or a baseline, or prints why not and exits 2. */
 void load_or_die(const char *path, gate_figures *f, int baseline);
 size_t count_verdicts(const comparison *c, size_t n, verdict v);

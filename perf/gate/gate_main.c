@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +48,35 @@ static double fraction_arg(const char *flag, const char *v, double lo, double hi
   return x;
 }
 
+void format_path(char *buf, size_t len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, len, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= len) {
+    fprintf(stderr, "gate: a path is too long (%d characters, at most %zu): '%.80s...'; use a shorter folder\n", n,
+            len - 1, buf);
+    exit(EXIT_BAD_INPUT);
+  }
+}
+
+char *xasprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s;
+  int n = vasprintf(&s, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  return s;
+}
+
 const char *user_path(const char *p, char *buf, size_t len) {
   const char *wd = getenv("BUILD_WORKING_DIRECTORY");
   if (p[0] == '/' || !wd) return p;
-  snprintf(buf, len, "%s/%s", wd, p);
+  format_path(buf, len, "%s/%s", wd, p);
   return buf;
 }
 

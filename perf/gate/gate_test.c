@@ -51,7 +51,7 @@ START_TEST(baseline_round_trips_atomically) {
   ck_assert_str_eq(again.runs[2].host, "gpu-host-1");
   /* No temporary file is left behind. */
   char cmd[1200];
-  snprintf(cmd, sizeof cmd, "ls %s | grep -q tmp", dir);
+  FORMAT(cmd, "ls %s | grep -q tmp", dir);
   ck_assert_int_ne(system(cmd), 0);
   free_figures(&base);
   free_figures(&again);
@@ -128,7 +128,7 @@ START_TEST(noisy_baseline_widens_the_threshold) {
   for (int r = 0; r < 3; r++) {
     fake_bench b[1] = {{"elementwise/add/N:1", 1000 * (1.0 + 0.04 * (r - 1))}}; /* +-4% between runs */
     char name[64];
-    snprintf(name, sizeof name, "noisy%d.json", r);
+    FORMAT(name, "noisy%d.json", r);
     write_run(name, H100, 132, 3000.0, b, 1, 20 + r);
     ck_assert(load_run(at(name), &runs[r], err, sizeof err) == 0);
   }
@@ -207,6 +207,21 @@ START_TEST(bad_input_is_named) {
 }
 END_TEST
 
+/* A string longer than the gate keeps is refused, not cut short (a cut commit or host names another). */
+START_TEST(long_strings_are_refused) {
+  gate_figures f;
+  char err[1024], long_host[301];
+  memset(long_host, 'h', 300);
+  long_host[300] = '\0';
+  write_run("long_host.json", H100, 132, 3000.0, base_set, 3, 1);
+  set_context("long_host.json", "host_name", json_string(long_host));
+  expect_error(load_run(at("long_host.json"), &f, err, sizeof err), err, "context.host_name: 300 characters");
+  write_run("long_commit.json", H100, 132, 3000.0, base_set, 3, 1);
+  set_context("long_commit.json", "commit", json_string("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
+  expect_error(load_run(at("long_commit.json"), &f, err, sizeof err), err, "context.commit: 64 characters");
+}
+END_TEST
+
 START_TEST(wrong_gpu_is_refused) {
   gate_figures a, b;
   char err[1024];
@@ -280,10 +295,10 @@ START_TEST(families_share_one_baseline) {
   gate_figures runs[4], base, again, view, rd_new, merged_rd;
   for (int r = 0; r < 2; r++) {
     char name[64];
-    snprintf(name, sizeof name, "fam_ew%d.json", r);
+    FORMAT(name, "fam_ew%d.json", r);
     write_run(name, H100, 132, 3000.0, ew, 1, 50 + r);
     ck_assert(load_run(at(name), &runs[r], err, sizeof err) == 0);
-    snprintf(name, sizeof name, "fam_rd%d.json", r);
+    FORMAT(name, "fam_rd%d.json", r);
     write_run(name, H100, 132, 3000.0, rd, 2, 60 + r);
     ck_assert(load_run(at(name), &runs[2 + r], err, sizeof err) == 0);
   }
@@ -355,7 +370,7 @@ END_TEST
  * run files: the first run, and another for the re-measurement (--benchmark_filter). */
 static int run_check(const char *out_dir, const char *run, const char *recheck, const char *extra) {
   char bench[1024], args[4096];
-  snprintf(bench, sizeof bench, "%s/fake_bench", dir);
+  FORMAT(bench, "%s/fake_bench", dir);
   FILE *f = fopen(bench, "w");
   ck_assert_ptr_nonnull(f);
   fprintf(f, "#!/bin/sh\nout=; again=\nfor a; do case $a in --benchmark_out=*) out=${a#--benchmark_out=};; "
@@ -364,9 +379,9 @@ static int run_check(const char *out_dir, const char *run, const char *recheck, 
   fclose(f);
   chmod(bench, 0755);
   char mk[1100];
-  snprintf(mk, sizeof mk, "mkdir -p %s", out_dir);
+  FORMAT(mk, "mkdir -p %s", out_dir);
   ck_assert_int_eq(system(mk), 0);
-  snprintf(args, sizeof args, "check --bench=%s --baselines=%s/bl --out_dir=%s %s", bench, dir, out_dir, extra);
+  FORMAT(args, "check --bench=%s --baselines=%s/bl --out_dir=%s %s", bench, dir, out_dir, extra);
   return run_gate(args);
 }
 
@@ -377,38 +392,38 @@ START_TEST(check_end_to_end) {
   write_run("e2e_ok.json", H100, 132, 3000.0, base_set, 3, 71);
   write_run("e2e_slow.json", H100, 132, 3000.0, slow, 3, 72);
   char mk[1100];
-  snprintf(mk, sizeof mk, "mkdir -p %s/bl", dir);
+  FORMAT(mk, "mkdir -p %s/bl", dir);
   ck_assert_int_eq(system(mk), 0);
   /* No baseline for this GPU: passes with a candidate written; --strict fails. */
-  snprintf(out, sizeof out, "%s/e2e_none", dir);
+  FORMAT(out, "%s/e2e_none", dir);
   ck_assert_int_eq(run_check(out, at("e2e_ok.json"), at("e2e_ok.json"), ""), 0);
-  snprintf(path, sizeof path, "%s/nvidia-h100-80gb-hbm3.candidate.json", out);
+  FORMAT(path, "%s/nvidia-h100-80gb-hbm3.candidate.json", out);
   ck_assert_int_eq(access(path, R_OK), 0);
   ck_assert_int_eq(run_check(out, at("e2e_ok.json"), at("e2e_ok.json"), "--strict"), 1);
   /* With a baseline: same passes and writes its reports. */
   gate_figures base;
   make_baseline(&base);
-  snprintf(path, sizeof path, "%s/bl/nvidia-h100-80gb-hbm3.json", dir);
+  FORMAT(path, "%s/bl/nvidia-h100-80gb-hbm3.json", dir);
   ck_assert(save_baseline(path, &base, err, sizeof err) == 0);
   free_figures(&base);
-  snprintf(out, sizeof out, "%s/e2e_same", dir);
+  FORMAT(out, "%s/e2e_same", dir);
   ck_assert_int_eq(run_check(out, at("e2e_ok.json"), at("e2e_ok.json"), "--min_delta_us=0"), 0);
-  snprintf(path, sizeof path, "%s/verdicts.json", out);
+  FORMAT(path, "%s/verdicts.json", out);
   ck_assert(file_has(path, "\"same\""));
-  snprintf(path, sizeof path, "%s/summary.md", out);
+  FORMAT(path, "%s/summary.md", out);
   ck_assert(file_has(path, "passed"));
   /* Slower, and confirmed by the re-measurement: fails. */
-  snprintf(out, sizeof out, "%s/e2e_slow", dir);
+  FORMAT(out, "%s/e2e_slow", dir);
   ck_assert_int_eq(run_check(out, at("e2e_slow.json"), at("e2e_slow.json"), "--min_delta_us=0"), 1);
-  snprintf(path, sizeof path, "%s/summary.md", out);
+  FORMAT(path, "%s/summary.md", out);
   ck_assert(file_has(path, "confirmed"));
   ck_assert(file_has(path, "FAILED"));
-  snprintf(path, sizeof path, "%s/fake_bench.json", out); /* the failing run's data is kept */
+  FORMAT(path, "%s/fake_bench.json", out); /* the failing run's data is kept */
   ck_assert_int_eq(access(path, R_OK), 0);
   /* Slower once, not on re-measurement: passes, and says so. */
-  snprintf(out, sizeof out, "%s/e2e_hiccup", dir);
+  FORMAT(out, "%s/e2e_hiccup", dir);
   ck_assert_int_eq(run_check(out, at("e2e_slow.json"), at("e2e_ok.json"), "--min_delta_us=0"), 0);
-  snprintf(path, sizeof path, "%s/summary.md", out);
+  FORMAT(path, "%s/summary.md", out);
   ck_assert(file_has(path, "not confirmed"));
 }
 END_TEST
@@ -433,15 +448,15 @@ START_TEST(gate_exit_codes) {
   memcpy(slow, base_set, sizeof slow);
   slow[1].median_ns *= 1.10;
   write_run("regressed.json", H100, 132, 3000.0, slow, 3, 43);
-  snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("ok.json"));
+  FORMAT(args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 0);
-  snprintf(args, sizeof args, "compare --min_delta_us=0 --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"),
+  FORMAT(args, "compare --min_delta_us=0 --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"),
            at("regressed.json"));
   ck_assert_int_eq(run_gate(args), 1);
   /* The default 3 us floor: a 10% change of a 2 us kernel is launch jitter, not a regression. */
-  snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("regressed.json"));
+  FORMAT(args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("regressed.json"));
   ck_assert_int_eq(run_gate(args), 0);
-  snprintf(args, sizeof args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("truncated.json"));
+  FORMAT(args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("truncated.json"));
   write_text("truncated.json", "{");
   ck_assert_int_eq(run_gate(args), 2);
   ck_assert_int_eq(run_gate("compare --tolerance=7"), 2);
@@ -449,20 +464,20 @@ START_TEST(gate_exit_codes) {
   /* history: appends one row per benchmark, creates the folder, never rewrites earlier rows */
   write_text("verdicts_ok.json", "{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/add/N:1\", "
                                  "\"verdict\": \"same\"}]}");
-  snprintf(args, sizeof args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("verdicts_ok.json"), at("ok.json"));
+  FORMAT(args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("verdicts_ok.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 0);
   ck_assert_int_eq(run_gate(args), 0);
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "test $(wc -l < %s/hist/nvidia-h100-80gb-hbm3.csv) -eq 7 && "
+  FORMAT(cmd, "test $(wc -l < %s/hist/nvidia-h100-80gb-hbm3.csv) -eq 7 && "
            "head -1 %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 'date,commit,gpu,benchmark,median_ns,"
            "bytes_per_second,noise,verdict,l2_flush' && "
            "grep -c ',elementwise/add/N:1,.*,same,write$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 2 && "
            "grep -c ',unknown,write$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 4", dir, dir, dir, dir);
   ck_assert_int_eq(system(cmd), 0);
-  snprintf(args, sizeof args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("truncated.json"), at("ok.json"));
+  FORMAT(args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("truncated.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 2);
   /* bless refuses nothing valid and writes the file named after the GPU */
-  snprintf(args, sizeof args, "bless --baselines=%s %s %s", dir, at("ok.json"), at("regressed.json"));
+  FORMAT(args, "bless --baselines=%s %s %s", dir, at("ok.json"), at("regressed.json"));
   ck_assert_int_eq(run_gate(args), 0);
   ck_assert_int_eq(access(at("nvidia-h100-80gb-hbm3.json"), R_OK), 0);
 }
@@ -480,6 +495,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, changes_under_the_absolute_floor_pass);
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);
+  tcase_add_test(tc, long_strings_are_refused);
   tcase_add_test(tc, wrong_gpu_is_refused);
   tcase_add_test(tc, flush_methods_do_not_mix);
   tcase_add_test(tc, families_share_one_baseline);

@@ -43,7 +43,7 @@ int cmd_history(options *o) {
     return EXIT_BAD_INPUT;
   }
   const char *dir = user_path(o->history_dir, b3, sizeof b3);
-  snprintf(path, sizeof path, "%s/%s.csv", dir, run.gpu.slug);
+  format_path(path, sizeof path, "%s/%s.csv", dir, run.gpu.slug);
   char *rows = NULL;
   size_t len = 0;
   FILE *mem = open_memstream(&rows, &len);

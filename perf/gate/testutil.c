@@ -31,7 +31,7 @@ void write_run(const char *file, const char *gpu, int sms, double copy_gbps, con
       "driver_version",
       "580.159.04", "runtime_version", "13.0", "benchmarks", bs);
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, file);
+  FORMAT(path, "%s/%s", dir, file);
   ck_assert_int_eq(json_dump_file(root, path, 0), 0);
   json_decref(root);
 }
@@ -40,7 +40,7 @@ const char *at(const char *file) {
   static char path[4][1024];
   static int k;
   k = (k + 1) % 4;
-  snprintf(path[k], sizeof path[k], "%s/%s", dir, file);
+  ck_assert((size_t)snprintf(path[k], sizeof path[k], "%s/%s", dir, file) < sizeof path[k]);
   return path[k];
 }
 
@@ -62,7 +62,7 @@ void make_baseline(gate_figures *base) {
     memcpy(b, base_set, sizeof b);
     for (int i = 0; i < 3; i++) b[i].median_ns *= 1.0 + 0.005 * (r - 1); /* +-0.5% between runs */
     char name[64];
-    snprintf(name, sizeof name, "base%d.json", r);
+    FORMAT(name, "base%d.json", r);
     write_run(name, H100, 132, 3000.0, b, 3, 10 + r);
     ck_assert_msg(load_run(at(name), &runs[r], err, sizeof err) == 0, "%s", err);
   }
@@ -86,13 +86,13 @@ void set_context(const char *file, const char *key, json_t *value) {
 
 int file_has(const char *path, const char *needle) {
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "grep -q -- '%s' '%s'", needle, path);
+  FORMAT(cmd, "grep -q -- '%s' '%s'", needle, path);
   return system(cmd) == 0;
 }
 
 int run_gate(const char *args) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", gate_bin, args);
+  FORMAT(cmd, "%s %s >/dev/null 2>&1", gate_bin, args);
   int st = system(cmd);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -104,6 +104,6 @@ int test_setup(int argc, char **argv) {
   }
   gate_bin = argv[1];
   const char *tmp = getenv("TEST_TMPDIR");
-  snprintf(dir, sizeof dir, "%s/gate_test_XXXXXX", tmp ? tmp : "/tmp");
-  return mkdtemp(dir) == NULL;
+  int n = snprintf(dir, sizeof dir, "%s/gate_test_XXXXXX", tmp ? tmp : "/tmp");
+  return n < 0 || (size_t)n >= sizeof dir || mkdtemp(dir) == NULL;
 }

@@ -3,10 +3,17 @@
 #ifndef PERF_GATE_TESTUTIL_H
 #define PERF_GATE_TESTUTIL_H
 
+#include <check.h>
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "perf/gate/figures.h"
+
+/* snprintf into an array, failing the test when the text does not fit (a cut path or
+ * command would test something else). */
+#define FORMAT(buf, ...) \
+  ck_assert_msg((size_t)snprintf((buf), sizeof(buf), __VA_ARGS__) < sizeof(buf), "too long for " #buf)
 
 extern char dir[512];         /* this test's scratch folder */
 extern const char *gate_bin;  /* the gate binary (the test's first argument) */
