@@ -14,6 +14,7 @@
  * Exit status: 0 pass, 1 confirmed regression (or a benchmark missing / failing), 2 bad input or usage.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,17 +24,22 @@
 #include "perf/gate/gate_cli.h"
 #include "perf/gate/report.h"
 
-void usage(const char *msg) {
-  if (msg) fprintf(stderr, "gate: %s\n", msg);
-  fprintf(stderr,
+static void print_usage(FILE *out) {
+  fprintf(out,
           "usage:\n"
           "  gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N] [--out_dir=DIR]\n"
           "               [--no_recheck] [-- BENCHMARK FLAGS]\n"
           "  gate compare --baseline=FILE [POLICY] RUN.json\n"
           "  gate bless   --baselines=DIR RUN.json...\n"
           "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
+          "  gate --help\n"
           "POLICY: --tolerance=FRACTION (0.03) --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
           "        --alpha=P (0.01) --min_delta_us=US (3) --metric=time|copy_ratio (time)\n");
+}
+
+void usage(const char *msg) {
+  if (msg) fprintf(stderr, "gate: %s\n", msg);
+  print_usage(stderr);
   exit(EXIT_BAD_INPUT);
 }
 
@@ -71,6 +77,19 @@ char *xasprintf(const char *fmt, ...) {
     exit(EXIT_BAD_INPUT);
   }
   return s;
+}
+
+/* A whole number in [lo, hi]: "0.5", "2x" or "" are refused, not rounded. */
+static int integer_arg(const char *flag, const char *v, long lo, long hi) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (end == v || *end || errno || x < lo || x > hi) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "--%s=%.40s: want a whole number from %ld to %ld", flag, v, lo, hi);
+    usage(msg);
+  }
+  return (int)x;
 }
 
 const char *user_path(const char *p, char *buf, size_t len) {
@@ -114,10 +133,10 @@ static options parse(int argc, char **argv) {
       case 'H': o.history_dir = optarg; break;
       case 'v': o.verdicts = optarg; break;
       case 's': o.strict = 1; break;
-      case 'r': o.repetitions = (int)fraction_arg("repetitions", optarg, 0, 1000); break;
+      case 'r': o.repetitions = integer_arg("repetitions", optarg, 1, 1000); break;
       case 'n': o.recheck = 0; break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
-      case 'h': usage(NULL); break;
+      case 'h': print_usage(stdout); exit(EXIT_PASS);
       default: usage("unknown flag");
     }
   }
@@ -175,6 +194,10 @@ static int cmd_compare(options *o) {
 
 int main(int argc, char **argv) {
   if (argc < 2) usage("a command is needed");
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    print_usage(stdout);
+    return EXIT_PASS;
+  }
   options o = parse(argc, argv);
   if (!strcmp(argv[1], "check")) return cmd_check(&o);
   if (!strcmp(argv[1], "compare")) return cmd_compare(&o);

@@ -2,9 +2,11 @@
 #include "perf/gate/testutil.h"
 
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,6 +97,61 @@ int run_gate(const char *args) {
   FORMAT(cmd, "%s %s >/dev/null 2>&1", gate_bin, args);
   int st = system(cmd);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+char gate_output[65536];
+
+static int vgate(const char *fmt, va_list ap) {
+  char args[8192], cmd[9000], out[1024];
+  int n = vsnprintf(args, sizeof args, fmt, ap);
+  ck_assert_msg(n >= 0 && (size_t)n < sizeof args, "gate arguments too long");
+  FORMAT(out, "%s/gate.out", dir);
+  FORMAT(cmd, "%s %s >'%s' 2>&1", gate_bin, args, out);
+  int st = system(cmd);
+  FILE *f = fopen(out, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t got = fread(gate_output, 1, sizeof gate_output - 1, f);
+  gate_output[got] = '\0';
+  fclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int gate(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vgate(fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+void expect_gate(int want, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vgate(fmt, ap);
+  va_end(ap);
+  ck_assert_msg(rc == want, "gate exited %d, expected %d; its output:\n%s", rc, want, gate_output);
+}
+
+void expect_output(const char *needle) {
+  ck_assert_msg(strstr(gate_output, needle) != NULL, "the gate's output should mention '%s'; it was:\n%s", needle,
+                gate_output);
+}
+
+const char *make_dir(const char *rel) {
+  char cmd[1200];
+  FORMAT(cmd, "mkdir -p '%s/%s'", dir, rel);
+  ck_assert_int_eq(system(cmd), 0);
+  return strdup(at(rel));
+}
+
+const char *make_bench(const char *rel, const char *body) {
+  const char *path = at(rel);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "#!/bin/sh\n%s%s", BENCH_ARGS, body);
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_int_eq(chmod(path, 0755), 0);
+  return strdup(path);
 }
 
 int test_setup(int argc, char **argv) {

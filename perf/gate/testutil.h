@@ -40,6 +40,22 @@ void expect_error(int rc, const char *err, const char *needle);
 int file_has(const char *path, const char *needle);
 /* Runs `gate ARGS` with its output discarded; returns its exit status. */
 int run_gate(const char *args);
+/* Runs `gate ARGS` (a printf format) with stdout and stderr kept in gate_output; returns its exit status. */
+int gate(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern char gate_output[65536];
+/* Runs `gate ARGS` and fails the test, showing its output, unless it exits with `want`. */
+void expect_gate(int want, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Fails the test unless gate_output contains needle. */
+void expect_output(const char *needle);
+/* mkdir -p dir/rel; returns dir/rel (a copy of its own). */
+const char *make_dir(const char *rel);
+/* An executable shell script dir/rel: BENCH_ARGS then body; returns dir/rel (a copy of its own). */
+const char *make_bench(const char *rel, const char *body);
+/* Sets $out, $filter (of a re-measurement) and $args from the gate's flags. */
+#define BENCH_ARGS                                                                                   \
+  "out=; filter=; args=\"$*\"\nfor a; do case $a in --benchmark_out=*) out=${a#--benchmark_out=};; " \
+  "--benchmark_filter=*) filter=${a#--benchmark_filter=};; esac; done\n"
+
 /* Sets up dir and gate_bin from main's arguments; 0 when fine. */
 int test_setup(int argc, char **argv);
 
