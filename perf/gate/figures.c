@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) {
@@ -141,9 +142,25 @@ static void copy_str(ctx *c, json_t *obj, const char *where, const char *key, ch
   if (v) store_str(c, where, key, json_string_value(v), dst, len);
 }
 
-static json_t *parse(const char *path, char *err, size_t errlen) {
+json_t *load_json_object(const char *path, char *err, size_t errlen) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    if (e == ENOENT)
+      fail(err, errlen, "%s: no such file: check the path (and that the step that writes it ran)", path);
+    else
+      fail(err, errlen, "%s: cannot read it: %s", path, strerror(e));
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    fail(err, errlen, "%s: a folder, not a file: give the JSON file in it", path);
+    return NULL;
+  }
   json_error_t e;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+  json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &e);
+  close(fd);
   if (!root) {
     fail(err, errlen, "%s: not valid JSON (line %d, column %d: %s): a truncated or hand-edited file? Re-create it",
          path, e.line, e.column, e.text);
@@ -221,7 +238,7 @@ static void read_gpu(ctx *c, json_t *g, gate_gpu *gpu) {
 
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  json_t *root = parse(path, err, errlen);
+  json_t *root = load_json_object(path, err, errlen);
   if (!root) return 1;
   ctx c = {path, err, errlen, 0};
   json_t *ver = field(&c, root, "", "schema_version", JSON_INTEGER);
@@ -315,6 +332,39 @@ static json_t *measure_json(const gate_measure *m) {
   return json_pack("{s:I, s:f, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "samples_ns", s);
 }
 
+/* Writes text to path through a temporary file beside it (written, fsynced, renamed over
+ * path): a reader sees the old file or the new one, never a part. A failure reports the
+ * errno of the step that failed, not that of the cleanup after it. */
+static int write_atomically(const char *path, const char *text, char *err, size_t errlen) {
+  char tmp[4096];
+  int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  if (len < 0 || (size_t)len >= sizeof tmp)
+    return fail(err, errlen, "%s: the path is too long (at most %zu characters with its temporary suffix)", path,
+                sizeof tmp - 24);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(err, errlen, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+  size_t n = strlen(text), done = 0;
+  int e = 0;
+  while (done < n && !e) {
+    ssize_t w = write(fd, text + done, n - done);
+    if (w > 0) done += (size_t)w;
+    else if (w == 0) e = EIO;
+    else if (errno != EINTR) e = errno;
+  }
+  if (!e && fsync(fd) != 0) e = errno;
+  if (close(fd) != 0 && !e) e = errno;
+  if (e) {
+    unlink(tmp);
+    return fail(err, errlen, "%s: cannot write %s: %s", path, tmp, strerror(e));
+  }
+  if (rename(tmp, path) != 0) {
+    e = errno;
+    unlink(tmp);
+    return fail(err, errlen, "%s: cannot replace it with %s: %s", path, tmp, strerror(e));
+  }
+  return 0;
+}
+
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
   json_t *runs = json_array(), *bs = json_array();
   for (size_t i = 0; i < f->nruns; i++)
@@ -334,27 +384,12 @@ int save_baseline(const char *path, const gate_figures *f, char *err, size_t err
                            g->mem_clock_mhz, "bus_width_bits", g->bus_width_bits, "ecc", g->ecc, "driver", g->driver,
                            "runtime", g->runtime, "runs", runs, "benchmarks", bs);
   if (!root) return fail(err, errlen, "%s: could not build the JSON document", path);
-  char tmp[4096];
-  int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  if (len < 0 || (size_t)len >= sizeof tmp) {
-    json_decref(root);
-    return fail(err, errlen, "%s: the path is too long (at most %zu characters with its temporary suffix)", path,
-                sizeof tmp - 24);
-  }
-  int rc = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+  char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
   json_decref(root);
-  int fd = rc == 0 ? open(tmp, O_RDONLY) : -1;
-  if (rc != 0 || fd < 0 || fsync(fd) != 0) {
-    if (fd >= 0) close(fd);
-    unlink(tmp);
-    return fail(err, errlen, "%s: cannot write %s: %s", path, tmp, strerror(errno));
-  }
-  close(fd);
-  if (rename(tmp, path) != 0) {
-    unlink(tmp);
-    return fail(err, errlen, "%s: cannot replace it: %s", path, strerror(errno));
-  }
-  return 0;
+  if (!text) return fail(err, errlen, "%s: could not build the JSON document (out of memory?)", path);
+  int rc = write_atomically(path, text, err, errlen);
+  free(text);
+  return rc;
 }
 
 int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_t errlen) {
@@ -428,7 +463,7 @@ static double unit_ns(const char *unit) {
  * same process are pooled: the gate's unit of independence is the process. */
 int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  json_t *root = parse(path, err, errlen);
+  json_t *root = load_json_object(path, err, errlen);
   if (!root) return 1;
   ctx c = {path, err, errlen, 0};
   json_t *cx = field(&c, root, "", "context", JSON_OBJECT);

@@ -51,6 +51,9 @@ typedef struct {
   size_t n;
 } gate_figures;
 
+/* Reads a JSON file whose top level is an object. NULL and a message that tells a missing
+ * file, an unreadable one and one that is not JSON apart. Free with json_decref. */
+struct json_t *load_json_object(const char *path, char *err, size_t errlen);
 /* Reads one output file of a benchmark binary (--benchmark_out, JSON). */
 int load_run(const char *path, gate_figures *out, char *err, size_t errlen);
 /* Reads baselines/<slug>.json and checks it names the GPU its file name says. */

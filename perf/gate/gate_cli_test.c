@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,12 +41,67 @@ START_TEST(help_and_repetitions) {
 }
 END_TEST
 
+/* A directory where creating a file fails with an errno other than ENOENT (EACCES as a user,
+ * /sys as root); *err is that errno. NULL when there is none here. */
+static const char *unwritable_dir(int *err) {
+  const char *candidates[] = {make_dir("ro"), "/sys"};
+  chmod(candidates[0], 0555);
+  for (size_t i = 0; i < 2; i++) {
+    char probe[1200];
+    FORMAT(probe, "%s/probe.json", candidates[i]);
+    int fd = open(probe, O_WRONLY | O_CREAT, 0644);
+    if (fd >= 0) {
+      close(fd);
+      unlink(probe);
+      continue;
+    }
+    *err = errno;
+    if (errno != ENOENT) return candidates[i];
+  }
+  return NULL;
+}
+
+/* Missing, unreadable and not-JSON inputs are told apart; a failed write names its real errno. */
+START_TEST(missing_unreadable_and_bad_inputs_differ) {
+  gate_figures f;
+  char err[1024];
+  make_dir("inputs");
+  expect_error(load_run(at("inputs/nope.json"), &f, err, sizeof err), err, "no such file");
+  expect_error(load_baseline(at("inputs/nope.json"), &f, err, sizeof err), err, "no such file");
+  expect_error(load_run(at("inputs"), &f, err, sizeof err), err, "a folder, not a file");
+  write_text("inputs/bad.json", "{\"context\": ");
+  expect_error(load_run(at("inputs/bad.json"), &f, err, sizeof err), err, "not valid JSON");
+  if (geteuid() != 0) { /* root reads any file */
+    write_run("inputs/secret.json", H100, 132, 3000.0, base_set, 3, 1);
+    ck_assert_int_eq(chmod(at("inputs/secret.json"), 0), 0);
+    expect_error(load_run(at("inputs/secret.json"), &f, err, sizeof err), err, strerror(EACCES));
+  }
+  write_run("inputs/run.json", H100, 132, 3000.0, base_set, 3, 1);
+  expect_gate(2, "compare --baseline=%s %s", at("inputs/nvidia-h100-80gb-hbm3.json"), at("inputs/run.json"));
+  expect_output("inputs/nvidia-h100-80gb-hbm3.json: no such file");
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", at("inputs/hist"), at("inputs/verdicts.json"),
+              at("inputs/run.json"));
+  expect_output("inputs/verdicts.json: no such file");
+
+  int want;
+  const char *ro = unwritable_dir(&want);
+  if (!ro) {
+    fprintf(stderr, "note: no unwritable folder here: the errno of a refused bless is not tested\n");
+    return;
+  }
+  expect_gate(2, "bless --baselines=%s %s", ro, at("inputs/run.json"));
+  expect_output(strerror(want));
+  ck_assert_msg(strstr(gate_output, strerror(ENOENT)) == NULL, "the cleanup's ENOENT was reported:\n%s", gate_output);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
   TCase *tc = tcase_create("cli");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, help_and_repetitions);
+  tcase_add_test(tc, missing_unreadable_and_bad_inputs_differ);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);

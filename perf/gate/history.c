@@ -34,12 +34,16 @@ int cmd_history(options *o) {
   char b1[4096], b2[4096], b3[4096], path[4300];
   gate_figures run;
   load_or_die(user_path(o->rest[0], b1, sizeof b1), &run, 0);
-  json_error_t je;
-  json_t *v = json_load_file(user_path(o->verdicts, b2, sizeof b2), 0, &je);
-  json_t *list = v ? json_object_get(v, "verdicts") : NULL;
+  char err[1024];
+  json_t *v = load_json_object(user_path(o->verdicts, b2, sizeof b2), err, sizeof err);
+  if (!v) {
+    fprintf(stderr, "gate: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  json_t *list = json_object_get(v, "verdicts");
   if (!json_is_array(list)) {
-    fprintf(stderr, "gate: %s: field verdicts: expected the array gate check writes (%s)\n", o->verdicts,
-            v ? "missing" : je.text);
+    fprintf(stderr, "gate: %s: field verdicts: expected the array gate check writes%s\n", o->verdicts,
+            list ? "" : ", missing");
     return EXIT_BAD_INPUT;
   }
   const char *dir = user_path(o->history_dir, b3, sizeof b3);
