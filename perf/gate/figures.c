@@ -222,9 +222,18 @@ static void optional_str(ctx *c, json_t *o, const char *where, const char *key, 
   store_str(c, where, key, json_is_string(v) ? json_string_value(v) : otherwise, dst, len);
 }
 
-static void read_gpu(ctx *c, json_t *g, gate_gpu *gpu) {
-  copy_str(c, g, "gpu", "name", gpu->name, sizeof gpu->name);
+/* The GPU's name and its slug, which names the baseline and history files: a name
+ * without a letter or digit would name them ".json" and ".csv". */
+static void read_gpu_name(ctx *c, json_t *g, const char *where, gate_gpu *gpu) {
+  copy_str(c, g, where, "name", gpu->name, sizeof gpu->name);
   gpu_slug(gpu->name, gpu->slug, sizeof gpu->slug);
+  if (!c->failed && gpu->slug[0] == '\0')
+    c->failed = fail(c->err, c->errlen, "%s: field %s.name: '%s' has no letter or digit, so it cannot name a baseline "
+                     "or history file: give the GPU's model name (as nvidia-smi prints it)", c->path, where, gpu->name);
+}
+
+static void read_gpu(ctx *c, json_t *g, gate_gpu *gpu) {
+  read_gpu_name(c, g, "gpu", gpu);
   json_t *v = field(c, g, "gpu", "sm_count", JSON_INTEGER);
   gpu->sm_count = v ? (int)json_integer_value(v) : 0;
   gpu->mem_clock_mhz = positive(c, g, "gpu", "mem_clock_mhz");
@@ -474,8 +483,7 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
   json_t *g = field(&c, cx, "context", "gpu", JSON_OBJECT);
   if (g && !c.failed) {
     gate_gpu *gpu = &out->gpu;
-    copy_str(&c, g, "context.gpu", "name", gpu->name, sizeof gpu->name);
-    gpu_slug(gpu->name, gpu->slug, sizeof gpu->slug);
+    read_gpu_name(&c, g, "context.gpu", gpu);
     json_t *v = field(&c, g, "context.gpu", "sm_count", JSON_INTEGER);
     gpu->sm_count = v ? (int)json_integer_value(v) : 0;
     gpu->mem_clock_mhz = positive(&c, g, "context.gpu", "mem_clock_max_mhz");

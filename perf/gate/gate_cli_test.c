@@ -95,6 +95,33 @@ START_TEST(missing_unreadable_and_bad_inputs_differ) {
 }
 END_TEST
 
+/* A GPU name without a letter or digit cannot name a baseline or history file (".json"). */
+START_TEST(gpu_name_must_name_a_file) {
+  gate_figures f, base;
+  char err[1024];
+  make_dir("noname/bl");
+  const char *names[] = {"", "---", " / "};
+  for (size_t i = 0; i < 3; i++) {
+    write_run("noname/run.json", names[i], 132, 3000.0, base_set, 3, 1);
+    expect_error(load_run(at("noname/run.json"), &f, err, sizeof err), err, "field context.gpu.name");
+    expect_gate(2, "bless --baselines=%s %s", at("noname/bl"), at("noname/run.json"));
+    expect_output("noname/run.json: field context.gpu.name");
+    ck_assert_int_ne(access(at("noname/bl/.json"), F_OK), 0);
+    write_text("noname/verdicts.json", "{\"metric\": \"time\", \"verdicts\": []}");
+    expect_gate(2, "history --history_dir=%s --verdicts=%s %s", at("noname/hist"), at("noname/verdicts.json"),
+                at("noname/run.json"));
+    expect_output("field context.gpu.name");
+    ck_assert_int_ne(access(at("noname/hist/.csv"), F_OK), 0);
+  }
+  /* A baseline named after an empty slug. */
+  make_baseline(&base);
+  base.gpu.name[0] = '\0';
+  ck_assert_msg(save_baseline(at("noname/bl/.json"), &base, err, sizeof err) == 0, "%s", err);
+  expect_error(load_baseline(at("noname/bl/.json"), &f, err, sizeof err), err, "field gpu.name");
+  free_figures(&base);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -102,6 +129,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, help_and_repetitions);
   tcase_add_test(tc, missing_unreadable_and_bad_inputs_differ);
+  tcase_add_test(tc, gpu_name_must_name_a_file);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);
