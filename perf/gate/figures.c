@@ -137,6 +137,22 @@ static void store_str(ctx *c, const char *where, const char *key, const char *s,
   memcpy(dst, s, n + 1);
 }
 
+/* A kernel call takes at least this long: a shorter or non-finite time is a broken timer or
+ * time_unit, and would make a "faster -100 %" and an infinite bandwidth. */
+#define MIN_PHYSICAL_NS 1.0
+
+/* 0 when x (ns) is a physical time; else 1 and a message naming where.key[index] (index < 0: none). */
+static int physical_ns(ctx *c, double x, const char *where, const char *key, long index) {
+  if (c->failed) return 1;
+  if (x >= MIN_PHYSICAL_NS && isfinite(x)) return 0;
+  char idx[32] = "";
+  if (index >= 0) snprintf(idx, sizeof idx, "[%ld]", index);
+  c->failed = fail(c->err, c->errlen, "%s: field %s.%s%s: %g ns is not a physical time (want a finite time of at "
+                   "least %g ns): a broken timer or time_unit? Re-run the benchmark", c->path, where, key, idx, x,
+                   MIN_PHYSICAL_NS);
+  return 1;
+}
+
 static void copy_str(ctx *c, json_t *obj, const char *where, const char *key, char *dst, size_t len) {
   json_t *v = field(c, obj, where, key, JSON_STRING);
   if (v) store_str(c, where, key, json_string_value(v), dst, len);
@@ -182,7 +198,7 @@ static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate
   out->run = run ? (size_t)json_integer_value(run) : 0;
   out->median_ns = positive(c, m, where, "median_ns");
   json_t *s = field(c, m, where, "samples_ns", JSON_ARRAY);
-  if (!s) return 1;
+  if (!s || physical_ns(c, out->median_ns, where, "median_ns", -1)) return 1;
   out->nsamples = json_array_size(s);
   if (out->nsamples == 0)
     return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns: empty; a measure needs its samples (the "
@@ -191,9 +207,7 @@ static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate
   for (size_t i = 0; i < out->nsamples; i++) {
     json_t *v = json_array_get(s, i);
     double x = json_is_number(v) ? json_number_value(v) : NAN;
-    if (!(x > 0) || !isfinite(x))
-      return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns[%zu]: expected a positive number", c->path,
-                              where, i);
+    if (physical_ns(c, x, where, "samples_ns", (long)i)) return 1;
     out->samples_ns[i] = x;
   }
   return c->failed;
@@ -327,7 +341,30 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
  * U test compares while a small kernel's ten thousand samples stay out of git. */
 #define BASELINE_MAX_SAMPLES 64
 
-static json_t *measure_json(const gate_measure *m) {
+/* Building a baseline's JSON: jansson refuses inf and nan (json_real gives NULL, and an
+ * append of NULL fails), so every number is checked and every build step's result too;
+ * a failure names the benchmark and field, and nothing is written. */
+static int finite_field(ctx *c, const char *name, const char *key, double x) {
+  if (c->failed || isfinite(x)) return c->failed;
+  return c->failed = fail(c->err, c->errlen, "%s: not written: %s: field %s: %g is not a finite number", c->path, name,
+                          key, x);
+}
+
+static void append(ctx *c, json_t *array, json_t *v, const char *name, const char *key) {
+  if (c->failed) {
+    json_decref(v);
+  } else if (!v || json_array_append_new(array, v) != 0) {
+    c->failed = fail(c->err, c->errlen, "%s: not written: %s: field %s: could not build its JSON", c->path, name, key);
+  }
+}
+
+static json_t *measure_json(ctx *c, const char *name, size_t r, const gate_measure *m) {
+  char key[64];
+  snprintf(key, sizeof key, "runs[%zu].median_ns", r);
+  if (finite_field(c, name, key, m->median_ns)) return NULL;
+  snprintf(key, sizeof key, "runs[%zu].samples_ns", r);
+  for (size_t i = 0; i < m->nsamples; i++)
+    if (finite_field(c, name, key, m->samples_ns[i])) return NULL;
   json_t *s = json_array();
   double *sorted = malloc((m->nsamples + 1) * sizeof *sorted);
   memcpy(sorted, m->samples_ns, m->nsamples * sizeof *sorted);
@@ -335,10 +372,46 @@ static json_t *measure_json(const gate_measure *m) {
   size_t keep = m->nsamples < BASELINE_MAX_SAMPLES ? m->nsamples : BASELINE_MAX_SAMPLES;
   for (size_t i = 0; i < keep; i++) {
     size_t k = keep > 1 ? (size_t)((double)i * (double)(m->nsamples - 1) / (double)(keep - 1) + 0.5) : 0;
-    json_array_append_new(s, json_real(sorted[k]));
+    append(c, s, json_real(sorted[k]), name, key);
   }
   free(sorted);
+  if (c->failed) {
+    json_decref(s);
+    return NULL;
+  }
   return json_pack("{s:I, s:f, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "samples_ns", s);
+}
+
+static json_t *runs_json(ctx *c, const gate_figures *f) {
+  json_t *runs = json_array();
+  for (size_t i = 0; i < f->nruns && !c->failed; i++) {
+    const gate_run_info *r = &f->runs[i];
+    char where[32];
+    snprintf(where, sizeof where, "runs[%zu]", i);
+    if (finite_field(c, where, "copy_bytes_per_second", r->copy_bytes_per_second)) break;
+    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "date", r->date, "commit", r->commit, "host", r->host,
+                              "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second", r->copy_bytes_per_second, "l2_flush",
+                              r->l2_flush), where, "(its fields)");
+  }
+  return runs;
+}
+
+static json_t *benchmarks_json(ctx *c, const gate_figures *f) {
+  json_t *bs = json_array();
+  for (size_t i = 0; i < f->n && !c->failed; i++) {
+    const gate_bench *b = &f->b[i];
+    if (finite_field(c, b->name, "bytes_per_second", b->bytes_per_second)) break;
+    json_t *m = json_array();
+    for (size_t r = 0; r < b->nruns && !c->failed; r++)
+      append(c, m, measure_json(c, b->name, r, &b->runs[r]), b->name, "runs");
+    if (c->failed) {
+      json_decref(m);
+      break;
+    }
+    append(c, bs, json_pack("{s:s, s:f, s:o}", "name", b->name, "bytes_per_second", b->bytes_per_second, "runs", m),
+           b->name, "(its fields)");
+  }
+  return bs;
 }
 
 /* Writes text to path through a temporary file beside it (written, fsynced, renamed over
@@ -375,19 +448,15 @@ static int write_atomically(const char *path, const char *text, char *err, size_
 }
 
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
-  json_t *runs = json_array(), *bs = json_array();
-  for (size_t i = 0; i < f->nruns; i++)
-    json_array_append_new(runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "date", f->runs[i].date, "commit",
-                                          f->runs[i].commit, "host", f->runs[i].host, "gpu_uuid",
-                                          f->runs[i].gpu_uuid, "copy_bytes_per_second",
-                                          f->runs[i].copy_bytes_per_second, "l2_flush", f->runs[i].l2_flush));
-  for (size_t i = 0; i < f->n; i++) {
-    json_t *m = json_array();
-    for (size_t r = 0; r < f->b[i].nruns; r++) json_array_append_new(m, measure_json(&f->b[i].runs[r]));
-    json_array_append_new(bs, json_pack("{s:s, s:f, s:o}", "name", f->b[i].name, "bytes_per_second",
-                                        f->b[i].bytes_per_second, "runs", m));
-  }
+  ctx c = {path, err, errlen, 0};
   const gate_gpu *g = &f->gpu;
+  finite_field(&c, "gpu", "mem_clock_mhz", g->mem_clock_mhz);
+  json_t *runs = runs_json(&c, f), *bs = benchmarks_json(&c, f);
+  if (c.failed) {
+    json_decref(runs);
+    json_decref(bs);
+    return 1;
+  }
   json_t *root = json_pack("{s:i, s:{s:s, s:i, s:f, s:i, s:b, s:s, s:s}, s:o, s:o}", "schema_version",
                            BASELINE_SCHEMA_VERSION, "gpu", "name", g->name, "sm_count", g->sm_count, "mem_clock_mhz",
                            g->mem_clock_mhz, "bus_width_bits", g->bus_width_bits, "ecc", g->ecc, "driver", g->driver,
@@ -454,6 +523,12 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
     double med = b->nruns % 2 ? meds[b->nruns / 2] : 0.5 * (meds[b->nruns / 2 - 1] + meds[b->nruns / 2]);
     b->bytes_per_second = bytes / med;
     free(meds);
+    if (!(b->bytes_per_second > 0) || !isfinite(b->bytes_per_second)) {
+      fail(err, errlen, "%s: field bytes_per_second: %g over the runs: expected a positive finite number", b->name,
+           b->bytes_per_second);
+      free_figures(out);
+      return 1;
+    }
   }
   return 0;
 }
@@ -466,6 +541,98 @@ static double unit_ns(const char *unit) {
   return 0;
 }
 
+
+static void read_run_gpu(ctx *c, json_t *g, gate_gpu *gpu) {
+  read_gpu_name(c, g, "context.gpu", gpu);
+  json_t *v = field(c, g, "context.gpu", "sm_count", JSON_INTEGER);
+  gpu->sm_count = v ? (int)json_integer_value(v) : 0;
+  gpu->mem_clock_mhz = positive(c, g, "context.gpu", "mem_clock_max_mhz");
+  v = field(c, g, "context.gpu", "bus_width_bits", JSON_INTEGER);
+  gpu->bus_width_bits = v ? (int)json_integer_value(v) : 0;
+  v = field(c, g, "context.gpu", "ecc", JSON_TRUE);
+  gpu->ecc = v ? json_is_true(v) : 0;
+  copy_str(c, g, "context.gpu", "driver_version", gpu->driver, sizeof gpu->driver);
+  copy_str(c, g, "context.gpu", "runtime_version", gpu->runtime, sizeof gpu->runtime);
+}
+
+static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
+  copy_str(c, cx, "context", "date", info->date, sizeof info->date);
+  copy_str(c, cx, "context", "host_name", info->host, sizeof info->host);
+  /* from --benchmark_context=commit=... */
+  optional_str(c, cx, "context", "commit", "unknown", info->commit, sizeof info->commit);
+  /* 0 when the runner's copy probe failed: only --metric=copy_ratio needs it. */
+  json_t *copy = field(c, cx, "context", "copy_bandwidth_GBps", JSON_REAL);
+  double gbps = copy ? json_number_value(copy) : 0;
+  if (copy && !(gbps >= 0 && isfinite(gbps)))
+    c->failed = fail(c->err, c->errlen, "%s: field context.copy_bandwidth_GBps: expected a number >= 0, got %g",
+                     c->path, gbps);
+  info->copy_bytes_per_second = gbps * 1e9;
+  if (json_is_false(json_object_get(cx, "l2_flush")))
+    snprintf(info->l2_flush, sizeof info->l2_flush, "hot");
+  else
+    read_flush_method(c, cx, "context", "l2_flush_method", info->l2_flush, sizeof info->l2_flush);
+  json_t *gpu_cx = json_object_get(cx, "gpu");
+  if (json_is_object(gpu_cx)) optional_str(c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
+}
+
+/* One "iteration" entry: its samples join those of earlier repetitions of the same benchmark. */
+static void read_iteration(ctx *c, json_t *e, const char *where, const char *name, gate_figures *out) {
+  char unit[16] = "";
+  copy_str(c, e, where, "time_unit", unit, sizeof unit);
+  double scale = unit_ns(unit);
+  if (!c->failed && scale == 0) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.time_unit: '%s' is not ns, us, ms or s", c->path, where, unit);
+    return;
+  }
+  double real = positive(c, e, where, "real_time") * scale;
+  double bps = positive(c, e, where, "bytes_per_second");
+  json_t *s = field(c, e, where, "samples", JSON_ARRAY);
+  if (c->failed || physical_ns(c, real, where, "real_time", -1)) return;
+  if (json_array_size(s) == 0) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.samples: empty (every repetition keeps its samples)", c->path,
+                     where);
+    return;
+  }
+  if (!isfinite(bps * real)) { /* bytes moved per call */
+    c->failed = fail(c->err, c->errlen, "%s: %s (%s): field bytes_per_second: %g B/s x real_time %g ns is not a "
+                     "finite number of bytes: a broken byte count? Re-run the benchmark", c->path, where, name, bps,
+                     real);
+    return;
+  }
+  gate_bench *b = (gate_bench *)find_bench(out, name);
+  if (!b) {
+    b = &out->b[out->n++];
+    b->name = strdup(name);
+    b->runs = calloc(1, sizeof *b->runs);
+    b->nruns = 1;
+    b->bytes_per_second = bps * real; /* bytes per run, until the median is known */
+  }
+  gate_measure *m = &b->runs[0];
+  m->samples_ns = realloc(m->samples_ns, (m->nsamples + json_array_size(s) + 1) * sizeof(double));
+  for (size_t k = 0; k < json_array_size(s); k++) {
+    json_t *v = json_array_get(s, k);
+    double x = json_is_number(v) ? json_number_value(v) * scale : NAN;
+    if (physical_ns(c, x, where, "samples", (long)k)) return;
+    m->samples_ns[m->nsamples++] = x;
+  }
+}
+
+/* Each benchmark's median over its pooled samples, and its bytes per second at that median. */
+static void run_medians(ctx *c, gate_figures *out) {
+  for (size_t i = 0; i < out->n && !c->failed; i++) {
+    gate_measure *m = &out->b[i].runs[0];
+    double *sorted = malloc(m->nsamples * sizeof *sorted);
+    memcpy(sorted, m->samples_ns, m->nsamples * sizeof *sorted);
+    qsort(sorted, m->nsamples, sizeof *sorted, cmp_double);
+    size_t h = m->nsamples / 2;
+    m->median_ns = m->nsamples % 2 ? sorted[h] : 0.5 * (sorted[h - 1] + sorted[h]);
+    free(sorted);
+    out->b[i].bytes_per_second /= m->median_ns; /* bytes per run / median time */
+    if (!(out->b[i].bytes_per_second > 0) || !isfinite(out->b[i].bytes_per_second))
+      c->failed = fail(c->err, c->errlen, "%s: %s: field bytes_per_second: %g at the median of %g ns: expected a "
+                       "positive finite number", c->path, out->b[i].name, out->b[i].bytes_per_second, m->median_ns);
+  }
+}
 
 /* A runner file: Google Benchmark JSON whose "iteration" entries carry their
  * kept samples ("samples", in time_unit). Repetitions of one benchmark in the
@@ -481,38 +648,10 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
     c.failed = fail(err, errlen, "%s: field context.json_schema_version: %lld is not supported (want 1)", path,
                     (long long)json_integer_value(ver));
   json_t *g = field(&c, cx, "context", "gpu", JSON_OBJECT);
-  if (g && !c.failed) {
-    gate_gpu *gpu = &out->gpu;
-    read_gpu_name(&c, g, "context.gpu", gpu);
-    json_t *v = field(&c, g, "context.gpu", "sm_count", JSON_INTEGER);
-    gpu->sm_count = v ? (int)json_integer_value(v) : 0;
-    gpu->mem_clock_mhz = positive(&c, g, "context.gpu", "mem_clock_max_mhz");
-    v = field(&c, g, "context.gpu", "bus_width_bits", JSON_INTEGER);
-    gpu->bus_width_bits = v ? (int)json_integer_value(v) : 0;
-    v = field(&c, g, "context.gpu", "ecc", JSON_TRUE);
-    gpu->ecc = v ? json_is_true(v) : 0;
-    copy_str(&c, g, "context.gpu", "driver_version", gpu->driver, sizeof gpu->driver);
-    copy_str(&c, g, "context.gpu", "runtime_version", gpu->runtime, sizeof gpu->runtime);
-  }
+  if (g && !c.failed) read_run_gpu(&c, g, &out->gpu);
   out->nruns = 1;
   out->runs = calloc(2, sizeof *out->runs);
-  gate_run_info *info = &out->runs[0];
-  copy_str(&c, cx, "context", "date", info->date, sizeof info->date);
-  copy_str(&c, cx, "context", "host_name", info->host, sizeof info->host);
-  /* from --benchmark_context=commit=... */
-  optional_str(&c, cx, "context", "commit", "unknown", info->commit, sizeof info->commit);
-  /* 0 when the runner's copy probe failed: only --metric=copy_ratio needs it. */
-  json_t *copy = field(&c, cx, "context", "copy_bandwidth_GBps", JSON_REAL);
-  double gbps = copy ? json_number_value(copy) : 0;
-  if (copy && !(gbps >= 0 && isfinite(gbps)))
-    c.failed = fail(err, errlen, "%s: field context.copy_bandwidth_GBps: expected a number >= 0, got %g", path, gbps);
-  info->copy_bytes_per_second = gbps * 1e9;
-  if (json_is_false(json_object_get(cx, "l2_flush")))
-    snprintf(info->l2_flush, sizeof info->l2_flush, "hot");
-  else
-    read_flush_method(&c, cx, "context", "l2_flush_method", info->l2_flush, sizeof info->l2_flush);
-  json_t *gpu_cx = json_object_get(cx, "gpu");
-  if (json_is_object(gpu_cx)) optional_str(&c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
+  read_run_info(&c, cx, &out->runs[0]);
 
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
   size_t nb = bs ? json_array_size(bs) : 0;
@@ -531,54 +670,12 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
       break;
     }
     if (strcmp(json_string_value(type), "iteration") != 0) continue; /* aggregates are recomputed */
-    char unit[16] = "";
-    copy_str(&c, e, where, "time_unit", unit, sizeof unit);
-    double scale = unit_ns(unit);
-    if (!c.failed && scale == 0) {
-      c.failed = fail(err, errlen, "%s: field %s.time_unit: '%s' is not ns, us, ms or s", path, where, unit);
-      break;
-    }
-    double real = positive(&c, e, where, "real_time") * scale;
-    double bps = positive(&c, e, where, "bytes_per_second");
-    json_t *s = field(&c, e, where, "samples", JSON_ARRAY);
-    if (c.failed) break;
-    if (json_array_size(s) == 0) {
-      c.failed = fail(err, errlen, "%s: field %s.samples: empty (every repetition keeps its samples)", path, where);
-      break;
-    }
-    gate_bench *b = (gate_bench *)find_bench(out, json_string_value(name));
-    if (!b) {
-      b = &out->b[out->n++];
-      b->name = strdup(json_string_value(name));
-      b->runs = calloc(1, sizeof *b->runs);
-      b->nruns = 1;
-      b->bytes_per_second = bps * real; /* bytes per run, until the median is known */
-    }
-    gate_measure *m = &b->runs[0];
-    m->samples_ns = realloc(m->samples_ns, (m->nsamples + json_array_size(s) + 1) * sizeof(double));
-    for (size_t k = 0; k < json_array_size(s); k++) {
-      json_t *v = json_array_get(s, k);
-      double x = json_is_number(v) ? json_number_value(v) * scale : NAN;
-      if (!(x > 0) || !isfinite(x)) {
-        c.failed = fail(err, errlen, "%s: field %s.samples[%zu]: expected a positive number", path, where, k);
-        break;
-      }
-      m->samples_ns[m->nsamples++] = x;
-    }
+    read_iteration(&c, e, where, json_string_value(name), out);
   }
   if (!c.failed && out->n == 0)
     c.failed = fail(err, errlen, "%s: field benchmarks: no iteration entries: the run measured nothing (a filter "
                     "that matched no benchmark?)", path);
-  for (size_t i = 0; i < out->n && !c.failed; i++) {
-    gate_measure *m = &out->b[i].runs[0];
-    double *sorted = malloc(m->nsamples * sizeof *sorted);
-    memcpy(sorted, m->samples_ns, m->nsamples * sizeof *sorted);
-    qsort(sorted, m->nsamples, sizeof *sorted, cmp_double);
-    size_t h = m->nsamples / 2;
-    m->median_ns = m->nsamples % 2 ? sorted[h] : 0.5 * (sorted[h - 1] + sorted[h]);
-    free(sorted);
-    out->b[i].bytes_per_second /= m->median_ns; /* bytes per run / median time */
-  }
+  run_medians(&c, out);
   json_decref(root);
   if (c.failed) free_figures(out);
   return c.failed;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,54 @@ START_TEST(gpu_name_must_name_a_file) {
 }
 END_TEST
 
+/* Figures that are not physical or not finite are refused with the run file, benchmark and
+ * field named: jansson cannot write inf or nan, and bless used to drop such a benchmark. */
+START_TEST(unphysical_figures_are_refused) {
+  make_dir("inf/bl");
+  write_run("inf/ok.json", H100, 132, 3000.0, base_set, 3, 1);
+  /* All samples of add_float4 are 1e-300 ns: "faster -100 %", "inf GB/s". */
+  write_run("inf/tiny.json", H100, 132, 3000.0, base_set, 3, 2);
+  json_t *tiny = json_array();
+  for (int k = 0; k < 5; k++) json_array_append_new(tiny, json_real(1e-300));
+  set_bench("inf/tiny.json", 1, "samples", tiny);
+  expect_gate(2, "bless --baselines=%s %s", at("inf/bl"), at("inf/tiny.json"));
+  expect_output("inf/tiny.json: field benchmarks[1].samples[0]");
+  expect_output("not a physical time");
+  ck_assert_int_ne(access(at("inf/bl/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
+  /* bytes_per_second x real_time overflows: the bytes moved per call are not finite. */
+  write_run("inf/huge.json", H100, 132, 3000.0, base_set, 3, 3);
+  set_bench("inf/huge.json", 2, "bytes_per_second", json_real(1e300));
+  set_bench("inf/huge.json", 2, "real_time", json_real(1e10));
+  expect_gate(2, "bless --baselines=%s %s %s", at("inf/bl"), at("inf/ok.json"), at("inf/huge.json"));
+  expect_output("inf/huge.json: benchmarks[2] (elementwise/saxpy/N:1): field bytes_per_second");
+  ck_assert_int_ne(access(at("inf/bl/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
+  /* compare refuses them too. */
+  expect_gate(0, "bless --baselines=%s %s", at("inf/bl"), at("inf/ok.json"));
+  expect_output("Blessed 3 benchmarks");
+  expect_gate(2, "compare --baseline=%s %s", at("inf/bl/nvidia-h100-80gb-hbm3.json"), at("inf/tiny.json"));
+  expect_output("not a physical time");
+
+  /* A baseline is never written without a benchmark it was given. */
+  gate_figures base, again;
+  char err[1024];
+  make_baseline(&base);
+  base.b[1].bytes_per_second = INFINITY;
+  expect_error(save_baseline(at("inf/nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err), err,
+               "elementwise/add_float4/N:1: field bytes_per_second");
+  ck_assert_int_ne(access(at("inf/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
+  base.b[1].bytes_per_second = 1e12;
+  base.b[2].runs[1].samples_ns[3] = NAN;
+  expect_error(save_baseline(at("inf/nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err), err,
+               "elementwise/saxpy/N:1: field runs[1].samples_ns");
+  base.b[2].runs[1].samples_ns[3] = 3000;
+  ck_assert_msg(save_baseline(at("inf/nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_baseline(at("inf/nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(again.n, 3);
+  free_figures(&base);
+  free_figures(&again);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -130,6 +179,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, help_and_repetitions);
   tcase_add_test(tc, missing_unreadable_and_bad_inputs_differ);
   tcase_add_test(tc, gpu_name_must_name_a_file);
+  tcase_add_test(tc, unphysical_figures_are_refused);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);

@@ -72,6 +72,17 @@ void make_baseline(gate_figures *base) {
   for (int r = 0; r < 3; r++) free_figures(&runs[r]);
 }
 
+void set_bench(const char *file, size_t index, const char *key, json_t *value) {
+  json_error_t jerr;
+  json_t *root = json_load_file(at(file), 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  json_t *b = json_array_get(json_object_get(root, "benchmarks"), index);
+  ck_assert_ptr_nonnull(b);
+  json_object_set_new(b, key, value);
+  ck_assert_int_eq(json_dump_file(root, at(file), 0), 0);
+  json_decref(root);
+}
+
 void expect_error(int rc, const char *err, const char *needle) {
   ck_assert_int_ne(rc, 0);
   ck_assert_msg(strstr(err, needle) != NULL, "error '%s' should mention '%s'", err, needle);

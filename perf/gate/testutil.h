@@ -36,6 +36,8 @@ void write_text(const char *file, const char *text);
 void make_baseline(gate_figures *base);
 /* Sets context.<key> of a run file written by write_run. */
 void set_context(const char *file, const char *key, json_t *value);
+/* Sets benchmarks[index].<key> of a run file written by write_run. */
+void set_bench(const char *file, size_t index, const char *key, json_t *value);
 void expect_error(int rc, const char *err, const char *needle);
 int file_has(const char *path, const char *needle);
 /* Runs `gate ARGS` with its output discarded; returns its exit status. */
