@@ -15,11 +15,38 @@
 #include "perf/gate/gate_cli.h"
 #include "perf/gate/report.h"
 
+/* Each run must be a separate process: the same file twice, another path to it, or a copy
+ * of one run (same date, host and GPU) would count one process as several and hide the
+ * spread between runs that the baseline's noise is. 0 when all differ; else says which. */
+static int distinct_runs(char **paths, const gate_figures *runs, int n) {
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      struct stat a, b;
+      if (stat(paths[i], &a) == 0 && stat(paths[j], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+        fprintf(stderr, "gate: %s and %s are the same file: give each run once\n", paths[i], paths[j]);
+        return 1;
+      }
+      const gate_run_info *x = &runs[i].runs[0], *y = &runs[j].runs[0];
+      if (!strcmp(x->date, y->date) && !strcmp(x->host, y->host) && !strcmp(x->gpu_uuid, y->gpu_uuid)) {
+        fprintf(stderr, "gate: %s and %s are the same run (context.date %s, context.host_name %s, context.gpu.uuid "
+                "'%s'): a baseline's noise is the spread between separate runs, so give each run once\n", paths[i],
+                paths[j], x->date, x->host, x->gpu_uuid);
+        return 1;
+      }
+    }
+  return 0;
+}
+
 int cmd_bless(options *o) {
   if (!o->baselines || o->nrest < 1) usage("bless needs --baselines=DIR and at least one RUN.json");
   char buf[4096], err[1024];
   gate_figures *runs = calloc((size_t)o->nrest, sizeof *runs);
-  for (int i = 0; i < o->nrest; i++) load_or_die(user_path(o->rest[i], buf, sizeof buf), &runs[i], 0);
+  char **paths = calloc((size_t)o->nrest, sizeof *paths);
+  for (int i = 0; i < o->nrest; i++) {
+    paths[i] = xasprintf("%s", user_path(o->rest[i], buf, sizeof buf));
+    load_or_die(paths[i], &runs[i], 0);
+  }
+  if (distinct_runs(paths, runs, o->nrest)) return EXIT_BAD_INPUT;
   gate_figures merged;
   if (merge_runs(runs, (size_t)o->nrest, &merged, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);

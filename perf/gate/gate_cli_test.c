@@ -171,6 +171,32 @@ START_TEST(unphysical_figures_are_refused) {
 }
 END_TEST
 
+/* A baseline's noise is the spread between separate runs: one run given twice (the same
+ * file, another path to it, or a copy) would count as two and hide that spread. */
+START_TEST(one_run_counts_once) {
+  make_dir("dup/bl");
+  write_run("dup/a.json", H100, 132, 3000.0, base_set, 3, 1);
+  write_run("dup/b.json", H100, 132, 3000.0, base_set, 3, 2);
+  write_run("dup/c.json", H100, 132, 3000.0, base_set, 3, 3);
+  const char *bl = make_dir("dup/bl");
+  expect_gate(2, "bless --baselines=%s %s %s %s", bl, at("dup/a.json"), at("dup/a.json"), at("dup/a.json"));
+  expect_output("dup/a.json and ");
+  expect_output("the same file");
+  make_dir("dup/sub");
+  expect_gate(2, "bless --baselines=%s %s %s %s", bl, at("dup/a.json"), at("dup/b.json"), at("dup/sub/../a.json"));
+  expect_output("the same file");
+  char cmd[2048];
+  FORMAT(cmd, "cp '%s' '%s'", at("dup/b.json"), at("dup/b_copy.json"));
+  ck_assert_int_eq(system(cmd), 0);
+  expect_gate(2, "bless --baselines=%s %s %s %s", bl, at("dup/a.json"), at("dup/b.json"), at("dup/b_copy.json"));
+  expect_output("dup/b.json and ");
+  expect_output("dup/b_copy.json are the same run");
+  ck_assert_int_ne(access(at("dup/bl/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
+  expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("dup/a.json"), at("dup/b.json"), at("dup/c.json"));
+  expect_output("Blessed 3 benchmarks from 3 run(s)");
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -180,6 +206,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, missing_unreadable_and_bad_inputs_differ);
   tcase_add_test(tc, gpu_name_must_name_a_file);
   tcase_add_test(tc, unphysical_figures_are_refused);
+  tcase_add_test(tc, one_run_counts_once);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);

@@ -26,7 +26,8 @@ typedef struct {
 
 extern const fake_bench base_set[3];
 
-/* A runner-style JSON file in dir: context with gpu + copy bandwidth, one iteration entry per benchmark. */
+/* A runner-style JSON file in dir: context with gpu + copy bandwidth, one iteration entry per benchmark.
+ * The seed draws the samples and sets the run's date: another seed, another run. */
 void write_run(const char *file, const char *gpu, int sms, double copy_gbps, const fake_bench *b, size_t n,
                unsigned seed);
 /* dir/file (one of four rotating buffers). */
