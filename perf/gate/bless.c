@@ -37,6 +37,49 @@ static int distinct_runs(char **paths, const gate_figures *runs, int n) {
   return 0;
 }
 
+/* Blesses into one folder take turns on an exclusive flock of the folder: each reads the old
+ * baseline, merges and replaces it while holding the lock, so two families blessed at once
+ * both stay (without it, the later rename dropped the family of the earlier). Returns the
+ * descriptor that holds the lock (closing it lets go), or -1 after saying why. */
+static int lock_folder(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    fprintf(stderr, "gate: cannot open the baselines folder %s: %s (create it, or fix --baselines)\n", dir,
+            strerror(errno));
+    return -1;
+  }
+  while (flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR) {
+      fprintf(stderr, "gate: cannot lock the baselines folder %s: %s\n", dir, strerror(errno));
+      close(fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* The old baseline at path with the families of `fresh` replaced, into *result; prints the
+ * changes. 0 when fine; else says why (a baseline of other hardware). */
+static int merge_into_old(const char *path, const gate_figures *fresh, gate_figures *result) {
+  char err[1024];
+  gate_figures old, old_view;
+  load_or_die(path, &old, 1);
+  if (replace_families(&old, fresh, result, err, sizeof err)) {
+    fprintf(stderr, "gate: %s holds a baseline of other hardware: %s\n", path, err);
+    return 1;
+  }
+  families_of(&old, fresh, &old_view);
+  gate_policy p = default_policy();
+  comparison *c;
+  size_t n = compare_figures(&old_view, fresh, &p, &c);
+  printf("Changes against the old baseline %s (families re-measured: the new runs are 'New'):\n", path);
+  print_table(stdout, c, n, NULL, p.metric);
+  printf("Kept from the old baseline: %zu benchmarks of other families\n", result->n - fresh->n);
+  free(c);
+  free(old_view.b);
+  free_figures(&old);
+  return 0;
+}
+
 int cmd_bless(options *o) {
   if (!o->baselines || o->nrest < 1) usage("bless needs --baselines=DIR and at least one RUN.json");
   char buf[4096], err[1024];
@@ -61,31 +104,16 @@ int cmd_bless(options *o) {
               "at least 3 runs (separate processes) of each family\n", merged.b[i].name, merged.b[i].nruns);
       break;
     }
+  int lock = lock_folder(dir);
+  if (lock < 0) return EXIT_BAD_INPUT;
   gate_figures result = merged;
-  if (access(path, F_OK) == 0) {
-    gate_figures old, old_view;
-    load_or_die(path, &old, 1);
-    if (replace_families(&old, &merged, &result, err, sizeof err)) {
-      fprintf(stderr, "gate: %s holds a baseline of other hardware: %s\n", path, err);
-      return EXIT_BAD_INPUT;
-    }
-    families_of(&old, &merged, &old_view);
-    gate_policy p = default_policy();
-    comparison *c;
-    size_t n = compare_figures(&old_view, &merged, &p, &c);
-    printf("Changes against the old baseline %s (families re-measured: the new runs are 'New'):\n", path);
-    print_table(stdout, c, n, NULL, p.metric);
-    printf("Kept from the old baseline: %zu benchmarks of other families\n", result.n - merged.n);
-    free(c);
-    free(old_view.b);
-    free_figures(&old);
-  } else {
-    printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
-  }
+  if (access(path, F_OK) == 0 && merge_into_old(path, &merged, &result)) return EXIT_BAD_INPUT;
+  if (result.b == merged.b) printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
   if (save_baseline(path, &result, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     return EXIT_BAD_INPUT;
   }
+  close(lock);
   printf("Blessed %zu benchmarks from %d run(s) into %s\n", merged.n, o->nrest, path);
   return EXIT_PASS;
 }

@@ -197,6 +197,76 @@ START_TEST(one_run_counts_once) {
 }
 END_TEST
 
+/* Starts `gate ARGS...` once go[1] is closed (so that both of a pair start together), output discarded. */
+static pid_t start_gate(const int go[2], char *const *args) {
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    char c;
+    close(go[1]);
+    while (read(go[0], &c, 1) > 0) {
+    }
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    char *argv[16] = {(char *)gate_bin};
+    for (int i = 0; args[i] && i < 14; i++) argv[i + 1] = args[i];
+    execv(gate_bin, argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+static int exit_status(pid_t pid) {
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Two blesses of different families into one baseline at once: both families end up in it
+ * (each bless reads, merges and replaces the file under an exclusive lock). */
+START_TEST(concurrent_blesses_keep_both_families) {
+  static const fake_bench rd[] = {{"reduce/v7/N:1", 500}, {"reduce/cub/N:1", 510}};
+  static const fake_bench mm[] = {{"matmul/tiled/N:1", 9000}};
+  char ew_runs[3][1024], rd_runs[3][1024];
+  for (int r = 0; r < 3; r++) {
+    char name[64];
+    FORMAT(name, "race/ew%d.json", r);
+    make_dir("race");
+    write_run(name, H100, 132, 3000.0, base_set, 3, 100 + r);
+    FORMAT(ew_runs[r], "%s", at(name));
+    FORMAT(name, "race/rd%d.json", r);
+    write_run(name, H100, 132, 3000.0, rd, 2, 200 + r);
+    FORMAT(rd_runs[r], "%s", at(name));
+  }
+  write_run("race/mm.json", H100, 132, 3000.0, mm, 1, 300);
+  for (int pair = 0; pair < 12; pair++) {
+    char sub[64], flag[1100];
+    FORMAT(sub, "race/bl%d", pair);
+    FORMAT(flag, "--baselines=%s", make_dir(sub));
+    if (pair % 2) /* half of them into a baseline that holds a third family already */
+      expect_gate(0, "bless %s %s", flag, at("race/mm.json"));
+    int go[2];
+    ck_assert_int_eq(pipe(go), 0);
+    char *a[] = {"bless", flag, ew_runs[0], ew_runs[1], ew_runs[2], NULL};
+    char *b[] = {"bless", flag, rd_runs[0], rd_runs[1], rd_runs[2], NULL};
+    pid_t pa = start_gate(go, a), pb = start_gate(go, b);
+    close(go[0]);
+    close(go[1]);
+    ck_assert_int_eq(exit_status(pa), 0);
+    ck_assert_int_eq(exit_status(pb), 0);
+    gate_figures base;
+    char err[1024], path[1200];
+    FORMAT(path, "%s/nvidia-h100-80gb-hbm3.json", flag + strlen("--baselines="));
+    ck_assert_msg(load_baseline(path, &base, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(find_bench(&base, "elementwise/add/N:1") && find_bench(&base, "reduce/cub/N:1"),
+                  "pair %d: a family was lost: %zu benchmarks", pair, base.n);
+    ck_assert_msg(pair % 2 == 0 || find_bench(&base, "matmul/tiled/N:1"), "pair %d: matmul was lost", pair);
+    free_figures(&base);
+  }
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -207,6 +277,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, gpu_name_must_name_a_file);
   tcase_add_test(tc, unphysical_figures_are_refused);
   tcase_add_test(tc, one_run_counts_once);
+  tcase_add_test(tc, concurrent_blesses_keep_both_families);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);
