@@ -162,7 +162,7 @@ int cmd_check(options *o) {
     fclose(md);
   }
   format_path(path, sizeof path, "%s/verdicts.json", out_dir);
-  write_verdicts_json(path, c, n, o->policy.metric);
+  if (write_verdicts_json(path, &run, c, n, o->policy.metric, err, sizeof err)) fprintf(stderr, "gate: %s\n", err);
   const char *xml = getenv("XML_OUTPUT_FILE");
   FILE *jx = xml ? fopen(xml, "w") : NULL;
   if (jx) {

@@ -267,6 +267,50 @@ START_TEST(concurrent_blesses_keep_both_families) {
 }
 END_TEST
 
+/* A stand-in benchmark binary dir/rel that writes the prepared run file `run`, or `recheck`
+ * when the gate re-measures (--benchmark_filter). */
+static const char *copy_bench(const char *rel, const char *run, const char *recheck) {
+  char body[4096];
+  FORMAT(body, "if [ -n \"$filter\" ]; then cp '%s' \"$out\"; else cp '%s' \"$out\"; fi\n", recheck, run);
+  return make_bench(rel, body);
+}
+
+/* A baseline of base_set in dir/rel/nvidia-h100-80gb-hbm3.json; returns dir/rel. */
+static const char *baseline_dir(const char *rel) {
+  const char *bl = make_dir(rel);
+  gate_figures base;
+  char err[1024], path[1200];
+  make_baseline(&base);
+  FORMAT(path, "%s/nvidia-h100-80gb-hbm3.json", bl);
+  ck_assert_msg(save_baseline(path, &base, err, sizeof err) == 0, "%s", err);
+  free_figures(&base);
+  return bl;
+}
+
+/* verdicts.json names the GPU and the run it judged (plots/ and gate history read them). */
+START_TEST(verdicts_name_their_gpu_and_run) {
+  const char *bl = baseline_dir("named/bl");
+  write_run("named/run.json", H100, 132, 3000.0, base_set, 3, 4);
+  set_context("named/run.json", "commit", json_string("0123abcd4567"));
+  const char *bench = copy_bench("named/fake_bench", at("named/run.json"), at("named/run.json"));
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, at("named"));
+  json_error_t jerr;
+  json_t *v = json_load_file(at("named/verdicts.json"), 0, &jerr);
+  ck_assert_msg(v != NULL, "%s", jerr.text);
+  ck_assert_str_eq(json_string_value(json_object_get(v, "metric")), "time");
+  ck_assert_uint_eq(json_array_size(json_object_get(v, "verdicts")), 3);
+  json_t *g = json_object_get(v, "gpu"), *r = json_object_get(v, "run");
+  ck_assert_uint_eq(json_object_size(g), 2);
+  ck_assert_str_eq(json_string_value(json_object_get(g, "name")), "NVIDIA H100 80GB HBM3");
+  ck_assert_str_eq(json_string_value(json_object_get(g, "uuid")), "GPU-fixture-0001");
+  ck_assert_uint_eq(json_object_size(r), 3);
+  ck_assert_str_eq(json_string_value(json_object_get(r, "date")), "2026-11-22T00:00:04+00:00");
+  ck_assert_str_eq(json_string_value(json_object_get(r, "host")), "gpu-host-1");
+  ck_assert_str_eq(json_string_value(json_object_get(r, "commit")), "0123abcd4567");
+  json_decref(v);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -278,6 +322,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, unphysical_figures_are_refused);
   tcase_add_test(tc, one_run_counts_once);
   tcase_add_test(tc, concurrent_blesses_keep_both_families);
+  tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);

@@ -1,5 +1,6 @@
 #include "perf/gate/report.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -120,22 +121,45 @@ void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, co
   fprintf(out, "  </testsuite>\n</testsuites>\n");
 }
 
-int write_verdicts_json(const char *path, const comparison *c, size_t n, gate_metric metric) {
-  json_t *a = json_array();
-  for (size_t i = 0; i < n; i++) {
-    json_t *e = json_pack("{s:s, s:s}", "name", c[i].name, "verdict", verdict_name(c[i].v));
-    if (c[i].v != VERDICT_NEW) json_object_set_new(e, "baseline_ns", json_real(c[i].base_ns));
-    if (c[i].v != VERDICT_MISSING) json_object_set_new(e, "run_ns", json_real(c[i].run_ns));
-    if (c[i].v != VERDICT_NEW && c[i].v != VERDICT_MISSING) {
-      json_object_set_new(e, "delta", json_real(c[i].delta));
-      json_object_set_new(e, "threshold", json_real(c[i].threshold));
-      json_object_set_new(e, "baseline_noise", json_real(c[i].noise));
-      json_object_set_new(e, "p_slower", json_real(c[i].p_slower));
-    }
-    json_array_append_new(a, e);
+/* One verdict; NULL when a figure is not finite (jansson cannot write it). */
+static json_t *verdict_json(const comparison *c) {
+  json_t *e = json_pack("{s:s, s:s}", "name", c->name, "verdict", verdict_name(c->v));
+  int bad = !e;
+  if (c->v != VERDICT_NEW) bad |= !e || json_object_set_new(e, "baseline_ns", json_real(c->base_ns));
+  if (c->v != VERDICT_MISSING) bad |= !e || json_object_set_new(e, "run_ns", json_real(c->run_ns));
+  if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING) {
+    bad |= !e || json_object_set_new(e, "delta", json_real(c->delta));
+    bad |= !e || json_object_set_new(e, "threshold", json_real(c->threshold));
+    bad |= !e || json_object_set_new(e, "baseline_noise", json_real(c->noise));
+    bad |= !e || json_object_set_new(e, "p_slower", json_real(c->p_slower));
   }
-  json_t *root = json_pack("{s:s, s:o}", "metric", metric == METRIC_TIME ? "time" : "copy_ratio", "verdicts", a);
+  if (bad) {
+    json_decref(e);
+    return NULL;
+  }
+  return e;
+}
+
+int write_verdicts_json(const char *path, const gate_figures *run, const comparison *c, size_t n, gate_metric metric,
+                        char *err, size_t errlen) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < n; i++)
+    if (json_array_append_new(a, verdict_json(&c[i])) != 0) {
+      json_decref(a);
+      snprintf(err, errlen, "%s: not written: %s: a figure of its verdict is not finite", path, c[i].name);
+      return 1;
+    }
+  const gate_run_info *info = &run->runs[0];
+  json_t *root = json_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s}, s:o}", "metric",
+                           metric == METRIC_TIME ? "time" : "copy_ratio", "gpu", "name", run->gpu.name, "uuid",
+                           info->gpu_uuid, "run", "date", info->date, "host", info->host, "commit", info->commit,
+                           "verdicts", a);
+  if (!root) {
+    snprintf(err, errlen, "%s: not written: could not build the JSON document", path);
+    return 1;
+  }
   int rc = json_dump_file(root, path, JSON_INDENT(1));
   json_decref(root);
+  if (rc) snprintf(err, errlen, "%s: cannot write it: %s", path, strerror(errno));
   return rc;
 }

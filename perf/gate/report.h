@@ -14,6 +14,10 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
 void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, const char *const *notes);
 /* One line saying why a benchmark failed: name, baseline and new figure, delta. */
 void failure_message(const comparison *c, char *buf, size_t len);
-int write_verdicts_json(const char *path, const comparison *c, size_t n, gate_metric metric);
+/* verdicts.json: {"metric", "gpu": {"name", "uuid"}, "run": {"date", "host", "commit"},
+ * "verdicts": [...]}; gpu and run are those of `run` (the first measurement), so a verdicts
+ * file names what it judged. 0 when written; else 1 and a message naming the file. */
+int write_verdicts_json(const char *path, const gate_figures *run, const comparison *c, size_t n, gate_metric metric,
+                        char *err, size_t errlen);
 
 #endif
