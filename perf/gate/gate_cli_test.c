@@ -311,6 +311,41 @@ START_TEST(verdicts_name_their_gpu_and_run) {
 }
 END_TEST
 
+/* gate history takes the verdicts of its own run only: another run's verdicts would be
+ * written as this run's, and an old verdicts file does not say whose it is. */
+START_TEST(history_takes_its_own_runs_verdicts) {
+  const char *bl = baseline_dir("own/bl");
+  write_run("own/run.json", H100, 132, 3000.0, base_set, 3, 5);
+  const char *bench = copy_bench("own/fake_bench", at("own/run.json"), at("own/run.json"));
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, at("own"));
+  const char *hist = make_dir("own/hist");
+  expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("own/verdicts.json"), at("own/run.json"));
+  /* Another run: another date, host or GPU. */
+  write_run("own/later.json", H100, 132, 3000.0, base_set, 3, 6);
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("own/verdicts.json"), at("own/later.json"));
+  expect_output("own/verdicts.json");
+  expect_output("own/later.json");
+  expect_output("run.date");
+  write_run("own/elsewhere.json", H100, 132, 3000.0, base_set, 3, 5);
+  set_context("own/elsewhere.json", "host_name", json_string("gpu-host-2"));
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("own/verdicts.json"), at("own/elsewhere.json"));
+  expect_output("run.host");
+  write_run("own/h200.json", "NVIDIA H200", 132, 3000.0, base_set, 3, 5);
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("own/verdicts.json"), at("own/h200.json"));
+  expect_output("gpu.name");
+  /* A verdicts file from before gpu and run were written. */
+  write_text("own/old_verdicts.json", "{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/add/N:1\", "
+                                      "\"verdict\": \"same\"}]}");
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("own/old_verdicts.json"), at("own/run.json"));
+  expect_output("own/old_verdicts.json: field gpu.name");
+  expect_output("re-run gate check");
+  /* Nothing was appended by the refused ones: a header and three rows. */
+  char cmd[1200];
+  FORMAT(cmd, "test $(wc -l < '%s/nvidia-h100-80gb-hbm3.csv') -eq 4", hist);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -323,6 +358,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, one_run_counts_once);
   tcase_add_test(tc, concurrent_blesses_keep_both_families);
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
+  tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);

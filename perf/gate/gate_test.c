@@ -462,8 +462,10 @@ START_TEST(gate_exit_codes) {
   ck_assert_int_eq(run_gate("compare --tolerance=7"), 2);
   ck_assert_int_eq(run_gate("frobnicate"), 2);
   /* history: appends one row per benchmark, creates the folder, never rewrites earlier rows */
-  write_text("verdicts_ok.json", "{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/add/N:1\", "
-                                 "\"verdict\": \"same\"}]}");
+  write_text("verdicts_ok.json", "{\"metric\": \"time\", \"gpu\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": "
+                                 "\"GPU-fixture-0001\"}, \"run\": {\"date\": \"2026-11-22T00:00:42+00:00\", \"host\": "
+                                 "\"gpu-host-1\", \"commit\": \"unknown\"}, \"verdicts\": [{\"name\": "
+                                 "\"elementwise/add/N:1\", \"verdict\": \"same\"}]}");
   FORMAT(args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("verdicts_ok.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 0);
   ck_assert_int_eq(run_gate(args), 0);

@@ -29,23 +29,54 @@ static double relative_iqr(const gate_measure *m) {
   return r;
 }
 
+/* One field of the verdicts file that must equal the run's: 0 when it does. */
+static int same_as_run(const char *vpath, const char *rpath, json_t *v, const char *obj, const char *key,
+                       const char *want) {
+  const char *got = json_string_value(json_object_get(json_object_get(v, obj), key));
+  if (!got) {
+    fprintf(stderr, "gate: %s: field %s.%s: missing: this verdicts file does not say which run it judged (made "
+            "before gate check wrote it); re-run gate check to make the verdicts of %s\n", vpath, obj, key, rpath);
+    return 1;
+  }
+  if (strcmp(got, want) != 0) {
+    fprintf(stderr, "gate: %s is not the verdicts of %s: field %s.%s is '%s' there and '%s' in the run; give the "
+            "verdicts.json that gate check wrote beside this run JSON\n", vpath, rpath, obj, key, got, want);
+    return 1;
+  }
+  return 0;
+}
+
+/* The verdicts file of this run, or exits 2: another run's verdicts would be recorded as
+ * this run's. Returns its "verdicts" array (owned by *root). */
+static json_t *load_verdicts(const char *vpath, const char *rpath, const gate_figures *run, json_t **root) {
+  char err[1024];
+  json_t *v = load_json_object(vpath, err, sizeof err);
+  if (!v) {
+    fprintf(stderr, "gate: %s\n", err);
+    exit(EXIT_BAD_INPUT);
+  }
+  json_t *list = json_object_get(v, "verdicts");
+  if (!json_is_array(list)) {
+    fprintf(stderr, "gate: %s: field verdicts: expected the array gate check writes%s\n", vpath,
+            list ? "" : ", missing");
+    exit(EXIT_BAD_INPUT);
+  }
+  if (same_as_run(vpath, rpath, v, "gpu", "name", run->gpu.name) ||
+      same_as_run(vpath, rpath, v, "run", "date", run->runs[0].date) ||
+      same_as_run(vpath, rpath, v, "run", "host", run->runs[0].host))
+    exit(EXIT_BAD_INPUT);
+  *root = v;
+  return list;
+}
+
 int cmd_history(options *o) {
   if (!o->history_dir || !o->verdicts || o->nrest != 1) usage("history needs --history_dir, --verdicts and one RUN.json");
   char b1[4096], b2[4096], b3[4096], path[4300];
   gate_figures run;
-  load_or_die(user_path(o->rest[0], b1, sizeof b1), &run, 0);
-  char err[1024];
-  json_t *v = load_json_object(user_path(o->verdicts, b2, sizeof b2), err, sizeof err);
-  if (!v) {
-    fprintf(stderr, "gate: %s\n", err);
-    return EXIT_BAD_INPUT;
-  }
-  json_t *list = json_object_get(v, "verdicts");
-  if (!json_is_array(list)) {
-    fprintf(stderr, "gate: %s: field verdicts: expected the array gate check writes%s\n", o->verdicts,
-            list ? "" : ", missing");
-    return EXIT_BAD_INPUT;
-  }
+  const char *run_path = user_path(o->rest[0], b1, sizeof b1);
+  load_or_die(run_path, &run, 0);
+  json_t *v;
+  json_t *list = load_verdicts(user_path(o->verdicts, b2, sizeof b2), run_path, &run, &v);
   const char *dir = user_path(o->history_dir, b3, sizeof b3);
   format_path(path, sizeof path, "%s/%s.csv", dir, run.gpu.slug);
   char *rows = NULL;
