@@ -346,6 +346,83 @@ START_TEST(history_takes_its_own_runs_verdicts) {
 }
 END_TEST
 
+/* dir/rel_out: verdicts of the run file dir/rel_run as gate check writes them, every
+ * benchmark judged `verdict`. */
+static void verdicts_for(const char *rel_run, const char *rel_out, const char *verdict) {
+  json_error_t jerr;
+  json_t *run = json_load_file(at(rel_run), 0, &jerr);
+  ck_assert_ptr_nonnull(run);
+  json_t *cx = json_object_get(run, "context"), *list = json_array();
+  json_t *bs = json_object_get(run, "benchmarks");
+  for (size_t i = 0; i < json_array_size(bs); i++)
+    json_array_append_new(list, json_pack("{s:O, s:s}", "name", json_object_get(json_array_get(bs, i), "name"),
+                                          "verdict", verdict));
+  json_t *v = json_pack("{s:s, s:{s:O, s:s}, s:{s:O, s:O, s:s}, s:o}", "metric", "time", "gpu", "name",
+                        json_object_get(json_object_get(cx, "gpu"), "name"), "uuid", "", "run", "date",
+                        json_object_get(cx, "date"), "host", json_object_get(cx, "host_name"), "commit", "x",
+                        "verdicts", list);
+  ck_assert_ptr_nonnull(v);
+  ck_assert_int_eq(json_dump_file(v, at(rel_out), 0), 0);
+  json_decref(v);
+  json_decref(run);
+}
+
+/* History rows are plain CSV, appended forever: a field that would break a row, or a file
+ * whose last row is cut or that is not a history file, is refused and nothing is appended. */
+START_TEST(history_rows_stay_parseable) {
+  const char *hist = make_dir("csv/hist");
+  char csv[1200];
+  FORMAT(csv, "%s/nvidia-h100-80gb-hbm3.csv", hist);
+  struct {
+    const char *key, *value, *field;
+  } bad[] = {{"commit", "abc\"def", "context.commit"}, {"commit", "abc,def", "context.commit"},
+             {"date", "2026-11-22\n05:00", "context.date"}, {"commit", "abc\tdef", "context.commit"},
+             {"date", "2026-11-22\r", "context.date"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    write_run("csv/run.json", H100, 132, 3000.0, base_set, 3, 7);
+    set_context("csv/run.json", bad[i].key, json_string(bad[i].value));
+    verdicts_for("csv/run.json", "csv/verdicts.json", "same");
+    expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+    expect_output(bad[i].field);
+    ck_assert_int_ne(access(csv, F_OK), 0);
+  }
+  write_run("csv/run.json", H100, 132, 3000.0, base_set, 3, 7);
+  set_bench("csv/run.json", 1, "name", json_string("elementwise/a,b/N:1"));
+  verdicts_for("csv/run.json", "csv/verdicts.json", "same");
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  expect_output("elementwise/a,b/N:1");
+  write_run("csv/run.json", H100, 132, 3000.0, base_set, 3, 7);
+  verdicts_for("csv/run.json", "csv/verdicts.json", "same,\"odd\"");
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  expect_output("verdicts[0].verdict");
+  ck_assert_int_ne(access(csv, F_OK), 0);
+
+  /* The file as found: a cut last row, or not a history file, is left alone. */
+  verdicts_for("csv/run.json", "csv/verdicts.json", "same");
+  const char *cut = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n2026-11-22T0";
+  write_text("csv/hist/nvidia-h100-80gb-hbm3.csv", cut);
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  expect_output("nvidia-h100-80gb-hbm3.csv does not end in a line break");
+  char cmd[2400];
+  FORMAT(cmd, "printf '%%s' '%s' | cmp -s - '%s'", cut, csv);
+  ck_assert_int_eq(system(cmd), 0);
+  write_text("csv/hist/nvidia-h100-80gb-hbm3.csv", "name,value\nx,1\n");
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  expect_output("not a history header");
+  ck_assert(file_has(csv, "^x,1$"));
+  /* An empty file gets the header; one begun before l2_flush keeps its 8-field header. */
+  write_text("csv/hist/nvidia-h100-80gb-hbm3.csv", "");
+  expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  FORMAT(cmd, "head -1 '%s' | grep -qx 'date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush' "
+         "&& test $(wc -l < '%s') -eq 4", csv, csv);
+  ck_assert_int_eq(system(cmd), 0);
+  write_text("csv/hist/nvidia-h100-80gb-hbm3.csv", "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n");
+  expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  FORMAT(cmd, "test $(wc -l < '%s') -eq 4 && test $(grep -c ',same,write$' '%s') -eq 3", csv, csv);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -359,6 +436,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, concurrent_blesses_keep_both_families);
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
+  tcase_add_test(tc, history_rows_stay_parseable);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);

@@ -69,6 +69,132 @@ static json_t *load_verdicts(const char *vpath, const char *rpath, const gate_fi
   return list;
 }
 
+/* History rows are plain CSV, not quoted (plots/ reads them so), and the file is only ever
+ * appended to: a comma, double quote, line break or other control character in a field, or
+ * a number that is not finite, would break every later render. Exits 2 naming the field. */
+static void csv_text(const char *file, const char *field, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+    if (*p == ',' || *p == '"' || *p < 0x20 || *p == 0x7f) {
+      fprintf(stderr, "gate: %s: field %s: '%s' holds a comma, double quote, line break or control character, which "
+              "would break the history's CSV rows; fix the field and re-run\n", file, field, s);
+      exit(EXIT_BAD_INPUT);
+    }
+}
+
+static void csv_number(const char *file, const char *bench, const char *field, double x) {
+  if (isfinite(x)) return;
+  fprintf(stderr, "gate: %s: %s: field %s: %g is not a finite number, which the history cannot plot; re-run the "
+          "benchmark\n", file, bench, field, x);
+  exit(EXIT_BAD_INPUT);
+}
+
+/* The verdict of one benchmark in the verdicts file; "unknown" when it has none. */
+static const char *verdict_of(const char *vpath, json_t *list, const char *bench) {
+  const char *verdict = "unknown";
+  for (size_t j = 0; j < json_array_size(list); j++) {
+    json_t *e = json_array_get(list, j);
+    const char *name = json_string_value(json_object_get(e, "name"));
+    const char *said = json_string_value(json_object_get(e, "verdict"));
+    if (!name || !said || strcmp(name, bench) != 0) continue;
+    char field[64];
+    snprintf(field, sizeof field, "verdicts[%zu].verdict", j);
+    csv_text(vpath, field, said);
+    verdict = said;
+  }
+  return verdict;
+}
+
+/* A row per benchmark: date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush. */
+static char *csv_rows(const gate_figures *run, const char *rpath, json_t *list, const char *vpath, size_t *len) {
+  const gate_run_info *info = &run->runs[0];
+  csv_text(rpath, "context.date", info->date);
+  csv_text(rpath, "context.commit", info->commit);
+  char *rows = NULL;
+  FILE *mem = open_memstream(&rows, len);
+  if (!mem) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  for (size_t i = 0; i < run->n; i++) {
+    const gate_bench *b = &run->b[i];
+    csv_text(rpath, "benchmarks[].name", b->name);
+    double noise = relative_iqr(&b->runs[0]);
+    csv_number(rpath, b->name, "median_ns", b->runs[0].median_ns);
+    csv_number(rpath, b->name, "bytes_per_second", b->bytes_per_second);
+    csv_number(rpath, b->name, "noise (interquartile range / median)", noise);
+    fprintf(mem, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s,%s\n", info->date, info->commit, run->gpu.slug, b->name,
+            b->runs[0].median_ns, b->bytes_per_second, noise, verdict_of(vpath, list, b->name), info->l2_flush);
+  }
+  if (fclose(mem) != 0) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  return rows;
+}
+
+/* A file begun before the l2_flush field keeps its 8-field header; the renderer reads its
+ * 8-field rows as the memset ("write") flush and the 9-field ones as said. */
+static const char kHeader8[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n";
+static const char kHeader9[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n";
+
+/* An existing history file must end in a line break (else the first new row would join a
+ * cut last row) and start with a known header (else it is not a history file). */
+static int appendable(int fd, const char *path, off_t size) {
+  char last, head[sizeof kHeader9];
+  if (pread(fd, &last, 1, size - 1) != 1 || last != '\n') {
+    fprintf(stderr, "gate: %s does not end in a line break (a cut last row?): appending would join rows; complete or "
+            "remove its last line by hand, then re-run\n", path);
+    return 0;
+  }
+  ssize_t got = pread(fd, head, sizeof head - 1, 0);
+  head[got > 0 ? got : 0] = '\0';
+  if (strncmp(head, kHeader9, strlen(kHeader9)) != 0 && strncmp(head, kHeader8, strlen(kHeader8)) != 0) {
+    fprintf(stderr, "gate: %s: its first line is not a history header (want '%.*s' with or without ',l2_flush'): "
+            "not a history file? Move it away or fix its first line\n", path, (int)strlen(kHeader8) - 1, kHeader8);
+    return 0;
+  }
+  return 1;
+}
+
+static int write_all(int fd, const char *s, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return -1;
+    }
+    s += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* One locked O_APPEND write: earlier rows are never touched, concurrent writers never interleave. */
+static int append_rows(const char *path, const char *rows, size_t len) {
+  int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    fprintf(stderr, "gate: cannot open %s for appending: %s\n", path, strerror(errno));
+    return 1;
+  }
+  struct stat st;
+  int e = 0;
+  if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) e = errno;
+  if (!e && st.st_size > 0 && !appendable(fd, path, st.st_size)) {
+    close(fd);
+    return 1;
+  }
+  if (!e && st.st_size == 0 && write_all(fd, kHeader9, sizeof kHeader9 - 1) != 0) e = errno;
+  if (!e && write_all(fd, rows, len) != 0) e = errno;
+  if (!e && fsync(fd) != 0) e = errno;
+  if (close(fd) != 0 && !e) e = errno;
+  if (e) {
+    fprintf(stderr, "gate: appending to %s failed: %s\n", path, strerror(e));
+    return 1;
+  }
+  return 0;
+}
+
 int cmd_history(options *o) {
   if (!o->history_dir || !o->verdicts || o->nrest != 1) usage("history needs --history_dir, --verdicts and one RUN.json");
   char b1[4096], b2[4096], b3[4096], path[4300];
@@ -79,49 +205,13 @@ int cmd_history(options *o) {
   json_t *list = load_verdicts(user_path(o->verdicts, b2, sizeof b2), run_path, &run, &v);
   const char *dir = user_path(o->history_dir, b3, sizeof b3);
   format_path(path, sizeof path, "%s/%s.csv", dir, run.gpu.slug);
-  char *rows = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&rows, &len);
-  if (!mem) {
-    fprintf(stderr, "gate: out of memory\n");
-    return EXIT_BAD_INPUT;
-  }
-  for (size_t i = 0; i < run.n; i++) {
-    const char *verdict = "unknown";
-    for (size_t j = 0; j < json_array_size(list); j++) {
-      json_t *e = json_array_get(list, j);
-      const char *name = json_string_value(json_object_get(e, "name"));
-      const char *said = json_string_value(json_object_get(e, "verdict"));
-      if (name && said && !strcmp(name, run.b[i].name)) verdict = said;
-    }
-    fprintf(mem, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s,%s\n", run.runs[0].date, run.runs[0].commit, run.gpu.slug,
-            run.b[i].name, run.b[i].runs[0].median_ns, run.b[i].bytes_per_second, relative_iqr(&run.b[i].runs[0]),
-            verdict, run.runs[0].l2_flush);
-  }
-  fclose(mem);
+  size_t len;
+  char *rows = csv_rows(&run, run_path, list, o->verdicts, &len);
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
     fprintf(stderr, "gate: cannot create the history folder %s: %s\n", dir, strerror(errno));
     return EXIT_BAD_INPUT;
   }
-  /* One locked O_APPEND write: earlier rows are never touched, concurrent writers never interleave. */
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
-  if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-    fprintf(stderr, "gate: cannot open %s for appending: %s\n", path, strerror(errno));
-    return EXIT_BAD_INPUT;
-  }
-  struct stat st;
-  /* A file begun before the l2_flush field keeps its 8-field header; the renderer
-   * reads its 8-field rows as the memset ("write") flush and the 9-field ones as said. */
-  static const char header[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n";
-  int ok = fstat(fd, &st) == 0;
-  if (ok && st.st_size == 0) ok = write(fd, header, sizeof header - 1) == (ssize_t)(sizeof header - 1);
-  ok = ok && write(fd, rows, len) == (ssize_t)len && fsync(fd) == 0;
-  flock(fd, LOCK_UN);
-  close(fd);
-  if (!ok) {
-    fprintf(stderr, "gate: appending to %s failed: %s\n", path, strerror(errno));
-    return EXIT_BAD_INPUT;
-  }
+  if (append_rows(path, rows, len)) return EXIT_BAD_INPUT;
   printf("Appended %zu rows to %s\n", run.n, path);
   free(rows);
   json_decref(v);
