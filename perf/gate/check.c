@@ -60,8 +60,28 @@ static FILE *open_out(const char *dir, const char *name, char *path, size_t len)
   return f;
 }
 
+/* A --baselines that is not a folder (a typo) would make every perf test pass with nothing
+ * compared: it is an error, found before the benchmark runs. */
+static void check_baselines_folder(const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) != 0) {
+    if (errno == ENOENT)
+      fprintf(stderr, "gate: --baselines=%s: no such folder (a typo? nothing would be compared); give the folder "
+              "that holds the baselines, <gpu-slug>.json\n", dir);
+    else
+      fprintf(stderr, "gate: --baselines=%s: cannot read it: %s\n", dir, strerror(errno));
+    exit(EXIT_BAD_INPUT);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "gate: --baselines=%s: not a folder: give the folder that holds the baselines, "
+            "<gpu-slug>.json\n", dir);
+    exit(EXIT_BAD_INPUT);
+  }
+}
+
 int cmd_check(options *o) {
   if (!o->bench || !o->baselines) usage("check needs --bench=BIN and --baselines=DIR");
+  check_baselines_folder(o->baselines);
   const char *out_dir = o->out_dir ? o->out_dir : getenv("TEST_UNDECLARED_OUTPUTS_DIR");
   if (!out_dir) out_dir = ".";
   const char *bench_name = strrchr(o->bench, '/') ? strrchr(o->bench, '/') + 1 : o->bench;

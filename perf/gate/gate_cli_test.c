@@ -423,6 +423,28 @@ START_TEST(history_rows_stay_parseable) {
 }
 END_TEST
 
+/* A --baselines folder that is not there (a typo) is an error before anything runs; a folder
+ * without this GPU's file keeps passing with a warning (failing with --strict). */
+START_TEST(baselines_folder_must_exist) {
+  make_dir("typo");
+  write_run("typo/run.json", H100, 132, 3000.0, base_set, 3, 8);
+  char body[2048];
+  FORMAT(body, "touch '%s'; cp '%s' \"$out\"\n", at("typo/ran"), at("typo/run.json"));
+  const char *bench = make_bench("typo/fake_bench", body);
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, at("typo/baselinez"), at("typo"));
+  expect_output("typo/baselinez");
+  expect_output("no such folder");
+  write_text("typo/file", "");
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, at("typo/file"), at("typo"));
+  expect_output("typo/file: not a folder");
+  ck_assert_int_ne(access(at("typo/ran"), F_OK), 0); /* the benchmark never ran */
+  const char *empty = make_dir("typo/empty");
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, empty, at("typo"));
+  expect_output("WARNING: no baseline");
+  expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --strict", bench, empty, at("typo"));
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -437,6 +459,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, history_rows_stay_parseable);
+  tcase_add_test(tc, baselines_folder_must_exist);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);
