@@ -79,116 +79,181 @@ static void check_baselines_folder(const char *dir) {
   }
 }
 
-int cmd_check(options *o) {
-  if (!o->bench || !o->baselines) usage("check needs --bench=BIN and --baselines=DIR");
-  check_baselines_folder(o->baselines);
-  const char *out_dir = o->out_dir ? o->out_dir : getenv("TEST_UNDECLARED_OUTPUTS_DIR");
-  if (!out_dir) out_dir = ".";
-  const char *bench_name = strrchr(o->bench, '/') ? strrchr(o->bench, '/') + 1 : o->bench;
-  char run_path[4096], recheck_path[4096], path[4096], err[1024];
-  format_path(run_path, sizeof run_path, "%s/%s.json", out_dir, bench_name);
-  int rc = run_bench(o, run_path, NULL);
+static int is_flag(const char *arg, const char *name) {
+  size_t len = strlen(name);
+  return strncmp(arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
+}
+
+/* The gate tells the benchmark where to write its run JSON and in which format; the
+ * benchmark's own --benchmark_out would send it elsewhere and leave nothing to compare. */
+static void refuse_out_flags(const options *o) {
+  for (int i = 0; i < o->nrest; i++)
+    if (is_flag(o->rest[i], "--benchmark_out") || is_flag(o->rest[i], "--benchmark_out_format")) {
+      fprintf(stderr, "gate: %s after --: the gate sets it (the run JSON goes to --out_dir, as JSON); leave it out "
+              "and give --out_dir=DIR to choose the folder\n", o->rest[i]);
+      exit(EXIT_BAD_INPUT);
+    }
+}
+
+/* An earlier check's file in the out_dir is removed before the benchmark runs: a benchmark
+ * that writes no run JSON must not be judged by the last one's. */
+static void remove_stale(const char *dir, const char *name) {
+  char path[4200];
+  format_path(path, sizeof path, "%s/%s", dir, name);
+  if (unlink(path) != 0 && errno != ENOENT) {
+    fprintf(stderr, "gate: cannot remove %s of an earlier check: %s; remove it, or give another --out_dir\n", path,
+            strerror(errno));
+    exit(EXIT_BAD_INPUT);
+  }
+}
+
+/* Runs the benchmark into json_out; exits unless it ran and wrote its run JSON. */
+static void measure(const options *o, const char *json_out, const char *filter) {
+  int rc = run_bench(o, json_out, filter);
   if (rc != 0) {
-    fprintf(stderr, "gate: %s exited with status %d: %s (its output above says why; the run JSON, if any, is kept at %s)\n",
-            o->bench, rc, rc == 2 ? "bad flags" : "a benchmark failed its self-check, or no usable GPU", run_path);
-    return rc == 2 ? EXIT_BAD_INPUT : EXIT_REGRESSION;
+    fprintf(stderr, "gate: %s%s exited with status %d: %s (its output above says why; the run JSON, if any, is kept "
+            "at %s)\n", o->bench, filter ? " (re-measuring)" : "", rc,
+            rc == 2 ? "bad flags" : "a benchmark failed its self-check, or no usable GPU", json_out);
+    exit(rc == 2 ? EXIT_BAD_INPUT : EXIT_REGRESSION);
   }
-  gate_figures run, base;
-  load_or_die(run_path, &run, 0);
-  char base_path[4096];
-  format_path(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
-  if (access(base_path, F_OK) != 0) {
-    char cand[4096];
-    format_path(cand, sizeof cand, "%s/%s.candidate.json", out_dir, run.gpu.slug);
-    if (save_baseline(cand, &run, err, sizeof err)) fprintf(stderr, "gate: %s\n", err);
-    fprintf(stderr,
-            "\n*** WARNING: no baseline for %s (%s): nothing was compared. ***\n"
-            "*** Candidate written to %s; adopt it (better: several runs) with:\n"
-            "***   bazel run //perf/gate:bless -- --baselines=baselines RUN.json [RUN.json...]\n\n",
-            run.gpu.name, base_path, cand);
-    free_figures(&run);
-    return o->strict ? EXIT_REGRESSION : EXIT_PASS;
+  if (access(json_out, F_OK) != 0) {
+    fprintf(stderr, "gate: %s exited 0 but wrote no run JSON at %s: did the flags after -- ask for no run (e.g. "
+            "--benchmark_list_tests)? Nothing was compared\n", o->bench, json_out);
+    exit(EXIT_BAD_INPUT);
   }
-  load_or_die(base_path, &base, 1);
-  if (same_hardware(&base.gpu, &run.gpu, err, sizeof err)) {
+}
+
+/* No baseline for this GPU in the folder: a loud warning and a candidate baseline. */
+static int no_baseline(const options *o, const char *out_dir, gate_figures *run, const char *base_path) {
+  char cand[4096], err[1024];
+  format_path(cand, sizeof cand, "%s/%s.candidate.json", out_dir, run->gpu.slug);
+  if (save_baseline(cand, run, err, sizeof err)) fprintf(stderr, "gate: %s\n", err);
+  fprintf(stderr,
+          "\n*** WARNING: no baseline for %s (%s): nothing was compared. ***\n"
+          "*** Candidate written to %s; adopt it (better: several runs) with:\n"
+          "***   bazel run //perf/gate:bless -- --baselines=baselines RUN.json [RUN.json...]\n\n",
+          run->gpu.name, base_path, cand);
+  free_figures(run);
+  return o->strict ? EXIT_REGRESSION : EXIT_PASS;
+}
+
+/* This family's part of the GPU's baseline (a view into *base), or exits 2 when the
+ * baseline is of other hardware or was measured another way. */
+static void family_baseline(const char *base_path, const char *bench_name, const gate_figures *run,
+                            gate_figures *base, gate_figures *family_base) {
+  char err[1024];
+  load_or_die(base_path, base, 1);
+  if (same_hardware(&base->gpu, &run->gpu, err, sizeof err)) {
     fprintf(stderr, "gate: this GPU does not match the baseline %s: %s\n", base_path, err);
-    return EXIT_BAD_INPUT;
+    exit(EXIT_BAD_INPUT);
   }
-  gate_figures family_base; /* this family's part of the GPU's baseline */
-  families_of(&base, &run, &family_base);
-  if (same_method(&family_base, &run, err, sizeof err)) {
+  families_of(base, run, family_base);
+  if (same_method(family_base, run, err, sizeof err)) {
     fprintf(stderr, "gate: baseline %s: %s\n", base_path, err);
     fprintf(stderr, "gate: this run's JSON (%s.json) is kept with the test's outputs (bazel-testlogs/<package>/<test>/"
             "test.outputs/, or artifacts/perf/<test>/ after ci/gate.sh); to re-bless, adopt three or more such runs:\n"
             "  bazel run //perf/gate:bless -- --baselines=baselines RUN.json [RUN.json...]   (or ci/bless.sh)\n",
             bench_name);
-    return EXIT_BAD_INPUT;
+    exit(EXIT_BAD_INPUT);
   }
-  comparison *c;
-  size_t n = compare_figures(&family_base, &run, &o->policy, &c);
-  char **notes = calloc(n + 1, sizeof *notes);
+}
 
-  /* Re-measure what looks slower in a fresh process before calling it a regression. */
-  size_t nslow = count_verdicts(c, n, VERDICT_SLOWER);
-  gate_figures again = {0};
-  if (nslow && o->recheck) {
-    size_t flen = 8;
-    for (size_t i = 0; i < n; i++)
-      if (c[i].v == VERDICT_SLOWER) flen += strlen(c[i].name) + 1;
-    char *filter = malloc(flen), *p = filter;
-    p += sprintf(p, "^(");
-    for (size_t i = 0, first = 1; i < n; i++)
-      if (c[i].v == VERDICT_SLOWER) {
-        p += sprintf(p, "%s%s", first ? "" : "|", c[i].name);
-        first = 0;
-      }
-    sprintf(p, ")$");
-    printf("\n%zu benchmark(s) look slower; re-measuring them in a fresh process: %s\n", nslow, filter);
-    format_path(recheck_path, sizeof recheck_path, "%s/%s.recheck.json", out_dir, bench_name);
-    rc = run_bench(o, recheck_path, filter);
-    free(filter);
-    if (rc != 0) {
-      fprintf(stderr, "gate: re-measurement failed (status %d)\n", rc);
-      return EXIT_REGRESSION;
+/* ^(a|b|c)$ over the benchmarks that look slower. */
+static char *slower_filter(const comparison *c, size_t n) {
+  size_t flen = 8;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].v == VERDICT_SLOWER) flen += strlen(c[i].name) + 1;
+  char *filter = malloc(flen), *p = filter;
+  p += sprintf(p, "^(");
+  for (size_t i = 0, first = 1; i < n; i++)
+    if (c[i].v == VERDICT_SLOWER) {
+      p += sprintf(p, "%s%s", first ? "" : "|", c[i].name);
+      first = 0;
     }
-    load_or_die(recheck_path, &again, 0);
-    comparison *c2;
-    size_t n2 = compare_figures(&family_base, &again, &o->policy, &c2);
-    for (size_t i = 0; i < n; i++) {
-      if (c[i].v != VERDICT_SLOWER) continue;
-      for (size_t j = 0; j < n2; j++) {
-        if (strcmp(c2[j].name, c[i].name) != 0 || c2[j].v == VERDICT_MISSING) continue;
-        notes[i] = malloc(160);
-        if (c2[j].v == VERDICT_SLOWER) {
-          snprintf(notes[i], 160, "(confirmed: first %+.2f%%, re-measured %+.2f%%)", 100 * c[i].delta, 100 * c2[j].delta);
-          c[i] = c2[j]; /* report the re-measured figures */
-        } else {
-          snprintf(notes[i], 160, "(first %+.2f%%, not confirmed: re-measured %+.2f%%)", 100 * c[i].delta,
-                   100 * c2[j].delta);
-          c[i].v = VERDICT_SAME;
-        }
-        c[i].name = strdup(c[i].name);
+  sprintf(p, ")$");
+  return filter;
+}
+
+/* Re-measures what looks slower in a fresh process before calling it a regression: a
+ * confirmed one keeps the re-measured figures, one not confirmed becomes "same"; notes say which. */
+static void recheck_slower(const options *o, const char *recheck_path, const gate_figures *family_base, comparison *c,
+                           size_t n, char **notes) {
+  char *filter = slower_filter(c, n);
+  printf("\n%zu benchmark(s) look slower; re-measuring them in a fresh process: %s\n",
+         count_verdicts(c, n, VERDICT_SLOWER), filter);
+  measure(o, recheck_path, filter);
+  free(filter);
+  gate_figures again;
+  load_or_die(recheck_path, &again, 0);
+  comparison *c2;
+  size_t n2 = compare_figures(family_base, &again, &o->policy, &c2);
+  for (size_t i = 0; i < n; i++) {
+    if (c[i].v != VERDICT_SLOWER) continue;
+    for (size_t j = 0; j < n2; j++) {
+      if (strcmp(c2[j].name, c[i].name) != 0 || c2[j].v == VERDICT_MISSING) continue;
+      if (c2[j].v == VERDICT_SLOWER) {
+        notes[i] = xasprintf("(confirmed: first %+.2f%%, re-measured %+.2f%%)", 100 * c[i].delta, 100 * c2[j].delta);
+        c[i] = c2[j]; /* report the re-measured figures */
+      } else {
+        notes[i] = xasprintf("(first %+.2f%%, not confirmed: re-measured %+.2f%%)", 100 * c[i].delta,
+                             100 * c2[j].delta);
+        c[i].v = VERDICT_SAME;
       }
+      c[i].name = strdup(c[i].name);
     }
   }
+}
 
-  printf("\n");
-  print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
+/* summary.md, verdicts.json and the JUnit XML ($XML_OUTPUT_FILE). */
+static void write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
+                          const comparison *c, size_t n, const char *const *notes) {
+  char path[4200], err[1024];
   FILE *md = open_out(out_dir, "summary.md", path, sizeof path);
   if (md) {
-    char *title = xasprintf("%s on %s", bench_name, run.gpu.name);
-    write_markdown(md, title, c, n, (const char *const *)notes, o->policy.metric);
+    char *title = xasprintf("%s on %s", bench_name, run->gpu.name);
+    write_markdown(md, title, c, n, notes, o->policy.metric);
     free(title);
     fclose(md);
   }
   format_path(path, sizeof path, "%s/verdicts.json", out_dir);
-  if (write_verdicts_json(path, &run, c, n, o->policy.metric, err, sizeof err)) fprintf(stderr, "gate: %s\n", err);
+  if (write_verdicts_json(path, run, c, n, o->policy.metric, err, sizeof err)) fprintf(stderr, "gate: %s\n", err);
   const char *xml = getenv("XML_OUTPUT_FILE");
   FILE *jx = xml ? fopen(xml, "w") : NULL;
   if (jx) {
-    write_junit(jx, bench_name, c, n, (const char *const *)notes);
+    write_junit(jx, bench_name, c, n, notes);
     fclose(jx);
   }
+}
+
+int cmd_check(options *o) {
+  if (!o->bench || !o->baselines) usage("check needs --bench=BIN and --baselines=DIR");
+  check_baselines_folder(o->baselines);
+  refuse_out_flags(o);
+  const char *out_dir = o->out_dir ? o->out_dir : getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+  if (!out_dir) out_dir = ".";
+  const char *bench_name = strrchr(o->bench, '/') ? strrchr(o->bench, '/') + 1 : o->bench;
+  char run_path[4096], recheck_path[4096], base_path[4096];
+  format_path(run_path, sizeof run_path, "%s/%s.json", out_dir, bench_name);
+  format_path(recheck_path, sizeof recheck_path, "%s/%s.recheck.json", out_dir, bench_name);
+  remove_stale(out_dir, strrchr(run_path, '/') + 1);
+  remove_stale(out_dir, strrchr(recheck_path, '/') + 1);
+  remove_stale(out_dir, "verdicts.json");
+  remove_stale(out_dir, "summary.md");
+
+  measure(o, run_path, NULL);
+  gate_figures run, base, family_base;
+  load_or_die(run_path, &run, 0);
+  format_path(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
+  if (access(base_path, F_OK) != 0) return no_baseline(o, out_dir, &run, base_path);
+  family_baseline(base_path, bench_name, &run, &base, &family_base);
+  comparison *c;
+  size_t n = compare_figures(&family_base, &run, &o->policy, &c);
+  char **notes = calloc(n + 1, sizeof *notes);
+  if (count_verdicts(c, n, VERDICT_SLOWER) && o->recheck) recheck_slower(o, recheck_path, &family_base, c, n, notes);
+
+  printf("\n");
+  print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
+  write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
   int bad = 0;
   for (size_t i = 0; i < n; i++)
     if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
@@ -197,8 +262,8 @@ int cmd_check(options *o) {
       fprintf(stderr, "REGRESSION %s\n", msg);
       bad = 1;
     }
-  printf("\n%s: %zu compared, %zu slower, %zu faster, %zu new, %zu missing. Run JSON: %s\n",
-         bad ? "FAIL" : "PASS", n, count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), count_verdicts(c, n, VERDICT_NEW),
+  printf("\n%s: %zu compared, %zu slower, %zu faster, %zu new, %zu missing. Run JSON: %s\n", bad ? "FAIL" : "PASS", n,
+         count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), count_verdicts(c, n, VERDICT_NEW),
          count_verdicts(c, n, VERDICT_MISSING), run_path);
   return bad ? EXIT_REGRESSION : EXIT_PASS;
 }

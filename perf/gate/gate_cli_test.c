@@ -445,6 +445,47 @@ START_TEST(baselines_folder_must_exist) {
 }
 END_TEST
 
+/* A benchmark that exits 0 without writing the run JSON (--benchmark_list_tests, or its
+ * own --benchmark_out) must not be judged by a stale file of an earlier check. */
+START_TEST(stale_outputs_are_never_judged) {
+  const char *bl = baseline_dir("stale/bl"), *out = make_dir("stale/out");
+  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000},
+                             {"elementwise/saxpy/N:1", 3000}};
+  write_run("stale/slow.json", H100, 132, 3000.0, slow, 3, 9);
+  write_run("stale/ok.json", H100, 132, 3000.0, base_set, 3, 10);
+  const char *bench = copy_bench("stale/fake_bench", at("stale/slow.json"), at("stale/slow.json"));
+  expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --min_delta_us=0", bench, bl, out);
+  const char *outputs[] = {"stale/out/fake_bench.json", "stale/out/fake_bench.recheck.json",
+                           "stale/out/verdicts.json", "stale/out/summary.md"};
+  for (size_t i = 0; i < 4; i++) ck_assert_msg(access(at(outputs[i]), F_OK) == 0, "%s", outputs[i]);
+  /* Now it lists its benchmarks and writes no run JSON. */
+  char body[2048];
+  FORMAT(body, "case \"$args\" in *--benchmark_list_tests*) echo elementwise/add/N:1; exit 0;; esac\n"
+               "touch '%s'; cp '%s' \"$out\"\n", at("stale/ran"), at("stale/ok.json"));
+  make_bench("stale/fake_bench", body);
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s --min_delta_us=0 -- --benchmark_list_tests", bench, bl,
+              out);
+  expect_output("wrote no run JSON");
+  for (size_t i = 0; i < 4; i++) ck_assert_msg(access(at(outputs[i]), F_OK) != 0, "%s is left", outputs[i]);
+  /* The gate sets --benchmark_out and its format: the benchmark's own are refused before it runs. */
+  const char *theirs[] = {"--benchmark_out=/tmp/elsewhere.json", "--benchmark_out_format=csv",
+                          "--benchmark_out /tmp/elsewhere.json"};
+  for (size_t i = 0; i < 3; i++) {
+    expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s -- %s", bench, bl, out, theirs[i]);
+    expect_output("the gate sets it");
+  }
+  ck_assert_int_ne(access(at("stale/ran"), F_OK), 0);
+  /* A re-measurement that writes nothing is not judged by the last one's file either. */
+  bench = copy_bench("stale/fake_bench", at("stale/slow.json"), at("stale/slow.json"));
+  expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --min_delta_us=0", bench, bl, out);
+  FORMAT(body, "[ -n \"$filter\" ] && exit 0; cp '%s' \"$out\"\n", at("stale/slow.json"));
+  make_bench("stale/fake_bench", body);
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s --min_delta_us=0", bench, bl, out);
+  expect_output("wrote no run JSON");
+  expect_output("fake_bench.recheck.json");
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -460,6 +501,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, baselines_folder_must_exist);
+  tcase_add_test(tc, stale_outputs_are_never_judged);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);
