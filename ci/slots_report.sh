@@ -7,11 +7,14 @@
 #   ci/slots_report.sh SLOTS_LOG
 #
 # ci/gate.sh keeps the lines of its own run as artifacts/slots.log. Exit status: 0 no overlap,
-# 1 an overlap, 2 bad usage or a line that is not a slot record.
+# 1 an overlap, 2 bad usage, a log that cannot be read, or a line that is not a slot record
+# (or ends before it starts). Only 1 means an overlap, so every other failure is 2.
 set -uo pipefail
 [ $# -eq 1 ] || { echo "usage: ci/slots_report.sh SLOTS_LOG" >&2; exit 2; }
 log="$1"
-[ -r "$log" ] || { echo "slots_report: cannot read $log" >&2; exit 2; }
+[ -d "$log" ] && { echo "slots_report: $log is a directory; give the slot log file (e.g. artifacts/slots.log)" >&2; exit 2; }
+# Opened once here, so that a file that cannot be read is exit 2, not a failure of the loop.
+{ exec {in}<"$log"; } 2>/dev/null && [ -r "$log" ] || { echo "slots_report: cannot read $log" >&2; exit 2; }
 
 # "start_s end_s test gpu lock status" per record, times in seconds since the epoch.
 records="$(mktemp)"
@@ -29,8 +32,13 @@ while IFS= read -r line || [ -n "$line" ]; do
     echo "slots_report: $log line $n: bad start or end time" >&2
     exit 2
   }
+  # Both have three decimals: compare them as milliseconds.
+  if ((10#${e/./} < 10#${s/./})); then
+    echo "slots_report: $log line $n ends before it starts (${BASH_REMATCH[5]} < ${BASH_REMATCH[4]}): $line" >&2
+    exit 2
+  fi
   echo "$s $e ${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]} ${BASH_REMATCH[6]}" >>"$records"
-done <"$log"
+done <&"$in"
 [ -s "$records" ] || { echo "slots_report: $log holds no slot records" >&2; exit 2; }
 
 sort -n "$records" | awk '

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # CPU test of ci/slots_report.sh on made-up slot logs: a clean two-GPU run (perf tests in
-# parallel on both GPUs, correctness tests sharing one), an overlap, and a bad line.
+# parallel on both GPUs, correctness tests sharing one), an overlap, a bad line, a record that
+# ends before it starts, and paths that are not a readable file (exit 2, never 1, which means
+# an overlap).
 set -uo pipefail
 report="$1"
 work="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -40,4 +42,25 @@ err="$(bash "$report" "$work/bad.log" 2>&1)"; st=$?
 grep -q 'line 6 is not a slot record' <<<"$err" || fail "bad log: message does not name line 6: $err"
 bash "$report" "$work/missing.log" 2>/dev/null; st=$?
 [ "$st" -eq 2 ] || fail "missing log: exit $st, expected 2"
-echo "ok: clean run summed up, overlap found (exit 1), bad line named (exit 2)"
+
+# A record whose end is before its start would give a negative duration: refused, line named.
+{ cat "$work/clean.log"; rec //tests:w_test GPU-b shared 09.000 08.500; } >"$work/backwards.log"
+err="$(bash "$report" "$work/backwards.log" 2>&1)"; st=$?
+[ "$st" -eq 2 ] || fail "end before start: exit $st, expected 2: $err"
+grep -q 'backwards.log line 6 ends before it starts' <<<"$err" || fail "end before start: message does not name line 6: $err"
+
+# A directory, or a file that cannot be read: exit 2 with the path, not 1 ("overlap found").
+mkdir -p "$work/logdir"
+err="$(bash "$report" "$work/logdir" 2>&1)"; st=$?
+[ "$st" -eq 2 ] || fail "directory: exit $st, expected 2: $err"
+grep -q "$work/logdir is a directory" <<<"$err" || fail "directory: message does not name it: $err"
+cp "$work/clean.log" "$work/unreadable.log"
+chmod 000 "$work/unreadable.log"
+if [ -r "$work/unreadable.log" ]; then
+  echo "skipped: an unreadable file (this user reads every file)"
+else
+  err="$(bash "$report" "$work/unreadable.log" 2>&1)"; st=$?
+  [ "$st" -eq 2 ] || fail "unreadable file: exit $st, expected 2: $err"
+  grep -q "cannot read $work/unreadable.log" <<<"$err" || fail "unreadable file: message does not name it: $err"
+fi
+echo "ok: clean run summed up, overlap found (exit 1), bad line, backwards record, directory named (exit 2)"
