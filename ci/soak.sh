@@ -5,12 +5,16 @@
 #
 #   ci/soak.sh ROUNDS [--artifacts=DIR] [BAZEL FLAGS...]   # DIR/round1..N (default soak/)
 #   ci/soak.sh --summarize DIR                              # sum up the rounds already in DIR
+# A relative DIR is taken from the folder it is run in; the default soak/ is in the repository.
 #
 # Per round: gate.sh's exit status, the verdicts of every perf test (from its summary.md) and
 # the largest slowdown measured; over all rounds: rounds that failed, slower verdicts, and the
 # largest slowdown, which is how close the gate came to a false alarm.
 # Exit status: 0 if every round passed, 1 otherwise, 2 on bad usage.
 set -uo pipefail
+# The script works from the repository root (gate.sh); paths given to it are the caller's.
+caller="$PWD"
+from_caller() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$caller" "$1" ;; esac; }
 cd "$(dirname "$0")/.." || exit 2
 
 usage() {
@@ -27,7 +31,8 @@ round_dirs() {
 # The rows of the perf tests' summary tables, as "round delta allowed verdict name change_us".
 rows() {
   local dir="$1" r
-  for r in $(round_dirs "$dir"); do
+  # Line by line: the caller's folder may have spaces in its path.
+  round_dirs "$dir" | while IFS= read -r r; do
     for md in "$r"/perf/*_perf_test/summary.md; do
       [ -f "$md" ] || continue
       # | `name` | base | new | +1.23% | 3.0% | GB/s | of copy | verdict (note) |
@@ -47,11 +52,11 @@ rows() {
 
 summarize() {
   local dir="$1" r
-  [ -d "$dir" ] || { echo "soak: no folder $dir" >&2; exit 2; }
+  [ -d "$dir" ] || { echo "soak: no folder $dir (the rounds of an earlier ci/soak.sh --artifacts=DIR)" >&2; exit 2; }
   [ -n "$(round_dirs "$dir")" ] || { echo "soak: no round* folders in $dir" >&2; exit 2; }
   # One pass over "S round exit-status" lines (one per round, in order) and the summary rows.
   {
-    for r in $(round_dirs "$dir"); do echo "S ${r##*/round} $(cat "$r/exit_status" 2>/dev/null || echo '?')"; done
+    round_dirs "$dir" | while IFS= read -r r; do echo "S ${r##*/round} $(cat "$r/exit_status" 2>/dev/null || echo '?')"; done
     rows "$dir" | sed 's/^/R /'
   } | awk '
     # The change in time too: the gate also asks for more than its floor (3 us by default).
@@ -81,8 +86,8 @@ summarize() {
 
 [ $# -ge 1 ] || usage
 if [ "$1" = --summarize ]; then
-  [ $# -eq 2 ] || usage
-  summarize "$2"
+  [ $# -eq 2 ] && [ -n "$2" ] || usage
+  summarize "$(from_caller "$2")"
   exit $?
 fi
 rounds="$1"
@@ -92,7 +97,7 @@ dir=soak
 flags=()
 for a in "$@"; do
   case "$a" in
-    --artifacts=*) dir="${a#--artifacts=}" ;;
+    --artifacts=*) dir="$(from_caller "${a#--artifacts=}")" ;;
     *) flags+=("$a") ;;
   esac
 done

@@ -57,4 +57,27 @@ bash "$soak" 0 >/dev/null 2>&1; s1=$?
 bash "$soak" --summarize "$work/none" >/dev/null 2>&1; s2=$?
 set -e
 [ "$s1" -eq 2 ] && [ "$s2" -eq 2 ] || { echo "FAIL: bad usage gave $s1 and $s2, expected 2"; exit 1; }
+
+# Relative folders are the caller's, not the repository's (the script cd's there), spaces and all.
+soak_abs="$(cd "$(dirname "$soak")" && pwd)/$(basename "$soak")"
+caller="$(dirname "$work")/a caller"
+mkdir -p "$caller"
+mv "$work" "$caller/my soak"
+set +e
+out="$(cd "$caller" && BAZEL=false bash "$soak_abs" --summarize "my soak" 2>&1)"; st=$?
+set -e
+[ "$st" -eq 0 ] || { echo "FAIL: --summarize with a folder relative to the caller: exit $st: $out"; exit 1; }
+grep -qx 'soak: 2 rounds, 0 failed; 0 verdicts, 0 slower' <<<"$out" || { echo "FAIL: relative folder: $out"; exit 1; }
+set +e
+out="$(cd "$caller" && BAZEL=false bash "$soak_abs" --summarize "no such soak" 2>&1)"; st=$?
+set -e
+[ "$st" -eq 2 ] || { echo "FAIL: a missing folder gave exit $st, expected 2"; exit 1; }
+grep -q "no folder $caller/no such soak" <<<"$out" || { echo "FAIL: a missing folder is not named: $out"; exit 1; }
+# --artifacts too: a round already there is refused (exit 2) before any gate runs.
+mkdir "$caller/my soak/round1"
+set +e
+out="$(cd "$caller" && BAZEL=false bash "$soak_abs" 1 "--artifacts=my soak" 2>&1)"; st=$?
+set -e
+[ "$st" -eq 2 ] || { echo "FAIL: --artifacts with an existing round: exit $st, expected 2: $out"; exit 1; }
+grep -q "$caller/my soak/round1 exists" <<<"$out" || { echo "FAIL: --artifacts relative to the caller: $out"; exit 1; }
 echo "ok"
