@@ -5,21 +5,36 @@
 # and commit.
 #
 #   ci/bless.sh [--baselines=DIR] ARTIFACTS_DIR [ARTIFACTS_DIR...]
+#
+# Every folder is checked before Bazel is started: exit 2, naming it, if one is missing or holds
+# no perf runs.
 set -euo pipefail
+usage() { echo "usage: ci/bless.sh [--baselines=DIR] ARTIFACTS_DIR..." >&2; exit 2; }
 baselines=baselines
 dirs=()
 for a in "$@"; do
   case "$a" in
     --baselines=*) baselines="${a#--baselines=}" ;;
-    *) dirs+=("$(cd "$a" && pwd)") ;;
+    -*) echo "bless: unknown option $a" >&2; usage ;;
+    *)
+      [ -d "$a" ] || {
+        echo "bless: no folder $a; give the artifacts folder of a gate run (ci/gate.sh --artifacts=DIR," \
+          "or the artifacts/ downloaded from CI), one per run" >&2
+        exit 2
+      }
+      dirs+=("$(cd "$a" && pwd)") ;;
   esac
 done
-[ ${#dirs[@]} -gt 0 ] || { echo "usage: ci/bless.sh [--baselines=DIR] ARTIFACTS_DIR..." >&2; exit 2; }
+[ ${#dirs[@]} -gt 0 ] || usage
 runs=()
 for d in "${dirs[@]}"; do
   found=0
   for f in "$d"/perf/*_perf_test/*_bench.json; do [ -f "$f" ] && runs+=("$f") && found=1; done
-  [ "$found" -eq 1 ] || { echo "bless: no perf/*_perf_test/*_bench.json under $d" >&2; exit 2; }
+  [ "$found" -eq 1 ] || {
+    echo "bless: no perf runs in $d (no perf/*_perf_test/*_bench.json); give the artifacts folder" \
+      "of a gate run whose perf tests ran (ci/gate.sh keeps their run JSON there, failures included)" >&2
+    exit 2
+  }
 done
 baselines="$(mkdir -p "$baselines" && cd "$baselines" && pwd)"
 cd "$(dirname "$0")/.."
