@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,19 +39,79 @@ static void free_argv(char **argv) {
   free(argv);
 }
 
-/* Runs the benchmark binary; returns its exit status (or -1 if it could not start). */
+/* The benchmark holds the GPU, so it must not outlive the gate: SIGTERM and SIGINT sent to
+ * the gate are forwarded to it, and it gets SIGTERM when the gate dies in any way (SIGKILL
+ * included, through PR_SET_PDEATHSIG). */
+static volatile sig_atomic_t bench_pid, got_signal;
+
+static void forward_signal(int sig) {
+  got_signal = sig;
+  if (bench_pid > 0) kill((pid_t)bench_pid, sig);
+}
+
+/* Forwards sig while the benchmark runs (unless the gate was started with it ignored). */
+static void catch_signal(int sig, struct sigaction *old) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, NULL, old);
+  if (old->sa_handler != SIG_IGN) sigaction(sig, &sa, NULL);
+}
+
+/* In the forked child, before exec: die with the gate, and take the gate's own signal
+ * dispositions and mask back. */
+static void become_benchmark(pid_t gate, const sigset_t *mask, const struct sigaction *term,
+                             const struct sigaction *intr) {
+  sigaction(SIGTERM, term, NULL);
+  sigaction(SIGINT, intr, NULL);
+  sigprocmask(SIG_SETMASK, mask, NULL);
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
+    fprintf(stderr, "gate: cannot tie the benchmark to the gate (prctl): %s\n", strerror(errno));
+    _exit(127);
+  }
+  if (getppid() != gate) _exit(127); /* the gate died before prctl took effect */
+}
+
+/* Runs the benchmark binary; returns its exit status (or -1 if it could not start). A
+ * gate stopped by SIGTERM or SIGINT waits for the benchmark to end, then dies of the signal. */
 static int run_bench(const options *o, const char *json_out, const char *filter) {
   char **argv = bench_argv(o, json_out, filter);
+  sigset_t block, mask;
+  sigemptyset(&block);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGINT);
+  sigprocmask(SIG_BLOCK, &block, &mask); /* until bench_pid is known */
+  struct sigaction old_term, old_int;
+  catch_signal(SIGTERM, &old_term);
+  catch_signal(SIGINT, &old_int);
+  pid_t gate = getpid();
   fflush(stdout);
+  fflush(stderr);
   pid_t pid = fork();
   if (pid == 0) {
+    become_benchmark(gate, &mask, &old_term, &old_int);
     execv(o->bench, argv);
     fprintf(stderr, "gate: cannot run %s: %s\n", o->bench, strerror(errno));
     _exit(127);
   }
+  bench_pid = pid;
+  sigprocmask(SIG_SETMASK, &mask, NULL); /* a signal that came meanwhile is forwarded now */
   free_argv(argv);
-  int status;
-  if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
+  int status = 0;
+  pid_t w = -1;
+  while (pid > 0 && (w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  bench_pid = 0;
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGINT, &old_int, NULL);
+  if (got_signal) {
+    fprintf(stderr, "gate: stopped by signal %d (%s); the benchmark was stopped too\n", (int)got_signal,
+            strsignal(got_signal));
+    raise(got_signal);
+    exit(128 + got_signal);
+  }
+  if (pid < 0 || w < 0) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -75,6 +137,26 @@ static void check_baselines_folder(const char *dir) {
   if (!S_ISDIR(st.st_mode)) {
     fprintf(stderr, "gate: --baselines=%s: not a folder: give the folder that holds the baselines, "
             "<gpu-slug>.json\n", dir);
+    exit(EXIT_BAD_INPUT);
+  }
+}
+
+/* A benchmark binary that is not there is bad input, found before the fork; after it, a
+ * failed exec would look like a failed benchmark. */
+static void check_bench_binary(const char *bench) {
+  struct stat st;
+  if (stat(bench, &st) != 0) {
+    fprintf(stderr, "gate: --bench=%s: %s: build the benchmark binary, or fix the path\n", bench,
+            errno == ENOENT ? "no such file" : strerror(errno));
+    exit(EXIT_BAD_INPUT);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    fprintf(stderr, "gate: --bench=%s: not a file: give the benchmark binary\n", bench);
+    exit(EXIT_BAD_INPUT);
+  }
+  if (access(bench, X_OK) != 0) {
+    fprintf(stderr, "gate: --bench=%s: not executable (%s): give the benchmark binary, or chmod +x it\n", bench,
+            strerror(errno));
     exit(EXIT_BAD_INPUT);
   }
 }
@@ -228,6 +310,7 @@ static void write_reports(const options *o, const char *out_dir, const char *ben
 int cmd_check(options *o) {
   if (!o->bench || !o->baselines) usage("check needs --bench=BIN and --baselines=DIR");
   check_baselines_folder(o->baselines);
+  check_bench_binary(o->bench);
   refuse_out_flags(o);
   const char *out_dir = o->out_dir ? o->out_dir : getenv("TEST_UNDECLARED_OUTPUTS_DIR");
   if (!out_dir) out_dir = ".";

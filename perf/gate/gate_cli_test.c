@@ -486,6 +486,82 @@ START_TEST(stale_outputs_are_never_judged) {
 }
 END_TEST
 
+/* A benchmark binary that is not there is bad input (exit 2), not a failed benchmark (1). */
+START_TEST(missing_benchmark_is_bad_input) {
+  const char *bl = make_dir("nobench/bl");
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", at("nobench/fake_bench"), bl, at("nobench"));
+  expect_output("nobench/fake_bench: no such file");
+  write_text("nobench/fake_bench", "#!/bin/sh\nexit 0\n");
+  ck_assert_int_eq(chmod(at("nobench/fake_bench"), 0644), 0);
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", at("nobench/fake_bench"), bl, at("nobench"));
+  expect_output("nobench/fake_bench: not executable");
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bl, bl, at("nobench"));
+  expect_output("nobench/bl: not a file");
+}
+END_TEST
+
+/* pid no longer runs: an orphan adopted here (the test is a subreaper) that died and is
+ * reaped now, or a process that is not ours and no longer exists. */
+static int gone(pid_t pid) {
+  int st;
+  pid_t r = waitpid(pid, &st, WNOHANG);
+  if (r == pid) return 1;
+  if (r == 0) return 0;
+  return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Reads the pid a stand-in benchmark wrote to dir/rel, waiting up to a minute for it. */
+static pid_t pid_from(const char *rel) {
+  for (int i = 0; i < 1200; i++) {
+    FILE *f = fopen(at(rel), "r");
+    int pid = 0;
+    if (f) {
+      int ok = fscanf(f, "%d", &pid) == 1;
+      fclose(f);
+      if (ok && pid > 0) return pid;
+    }
+    usleep(50000);
+  }
+  ck_abort_msg("the stand-in benchmark never started");
+  return -1;
+}
+
+/* The benchmark holds its GPU: when the gate is killed (SIGKILL, SIGTERM, SIGINT) the
+ * benchmark must not outlive it. */
+START_TEST(benchmark_dies_with_the_gate) {
+  ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0); /* orphans come here, to be seen and reaped */
+  const char *bl = make_dir("killed/bl");
+  char body[2048];
+  FORMAT(body, "echo $$ > '%s.tmp'; mv '%s.tmp' '%s'; exec sleep 600\n", at("killed/pid"), at("killed/pid"),
+         at("killed/pid"));
+  const char *bench = make_bench("killed/fake_bench", body);
+  char bench_flag[1100], bl_flag[1100], out_flag[1100];
+  FORMAT(bench_flag, "--bench=%s", bench);
+  FORMAT(bl_flag, "--baselines=%s", bl);
+  FORMAT(out_flag, "--out_dir=%s", make_dir("killed"));
+  const int sigs[] = {SIGKILL, SIGTERM, SIGINT};
+  for (size_t i = 0; i < 3; i++) {
+    unlink(at("killed/pid"));
+    int go[2];
+    ck_assert_int_eq(pipe(go), 0);
+    char *args[] = {"check", bench_flag, bl_flag, out_flag, NULL};
+    pid_t g = start_gate(go, args);
+    close(go[0]);
+    close(go[1]);
+    pid_t child = pid_from("killed/pid");
+    ck_assert_int_eq(kill(g, sigs[i]), 0);
+    int st = exit_status(g);
+    ck_assert_msg(st != 0, "the gate exited 0 after signal %d", sigs[i]);
+    int k = 0;
+    while (!gone(child) && k++ < 1200) usleep(50000); /* up to a minute */
+    if (!gone(child)) {
+      kill(child, SIGKILL);
+      ck_abort_msg("the benchmark (pid %d) outlived the gate killed by signal %d", (int)child, sigs[i]);
+    }
+  }
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -502,6 +578,8 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, baselines_folder_must_exist);
   tcase_add_test(tc, stale_outputs_are_never_judged);
+  tcase_add_test(tc, missing_benchmark_is_bad_input);
+  tcase_add_test(tc, benchmark_dies_with_the_gate);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);
