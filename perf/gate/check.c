@@ -115,13 +115,6 @@ static int run_bench(const options *o, const char *json_out, const char *filter)
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static FILE *open_out(const char *dir, const char *name, char *path, size_t len) {
-  format_path(path, len, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  if (!f) fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
-  return f;
-}
-
 /* A --baselines that is not a folder (a typo) would make every perf test pass with nothing
  * compared: it is an error, found before the benchmark runs. */
 static void check_baselines_folder(const char *dir) {
@@ -209,7 +202,11 @@ static void measure(const options *o, const char *json_out, const char *filter) 
 static int no_baseline(const options *o, const char *out_dir, gate_figures *run, const char *base_path) {
   char cand[4096], err[1024];
   format_path(cand, sizeof cand, "%s/%s.candidate.json", out_dir, run->gpu.slug);
-  if (save_baseline(cand, run, err, sizeof err)) fprintf(stderr, "gate: %s\n", err);
+  if (save_baseline(cand, run, err, sizeof err)) {
+    fprintf(stderr, "gate: no baseline for %s at %s, and the candidate baseline could not be written: %s\n",
+            run->gpu.name, base_path, err);
+    return EXIT_BAD_INPUT;
+  }
   fprintf(stderr,
           "\n*** WARNING: no baseline for %s (%s): nothing was compared. ***\n"
           "*** Candidate written to %s; adopt it (better: several runs) with:\n"
@@ -286,25 +283,52 @@ static void recheck_slower(const options *o, const char *recheck_path, const gat
   }
 }
 
-/* summary.md, verdicts.json and the JUnit XML ($XML_OUTPUT_FILE). */
-static void write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
-                          const comparison *c, size_t n, const char *const *notes) {
+/* Opens a report for writing, or says why not. */
+static FILE *open_report(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
+  return f;
+}
+
+/* Closes a report; 0 when all of it was written, else says why. */
+static int close_out(FILE *f, const char *path) {
+  char err[1024];
+  if (close_report(f, path, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "gate: %s\n", err);
+  return 1;
+}
+
+/* summary.md, verdicts.json and the JUnit XML ($XML_OUTPUT_FILE); the number that failed. */
+static int write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
+                         const comparison *c, size_t n, const char *const *notes) {
   char path[4200], err[1024];
-  FILE *md = open_out(out_dir, "summary.md", path, sizeof path);
+  int failed = 0;
+  format_path(path, sizeof path, "%s/summary.md", out_dir);
+  FILE *md = open_report(path);
   if (md) {
     char *title = xasprintf("%s on %s", bench_name, run->gpu.name);
     write_markdown(md, title, c, n, notes, o->policy.metric);
     free(title);
-    fclose(md);
+    failed += close_out(md, path);
+  } else {
+    failed++;
   }
   format_path(path, sizeof path, "%s/verdicts.json", out_dir);
-  if (write_verdicts_json(path, run, c, n, o->policy.metric, err, sizeof err)) fprintf(stderr, "gate: %s\n", err);
-  const char *xml = getenv("XML_OUTPUT_FILE");
-  FILE *jx = xml ? fopen(xml, "w") : NULL;
-  if (jx) {
-    write_junit(jx, bench_name, c, n, notes);
-    fclose(jx);
+  if (write_verdicts_json(path, run, c, n, o->policy.metric, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    failed++;
   }
+  const char *xml = getenv("XML_OUTPUT_FILE");
+  if (xml && *xml) {
+    FILE *jx = open_report(xml);
+    if (jx) {
+      write_junit(jx, bench_name, c, n, notes);
+      failed += close_out(jx, xml);
+    } else {
+      failed++;
+    }
+  }
+  return failed;
 }
 
 int cmd_check(options *o) {
@@ -336,7 +360,7 @@ int cmd_check(options *o) {
 
   printf("\n");
   print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
-  write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
+  int unwritten = write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
   int bad = 0;
   for (size_t i = 0; i < n; i++)
     if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
@@ -348,5 +372,10 @@ int cmd_check(options *o) {
   printf("\n%s: %zu compared, %zu slower, %zu faster, %zu new, %zu missing. Run JSON: %s\n", bad ? "FAIL" : "PASS", n,
          count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), count_verdicts(c, n, VERDICT_NEW),
          count_verdicts(c, n, VERDICT_MISSING), run_path);
+  if (unwritten) {
+    fprintf(stderr, "gate: %d report(s) could not be written (see above): the check fails (exit 2) rather than leave "
+            "its outputs incomplete\n", unwritten);
+    return EXIT_BAD_INPUT;
+  }
   return bad ? EXIT_REGRESSION : EXIT_PASS;
 }

@@ -562,6 +562,38 @@ START_TEST(benchmark_dies_with_the_gate) {
 }
 END_TEST
 
+/* A report that cannot be written (a full disk, here /dev/full) fails the check (exit 2,
+ * the file and errno named): a pass without its verdicts would be recorded as nothing. */
+START_TEST(failed_writes_fail_the_check) {
+  const char *bl = baseline_dir("full/bl"), *out = make_dir("full/out");
+  write_run("full/run.json", H100, 132, 3000.0, base_set, 3, 11);
+  const char *bench = copy_bench("full/fake_bench", at("full/run.json"), at("full/run.json"));
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, out);
+  ck_assert_int_eq(setenv("XML_OUTPUT_FILE", "/dev/full", 1), 0);
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, out);
+  unsetenv("XML_OUTPUT_FILE");
+  expect_output("/dev/full");
+  expect_output(strerror(ENOSPC));
+  /* The stand-in benchmark points a report at /dev/full after the gate removed the old one. */
+  const char *reports[] = {"verdicts.json", "summary.md"};
+  for (size_t i = 0; i < 2; i++) {
+    char body[2048];
+    FORMAT(body, "cp '%s' \"$out\"; ln -s /dev/full \"$(dirname \"$out\")/%s\"\n", at("full/run.json"), reports[i]);
+    make_bench("full/fake_bench", body);
+    expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, out);
+    expect_output(reports[i]);
+    expect_output(strerror(ENOSPC));
+  }
+  /* The candidate baseline, when there is no baseline: a folder stands where it would go. */
+  char body[2048];
+  FORMAT(body, "cp '%s' \"$out\"; mkdir -p \"$(dirname \"$out\")/nvidia-h100-80gb-hbm3.candidate.json\"\n",
+         at("full/run.json"));
+  make_bench("full/fake_bench", body);
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, make_dir("full/empty"), out);
+  expect_output("nvidia-h100-80gb-hbm3.candidate.json");
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -580,6 +612,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, stale_outputs_are_never_judged);
   tcase_add_test(tc, missing_benchmark_is_bad_input);
   tcase_add_test(tc, benchmark_dies_with_the_gate);
+  tcase_add_test(tc, failed_writes_fail_the_check);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);

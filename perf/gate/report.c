@@ -3,7 +3,20 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+int close_report(FILE *f, const char *path, char *err, size_t errlen) {
+  errno = 0;
+  int failed = fflush(f) != 0 || ferror(f);
+  int e = errno;
+  if (fclose(f) != 0 && !failed) {
+    failed = 1;
+    e = errno;
+  }
+  if (failed) snprintf(err, errlen, "%s: writing it failed: %s", path, strerror(e ? e : EIO));
+  return failed;
+}
 
 static const char *metric_name(gate_metric m) { return m == METRIC_TIME ? "time" : "time relative to copy"; }
 
@@ -158,8 +171,19 @@ int write_verdicts_json(const char *path, const gate_figures *run, const compari
     snprintf(err, errlen, "%s: not written: could not build the JSON document", path);
     return 1;
   }
-  int rc = json_dump_file(root, path, JSON_INDENT(1));
+  char *text = json_dumps(root, JSON_INDENT(1));
   json_decref(root);
-  if (rc) snprintf(err, errlen, "%s: cannot write it: %s", path, strerror(errno));
-  return rc;
+  if (!text) {
+    snprintf(err, errlen, "%s: not written: could not build the JSON text (out of memory?)", path);
+    return 1;
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot write it: %s", path, strerror(errno));
+    free(text);
+    return 1;
+  }
+  fputs(text, f);
+  free(text);
+  return close_report(f, path, err, errlen);
 }

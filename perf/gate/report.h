@@ -7,6 +7,9 @@
 
 #include "perf/gate/compare.h"
 
+/* Flushes and closes a report written through f: 0 when every write reached path; else 1
+ * and a message naming path and the errno (a full disk shows only here, or at fclose). */
+int close_report(FILE *f, const char *path, char *err, size_t errlen);
 /* Optional per-comparison notes (e.g. "re-measured: +1.2%"), NULL for none. */
 void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, gate_metric metric);
 void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
