@@ -93,6 +93,7 @@ int cmd_bless(options *o) {
   gate_figures merged;
   if (merge_runs(runs, (size_t)o->nrest, &merged, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
+    for (int i = 0; i < o->nrest; i++) fprintf(stderr, "gate:   run %d is %s\n", i + 1, paths[i]);
     return EXIT_BAD_INPUT;
   }
   char dir[4096], path[4200];
@@ -107,8 +108,10 @@ int cmd_bless(options *o) {
   int lock = lock_folder(dir);
   if (lock < 0) return EXIT_BAD_INPUT;
   gate_figures result = merged;
-  if (access(path, F_OK) == 0 && merge_into_old(path, &merged, &result)) return EXIT_BAD_INPUT;
-  if (result.b == merged.b) printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
+  if (!file_exists(path))
+    printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
+  else if (merge_into_old(path, &merged, &result))
+    return EXIT_BAD_INPUT;
   if (save_baseline(path, &result, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     return EXIT_BAD_INPUT;

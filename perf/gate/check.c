@@ -351,7 +351,7 @@ int cmd_check(options *o) {
   gate_figures run, base, family_base;
   load_or_die(run_path, &run, 0);
   format_path(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
-  if (access(base_path, F_OK) != 0) return no_baseline(o, out_dir, &run, base_path);
+  if (!file_exists(base_path)) return no_baseline(o, out_dir, &run, base_path);
   family_baseline(base_path, bench_name, &run, &base, &family_base);
   comparison *c;
   size_t n = compare_figures(&family_base, &run, &o->policy, &c);

@@ -28,6 +28,9 @@ void format_path(char *buf, size_t len, const char *fmt, ...) __attribute__((for
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Loads a run (baseline == 0) or a baseline, or prints why not and exits 2. */
 void load_or_die(const char *path, gate_figures *f, int baseline);
+/* 1 when path exists, 0 when it does not (ENOENT); any other failure to look (a symlink
+ * loop, EACCES) exits 2 naming it: an unreadable baseline is not a missing one. */
+int file_exists(const char *path);
 size_t count_verdicts(const comparison *c, size_t n, verdict v);
 
 int cmd_check(options *o);

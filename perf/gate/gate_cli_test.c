@@ -442,6 +442,14 @@ START_TEST(baselines_folder_must_exist) {
   expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, empty, at("typo"));
   expect_output("WARNING: no baseline");
   expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --strict", bench, empty, at("typo"));
+  /* A baseline that cannot be looked at (here a symlink loop) is not a missing one. */
+  char cmd[1200];
+  FORMAT(cmd, "ln -s nvidia-h100-80gb-hbm3.json '%s/nvidia-h100-80gb-hbm3.json'", empty);
+  ck_assert_int_eq(system(cmd), 0);
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, empty, at("typo"));
+  expect_output("cannot tell whether");
+  expect_gate(2, "bless --baselines=%s %s", empty, at("typo/run.json"));
+  expect_output("cannot tell whether");
 }
 END_TEST
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "perf/gate/gate_cli.h"
 #include "perf/gate/report.h"
@@ -151,6 +152,14 @@ void load_or_die(const char *path, gate_figures *f, int baseline) {
     fprintf(stderr, "gate: %s\n", err);
     exit(EXIT_BAD_INPUT);
   }
+}
+
+int file_exists(const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0) return 1;
+  if (errno == ENOENT) return 0;
+  fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", path, strerror(errno));
+  exit(EXIT_BAD_INPUT);
 }
 
 size_t count_verdicts(const comparison *c, size_t n, verdict v) {
