@@ -12,8 +12,10 @@
 #   - any other test (CPU unit tests, which --run_under wraps too) runs at once, unlocked:
 #     queued behind the perf tests it would time out doing nothing.
 # With k GPUs up to k perf tests run at once, one per GPU. When every GPU is taken the
-# test polls (GPU_SLOT_POLL seconds, default 1) until one is free; a waiting perf test
-# meanwhile keeps new correctness tests off the GPUs it waits for, so it is not starved.
+# test polls (GPU_SLOT_POLL seconds, default 1) until one is free. A perf test that waits
+# first marks every GPU it waits for (gpu-<G>.wait.<id>, see below); no new correctness test
+# starts on a marked GPU, so the perf test gets whichever GPU drains first and a stream of
+# correctness tests cannot starve it.
 #
 # Environment:
 #   GPU_SLOT_DIR    lock files and slots.log, shared by every test of the host
@@ -84,7 +86,7 @@ if [ -z "${GPU_SLOT_COUNT:-}" ] && command -v nvidia-smi >/dev/null 2>&1; then
       needs_lookup "${gpus[$k]}" && unresolved+=" $g"
     done
     [ -z "$unresolved" ] && break
-    sleep 1
+    [ "$attempt" -lt 3 ] && sleep 1
   done
   if [ -n "$unresolved" ]; then
     echo "gpu_slot: cannot find the UUID of GPU$unresolved ('nvidia-smi --query-gpu=index,uuid' did not list it);" \
@@ -107,47 +109,92 @@ fi
 
 now() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
 
-# Lock files of a GPU: "lock" is the slot itself (shared or exclusive); "turn" is a
-# turnstile that a waiting perf test holds so that no new correctness test starts on
-# that GPU while the ones running drain (else a stream of them could starve it).
-slot_file() { printf '%s/gpu-%s.%s' "$dir" "$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' _)" "$2"; }
-open_file() {  # open_file PATH: sets fd
+# The slot of a GPU is gpu-<G>.lock (flock shared or exclusive). A perf test that finds every
+# GPU busy makes a wait mark: a new file $dir/wait.<id> that it holds an exclusive flock on,
+# hard-linked as gpu-<G>.wait.<id> for each GPU. A correctness test skips a GPU with a live mark.
+#   - Making a mark never waits: the file is locked before it has those names, so no other test
+#     can hold its lock. (Taking a lock that correctness tests also take, even briefly, is not
+#     enough: Linux flock has no writer preference, and under load their overlapping brief holds
+#     made a waiting perf test lose every try until the stream of correctness tests ended.)
+#   - Once a GPU is marked, only the correctness tests that had looked at it before can still
+#     start there; the perf test gets it (or another GPU) when the running ones finish.
+#   - A mark whose lock is free was left by a killed test: ignored, and removed if we may.
+slot_file() { printf '%s/gpu-%s.%s' "$dir" "${1//[^A-Za-z0-9._-]/_}" "$2"; }
+open_file() {  # open_file PATH: sets fd; a new file is made writable by every user of the host
+  local new=0
+  [ -e "$1" ] || new=1
   exec {fd}>>"$1" || exit 2
-  chmod 666 "$1" 2>/dev/null
+  if [ "$new" = 1 ]; then chmod 666 "$1" 2>/dev/null; fi
+}
+# The files of each GPU, named once: the loop below may poll often.
+declare -A lock_file=() wait_file=()
+for g in "${gpus[@]}"; do
+  lock_file[$g]="$(slot_file "$g" lock)"
+  wait_file[$g]="$(slot_file "$g" wait)"
+done
+seen_mark=""
+marked() {  # marked GPU: true if a live perf test waits for GPU (its mark: $seen_mark)
+  local f mfd
+  for f in "${wait_file[$1]}".*; do
+    { exec {mfd}<"$f"; } 2>/dev/null || continue  # none, or gone: that perf test has its GPU
+    if ! flock -n -s "$mfd"; then exec {mfd}<&-; seen_mark="$f"; return 0; fi
+    exec {mfd}<&-
+    rm -f "$f" "$dir/wait.${f##*.}" 2>/dev/null
+  done
+  return 1
+}
+mark=""  # this perf test's wait mark, while it waits
+unmark() {
+  [ -n "$mark" ] || return 0
+  local g
+  for g in "${gpus[@]}"; do rm -f "${wait_file[$g]}.${mark##*.}"; done
+  rm -f "$mark"
+  exec {mark_fd}<&-
+  mark=""
+}
+make_mark() {
+  mark="$(mktemp "$dir/wait.XXXXXXXX")" || exit 2
+  chmod 644 "$mark"  # readable, so that other users' tests can check its lock
+  exec {mark_fd}<"$mark" || exit 2
+  flock -x "$mark_fd"  # nobody else knows the file yet: at once
+  trap 'unmark; exit 130' INT
+  trap 'unmark; exit 143' TERM
+  trap 'unmark; exit 129' HUP
+  local g
+  for g in "${gpus[@]}"; do
+    ln -f "$mark" "${wait_file[$g]}.${mark##*.}" ||
+      echo "gpu_slot: could not mark GPU $g as awaited by $test_name" >&2
+  done
 }
 
-# Try every GPU without blocking, from a random start so that shared holders spread
-# over the GPUs; keep the first lock obtained (open on fd $lock_fd), else wait and retry.
+# Try every GPU without blocking, from a random start so that shared holders spread over the
+# GPUs; keep the first lock obtained (open on fd $lock_fd), else wait and retry. A perf test
+# marks the GPUs before its first wait, then tries again at once (one may have freed meanwhile).
 gpu=""
-declare -A waiting=() # GPU -> fd of the turnstile this perf test holds while it waits
 while [ -z "$gpu" ]; do
+  seen_mark=""
   start=$((RANDOM % ${#gpus[@]}))
   for ((j = 0; j < ${#gpus[@]}; j++)); do
     g="${gpus[$(((start + j) % ${#gpus[@]}))]}"
-    turn_fd=""
-    if [ "$kind" = shared ]; then
-      open_file "$(slot_file "$g" turn)"
-      turn_fd=$fd
-      # Held exclusively: a perf test is waiting for this GPU; do not go ahead of it.
-      if ! flock -n -s "$turn_fd"; then exec {turn_fd}>&-; continue; fi
-    fi
-    open_file "$(slot_file "$g" lock)"
+    [ "$kind" = shared ] && marked "$g" && continue
+    open_file "${lock_file[$g]}"
     lock_fd=$fd
-    if flock -n "$flag" "$lock_fd"; then gpu="$g"; else exec {lock_fd}>&-; fi
-    [ -n "$turn_fd" ] && exec {turn_fd}>&-
-    [ -n "$gpu" ] && break
+    if flock -n "$flag" "$lock_fd"; then gpu="$g"; break; fi
+    exec {lock_fd}>&-
   done
-  if [ -z "$gpu" ] && [ "$kind" = exclusive ]; then
-    # Every GPU is busy: hold the turnstile of each GPU that no other perf test holds.
-    for g in "${gpus[@]}"; do
-      [ -n "${waiting[$g]:-}" ] && continue
-      open_file "$(slot_file "$g" turn)"
-      if flock -n -x "$fd"; then waiting[$g]=$fd; else exec {fd}>&-; fi
-    done
+  [ -n "$gpu" ] && break
+  if [ "$kind" = exclusive ] && [ -z "$mark" ]; then make_mark; continue; fi
+  # A correctness test kept off by a mark sleeps in flock until that perf test has its GPU
+  # (or for the poll time): many of them polling at once would load the host for nothing.
+  if [ -n "$seen_mark" ] && { exec {mfd}<"$seen_mark"; } 2>/dev/null; then
+    flock -w "$poll" -s "$mfd"
+    exec {mfd}<&-
+  else
+    sleep "$poll"
   fi
-  [ -n "$gpu" ] || sleep "$poll"
 done
-for turn_fd in "${waiting[@]}"; do exec {turn_fd}>&-; done
+unmark
+trap - INT TERM HUP
 
 export CUDA_VISIBLE_DEVICES="$gpu"
 t0="$(now)"
