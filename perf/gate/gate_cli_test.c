@@ -416,7 +416,8 @@ START_TEST(history_rows_stay_parseable) {
   FORMAT(cmd, "head -1 '%s' | grep -qx 'date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush' "
          "&& test $(wc -l < '%s') -eq 4", csv, csv);
   ck_assert_int_eq(system(cmd), 0);
-  write_text("csv/hist/nvidia-h100-80gb-hbm3.csv", "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n");
+  write_text("csv/hist/nvidia-h100-80gb-hbm3.csv",
+             "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n");
   expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
   FORMAT(cmd, "test $(wc -l < '%s') -eq 4 && test $(grep -c ',same,write$' '%s') -eq 3", csv, csv);
   ck_assert_int_eq(system(cmd), 0);

@@ -1,17 +1,37 @@
 /* gate: the regression gate over benchmark runs and per-GPU baselines.
  *
- *   gate check   --bench=BIN --baselines=DIR [policy] [--strict] [--repetitions=N] [--out_dir=DIR] [-- BENCH FLAGS]
- *       Runs a family's benchmark binary, compares with the baseline of the GPU it ran on,
- *       re-measures anything slower, and fails only on a confirmed regression. Writes the run
- *       JSON, summary.md and verdicts.json to --out_dir (default $TEST_UNDECLARED_OUTPUTS_DIR)
- *       and JUnit XML to $XML_OUTPUT_FILE when set. The run JSON is kept when the gate fails.
- *   gate compare --baseline=FILE [policy] RUN.json
- *   gate bless   --baselines=DIR RUN.json...      adopt runs (separate processes) as the baseline
- *   gate history --history_dir=DIR --verdicts=FILE RUN.json     append one row per benchmark
+ *   gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N] [--out_dir=DIR] [--no_recheck]
+ *                [-- BENCH FLAGS]
+ *       Runs a family's benchmark binary, compares with the baseline of the GPU it ran on
+ *       (DIR/<gpu-slug>.json), re-measures anything slower in a fresh process, and fails only on
+ *       a confirmed regression. BIN and DIR must exist (else exit 2, before anything runs); a DIR
+ *       without this GPU's file passes with a loud warning and writes a candidate baseline
+ *       (--strict fails instead). First removes an earlier check's outputs from --out_dir
+ *       (default $TEST_UNDECLARED_OUTPUTS_DIR, else .); then writes there the run JSON
+ *       (<bench>.json, kept when the gate fails), <bench>.recheck.json, summary.md and
+ *       verdicts.json, and JUnit XML to $XML_OUTPUT_FILE when set. A benchmark that exits 0
+ *       without writing its run JSON, or a report that cannot be written, is exit 2. The gate
+ *       sets --benchmark_out and --benchmark_out_format, so BENCH FLAGS may not. The benchmark
+ *       dies with the gate: SIGTERM and SIGINT are forwarded to it, PR_SET_PDEATHSIG covers the rest.
+ *   gate compare --baseline=FILE [POLICY] RUN.json
+ *   gate bless   --baselines=DIR RUN.json...
+ *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
+ *       of their GPU, replacing only the families they measured. Reads, merges and replaces
+ *       DIR/<gpu-slug>.json atomically under an exclusive flock of DIR.
+ *   gate history --history_dir=DIR --verdicts=FILE RUN.json
+ *       Appends one CSV row per benchmark to DIR/<gpu-slug>.csv (flock, one O_APPEND write).
+ *       FILE must be the verdicts.json gate check wrote for RUN.json (same gpu.name, run.date,
+ *       run.host); fields that would break an unquoted CSV row, and a file that does not end in
+ *       a line break or start with a history header, are refused.
+ *   gate --help, gate COMMAND --help
  *
- * policy: --tolerance=0.03 --family_tolerance=FAMILY=F (repeatable) --k_noise=3 --alpha=0.01 --min_delta_us=3
+ * verdicts.json: {"metric": "time" | "copy_ratio", "gpu": {"name", "uuid"},
+ *                 "run": {"date", "host", "commit"}, "verdicts": [{"name", "verdict", ...}]}
+ * POLICY: --tolerance=0.03 --family_tolerance=FAMILY=F (repeatable) --k_noise=3 --alpha=0.01 --min_delta_us=3
  *         --metric=time|copy_ratio
- * Exit status: 0 pass, 1 confirmed regression (or a benchmark missing / failing), 2 bad input or usage.
+ * Exit status: 0 pass, 1 confirmed regression (or a benchmark missing / failing), 2 bad input or
+ * usage (a missing, unreadable or invalid file, a failed write). Messages name the file, the
+ * field and the fix.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,14 +48,20 @@
 static void print_usage(FILE *out) {
   fprintf(out,
           "usage:\n"
-          "  gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N] [--out_dir=DIR]\n"
-          "               [--no_recheck] [-- BENCHMARK FLAGS]\n"
+          "  gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N (1..1000)]\n"
+          "               [--out_dir=DIR] [--no_recheck] [-- BENCHMARK FLAGS]\n"
+          "      run BIN, compare with DIR/<gpu>.json, re-measure what looks slower; writes the run JSON,\n"
+          "      summary.md and verdicts.json to --out_dir, JUnit XML to $XML_OUTPUT_FILE. The gate sets\n"
+          "      --benchmark_out and --benchmark_out_format: do not give them after --\n"
           "  gate compare --baseline=FILE [POLICY] RUN.json\n"
           "  gate bless   --baselines=DIR RUN.json...\n"
+          "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"
           "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
+          "      append a row per benchmark to DIR/<gpu>.csv; FILE is the verdicts.json of RUN.json\n"
           "  gate --help\n"
           "POLICY: --tolerance=FRACTION (0.03) --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
-          "        --alpha=P (0.01) --min_delta_us=US (3) --metric=time|copy_ratio (time)\n");
+          "        --alpha=P (0.01) --min_delta_us=US (3) --metric=time|copy_ratio (time)\n"
+          "Exit status: 0 pass, 1 confirmed regression or failed benchmark, 2 bad input or usage.\n");
 }
 
 void usage(const char *msg) {
