@@ -132,6 +132,7 @@ int main(int argc, char **argv) {
     }
   }
   if (argc - optind < 2) usage("want at least one INPUT and the OUTDIR");
+  if (argv[argc - 1][0] == '\0') usage("OUTDIR is empty: name the folder to write the report to");
 
   render_inputs in = {0};
   for (int i = optind; i < argc - 1; i++) {

@@ -692,6 +692,10 @@ START_TEST(bad_input_writes_nothing) {
   ck_assert_int_eq(run_render(args, errfile), 2);
   snprintf(args, sizeof args, "--tolerance=3 " FIX "/runs/elementwise.json '%s/t_out'", tmp);
   ck_assert_int_eq(run_render(args, errfile), 2);
+  ck_assert_int_eq(run_render(FIX "/runs/elementwise.json ''", errfile), 2);                /* empty OUTDIR */
+  char *msg = slurp(errfile, NULL);
+  ck_assert_msg(strstr(msg, "OUTDIR is empty") != NULL, "%s", msg);
+  free(msg);
 }
 END_TEST
 
