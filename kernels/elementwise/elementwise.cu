@@ -2,15 +2,12 @@
 // is in elementwise_cublas.cu.
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/common/launch.cuh"
+#include "kernels/common/slowdown.cuh"
 
 static const unsigned kBlock = 256;
 
-// Set by the build setting //kernels/elementwise:slowdown_add_float4_pct (0 normally).
-#ifndef SLOWDOWN_ADD_FLOAT4_PCT
-#define SLOWDOWN_ADD_FLOAT4_PCT 0
-#endif
-
-extern "C" int ew_injected_slowdown_pct(void) { return SLOWDOWN_ADD_FLOAT4_PCT; }
+// Injected slowdowns (kernels/common/slowdown.cuh): add_float4 is an injection point.
+SLOWDOWN_REPORT(ew_injected_slowdown)
 
 static __global__ void add_kernel(const float *a, const float *b, float *c, size_t n) {
   size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -26,11 +23,11 @@ static __global__ void add_float4_kernel(const float *a, const float *b, float *
   const float4 *a4 = (const float4 *)(a + head);
   const float4 *b4 = (const float4 *)(b + head);
   float4 *c4 = (float4 *)(c + head);
-#if SLOWDOWN_ADD_FLOAT4_PCT > 0
+#if SLOWDOWN_WORK_PCT > 0
   // Injected slowdown (gate testing only): PCT% more work items, handled by the
   // last blocks, recompute the first vectors, long evicted from L2 by then for
   // arrays beyond L2: PCT% more DRAM bytes in the same launch, nothing else changes.
-  for (size_t w = tid; w < nvec + nvec * SLOWDOWN_ADD_FLOAT4_PCT / 100; w += stride) {
+  for (size_t w = tid; w < slowdown_work(nvec); w += stride) {
     size_t i = w < nvec ? w : w - nvec;
 #else
   for (size_t i = tid; i < nvec; i += stride) {
@@ -97,9 +94,10 @@ extern "C" cudaError_t ew_add_float4(const float *a, const float *b, float *c, s
   size_t nvec = (n - head) / 4;
   size_t tail = n - head - 4 * nvec;
   unsigned grid;
-  size_t work = nvec + nvec * SLOWDOWN_ADD_FLOAT4_PCT / 100; /* == nvec unless slowed on purpose */
+  size_t work = slowdown_work(nvec); /* == nvec unless slowed on purpose */
   if ((err = grid_for(work > 4 ? work : 4, kBlock, &grid)) != cudaSuccess) return err;
-  add_float4_kernel<<<grid, kBlock, 0, stream>>>(a, b, c, head, nvec, tail);
+  if ((err = slowdown_extra_launch(a + head, nvec, stream)) != cudaSuccess) return err;
+  add_float4_kernel<<<slowdown_grid(grid), kBlock, 0, stream>>>(a, b, c, head, nvec, tail);
   return cudaGetLastError();
 }
 

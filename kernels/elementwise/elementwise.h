@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
+#include "kernels/common/slowdown.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,9 +39,9 @@ cudaError_t ew_saxpy_float4(float alpha, const float *x, float *y, size_t n, cud
  * call. A cuBLAS failure maps to the closest cudaError_t. */
 cudaError_t ew_saxpy_cublas(float alpha, const float *x, float *y, size_t n, cudaStream_t stream);
 
-/* The slowdown injected into add_float4 by the build setting
- * --//kernels/elementwise:slowdown_add_float4_pct (percent; 0 in a normal build). */
-int ew_injected_slowdown_pct(void);
+/* The slowdowns injected into add_float4 by the build settings
+ * --//kernels/common:slowdown_{work,grid,launch}_pct (percent; all 0 in a normal build). */
+kernel_slowdown ew_injected_slowdown(void);
 
 #ifdef __cplusplus
 }

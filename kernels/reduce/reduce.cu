@@ -2,9 +2,13 @@
 #include <stdint.h>
 
 #include "kernels/common/launch.cuh"
+#include "kernels/common/slowdown.cuh"
 #include "kernels/reduce/block_sum.cuh"
 #include "kernels/reduce/reduce.h"
 #include "kernels/reduce/reduce_internal.h"
+
+// Injected slowdowns (kernels/common/slowdown.cuh): v7 is an injection point.
+SLOWDOWN_REPORT(reduce_injected_slowdown)
 
 static const unsigned kBlock = REDUCE_BLOCK;
 static_assert(kBlock >= 64 && kBlock <= 1024 && (kBlock & (kBlock - 1)) == 0, "trees need a power of two >= 64");
@@ -261,6 +265,11 @@ static __global__ void __launch_bounds__(B) v7_kernel(const float *x, size_t n, 
     v += (sum4(a) + sum4(b)) + (sum4(c) + sum4(d));
   }
   for (; i < nvec; i += stride) v += sum4(__ldg(x4 + i));
+#if SLOWDOWN_WORK_PCT > 0
+  // Injected slowdown (gate testing only): the first PCT% of the vectors read again and added
+  // times zero (kept by the compiler: 0 * x is not folded), so the sum is unchanged.
+  for (size_t w = tid; w < slowdown_work(nvec) - nvec; w += stride) v += 0.0f * sum4(__ldg(x4 + w));
+#endif
   if (tid < head) v += x[tid];
   if (head + 4 * nvec + tid < n) v += x[head + 4 * nvec + tid];
   v = block_sum<B>(v);
@@ -281,7 +290,8 @@ extern "C" cudaError_t reduce_v7_shuffle_vec4(const float *x, size_t n, float *d
   unsigned *counter = (unsigned *)d_work;
   float *partials = (float *)d_work + 4;  // after the counter's 16 bytes
   if ((err = cudaMemsetAsync(counter, 0, sizeof *counter, stream)) != cudaSuccess) return err;
-  v7_kernel<kBlock><<<grid, kBlock, 0, stream>>>(x, n, head, nvec, partials, counter, d_sum);
+  if ((err = slowdown_extra_launch(x + head, nvec, stream)) != cudaSuccess) return err;
+  v7_kernel<kBlock><<<slowdown_grid(grid), kBlock, 0, stream>>>(x, n, head, nvec, partials, counter, d_sum);
   return cudaGetLastError();
 }
 

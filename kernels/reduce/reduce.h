@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
+#include "kernels/common/slowdown.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -71,6 +73,10 @@ cudaError_t reduce_v6_multi_add(const float *x, size_t n, float *d_sum, void *d_
 cudaError_t reduce_v7_shuffle_vec4(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream);
 /* Reference: cub::DeviceReduce::Sum, its temporary storage in d_work. */
 cudaError_t reduce_cub(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream);
+
+/* The slowdowns injected into v7 by the build settings
+ * --//kernels/common:slowdown_{work,grid,launch}_pct (percent; all 0 in a normal build). */
+kernel_slowdown reduce_injected_slowdown(void);
 
 #ifdef __cplusplus
 }
