@@ -246,17 +246,25 @@ static void read_gpu_name(ctx *c, json_t *g, const char *where, gate_gpu *gpu) {
                      "or history file: give the GPU's model name (as nvidia-smi prints it)", c->path, where, gpu->name);
 }
 
-static void read_gpu(ctx *c, json_t *g, gate_gpu *gpu) {
-  read_gpu_name(c, g, "gpu", gpu);
-  json_t *v = field(c, g, "gpu", "sm_count", JSON_INTEGER);
+/* Where a file keeps its GPU, and the names of the fields that differ: a baseline's "gpu"
+ * is the gate's own; a run's "context.gpu" is the runner's. */
+typedef struct {
+  const char *where, *mem_clock, *driver, *runtime;
+} gpu_fields;
+static const gpu_fields kBaselineGpu = {"gpu", "mem_clock_mhz", "driver", "runtime"};
+static const gpu_fields kRunGpu = {"context.gpu", "mem_clock_max_mhz", "driver_version", "runtime_version"};
+
+static void read_gpu(ctx *c, json_t *g, const gpu_fields *k, gate_gpu *gpu) {
+  read_gpu_name(c, g, k->where, gpu);
+  json_t *v = field(c, g, k->where, "sm_count", JSON_INTEGER);
   gpu->sm_count = v ? (int)json_integer_value(v) : 0;
-  gpu->mem_clock_mhz = positive(c, g, "gpu", "mem_clock_mhz");
-  v = field(c, g, "gpu", "bus_width_bits", JSON_INTEGER);
+  gpu->mem_clock_mhz = positive(c, g, k->where, k->mem_clock);
+  v = field(c, g, k->where, "bus_width_bits", JSON_INTEGER);
   gpu->bus_width_bits = v ? (int)json_integer_value(v) : 0;
-  v = field(c, g, "gpu", "ecc", JSON_TRUE);
+  v = field(c, g, k->where, "ecc", JSON_TRUE);
   gpu->ecc = v ? json_is_true(v) : 0;
-  copy_str(c, g, "gpu", "driver", gpu->driver, sizeof gpu->driver);
-  copy_str(c, g, "gpu", "runtime", gpu->runtime, sizeof gpu->runtime);
+  copy_str(c, g, k->where, k->driver, gpu->driver, sizeof gpu->driver);
+  copy_str(c, g, k->where, k->runtime, gpu->runtime, sizeof gpu->runtime);
 }
 
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen) {
@@ -270,7 +278,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
                     "re-bless the baseline with this version", path, (long long)json_integer_value(ver),
                     BASELINE_SCHEMA_VERSION);
   json_t *g = field(&c, root, "", "gpu", JSON_OBJECT);
-  if (g) read_gpu(&c, g, &out->gpu);
+  if (g) read_gpu(&c, g, &kBaselineGpu, &out->gpu);
   /* The file must be named after the GPU it was measured on. */
   if (!c.failed) {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -542,19 +550,6 @@ static double unit_ns(const char *unit) {
 }
 
 
-static void read_run_gpu(ctx *c, json_t *g, gate_gpu *gpu) {
-  read_gpu_name(c, g, "context.gpu", gpu);
-  json_t *v = field(c, g, "context.gpu", "sm_count", JSON_INTEGER);
-  gpu->sm_count = v ? (int)json_integer_value(v) : 0;
-  gpu->mem_clock_mhz = positive(c, g, "context.gpu", "mem_clock_max_mhz");
-  v = field(c, g, "context.gpu", "bus_width_bits", JSON_INTEGER);
-  gpu->bus_width_bits = v ? (int)json_integer_value(v) : 0;
-  v = field(c, g, "context.gpu", "ecc", JSON_TRUE);
-  gpu->ecc = v ? json_is_true(v) : 0;
-  copy_str(c, g, "context.gpu", "driver_version", gpu->driver, sizeof gpu->driver);
-  copy_str(c, g, "context.gpu", "runtime_version", gpu->runtime, sizeof gpu->runtime);
-}
-
 static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
   copy_str(c, cx, "context", "date", info->date, sizeof info->date);
   copy_str(c, cx, "context", "host_name", info->host, sizeof info->host);
@@ -648,7 +643,7 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
     c.failed = fail(err, errlen, "%s: field context.json_schema_version: %lld is not supported (want 1)", path,
                     (long long)json_integer_value(ver));
   json_t *g = field(&c, cx, "context", "gpu", JSON_OBJECT);
-  if (g && !c.failed) read_run_gpu(&c, g, &out->gpu);
+  if (g && !c.failed) read_gpu(&c, g, &kRunGpu, &out->gpu);
   out->nruns = 1;
   out->runs = calloc(2, sizeof *out->runs);
   read_run_info(&c, cx, &out->runs[0]);
