@@ -51,15 +51,7 @@ commit="$(git -C "$repo" rev-parse HEAD)" || { echo "remote_cache: $repo is not 
 # jq reads the execution logs, ss finds a free port (iproute2). On a host with an init system,
 # installing nginx may also start Debian's own nginx service on port 80: this script neither
 # uses nor stops it.
-missing=()
-for p in nginx jq git curl iproute2; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "remote_cache: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash "$here/apt_install.sh" nginx jq git curl iproute2
 read -r -a bazel <<<"${BAZEL:-bazel}"
 [ -n "${BAZEL:-}" ] || bash "$here/setup.sh" # bazel, Check, jansson, zip; nvcc must be there
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"

@@ -4,18 +4,8 @@
 set -euo pipefail
 
 # zip: Bazel packs the tests' undeclared outputs (perf run JSON, verdicts) with it; without it they are lost.
-packages=(bazel-bootstrap check libsubunit-dev libjansson-dev gnuplot-nox fonts-liberation zip)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "setup: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash "$(dirname "$0")/apt_install.sh" bazel-bootstrap check libsubunit-dev libjansson-dev gnuplot-nox \
+  fonts-liberation zip
 
 cuda="${CUDA_PATH:-/usr/local/cuda}"
 if [ ! -x "$cuda/bin/nvcc" ]; then
