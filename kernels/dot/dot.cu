@@ -4,6 +4,7 @@
 
 #include <cublas_v2.h>
 
+#include "kernels/common/cublas_context.h"
 #include "kernels/common/launch.cuh"
 #include "kernels/dot/dot.h"
 #include "kernels/reduce/block_sum.cuh"
@@ -159,41 +160,16 @@ extern "C" cudaError_t dot_shuffle_vec4(const float *x, const float *y, size_t n
 // ---------------------------------------------------------------------------
 // Reference: cuBLAS.
 
-static cublasHandle_t g_cublas;  // created on first use, kept for the process
-
-static cudaError_t from_cublas(cublasStatus_t status) {
-  switch (status) {
-    case CUBLAS_STATUS_SUCCESS:
-      return cudaSuccess;
-    case CUBLAS_STATUS_ALLOC_FAILED:
-      return cudaErrorMemoryAllocation;
-    case CUBLAS_STATUS_INVALID_VALUE:
-      return cudaErrorInvalidValue;
-    case CUBLAS_STATUS_ARCH_MISMATCH:
-      return cudaErrorNoKernelImageForDevice;
-    default: {
-      cudaError_t err = cudaGetLastError();  // a failed launch inside cuBLAS says more than its status
-      return err != cudaSuccess ? err : cudaErrorUnknown;
-    }
-  }
-}
-
 extern "C" cudaError_t dot_cublas(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                                   cudaStream_t stream) {
   bool done;
   cudaError_t err = check_args(x, y, n, d_result, d_work, stream, &done);
   if (err != cudaSuccess || done) return err;
-  if (!g_cublas) {
-    cublasHandle_t h;
-    if ((err = from_cublas(cublasCreate(&h))) != cudaSuccess) return err;
-    if ((err = from_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE))) != cudaSuccess) {
-      cublasDestroy(h);
-      return err;
-    }
-    g_cublas = h;
-  }
-  if ((err = from_cublas(cublasSetStream(g_cublas, stream))) != cudaSuccess) return err;
-  if ((err = from_cublas(cublasSdot_64(g_cublas, (int64_t)n, x, 1, y, 1, d_result))) != cudaSuccess) return err;
+  // The result goes to device memory; default math, whatever sgemm left on the context's shared handle.
+  cublasHandle_t h;
+  if ((err = cublas_for_current_context(stream, CUBLAS_POINTER_MODE_DEVICE, CUBLAS_DEFAULT_MATH, &h)) != cudaSuccess)
+    return err;
+  if ((err = cublas_error(cublasSdot_64(h, (int64_t)n, x, 1, y, 1, d_result))) != cudaSuccess) return err;
   return cudaGetLastError();
 }
 

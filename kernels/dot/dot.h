@@ -62,9 +62,9 @@ cudaError_t dot_tree_atomic(const float *x, const float *y, size_t n, float *d_r
 cudaError_t dot_shuffle_vec4(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                              cudaStream_t stream);
 /* Reference: cublasSdot (64-bit size API), result written on the device.
- * One cuBLAS handle is created on the first call (so during warm-up), for the
- * device current then, set to device pointer mode and kept for the process;
- * every call sets its stream. Not thread-safe. */
+ * It uses the current CUDA context's cuBLAS handle (kernels/common/cublas_context.h:
+ * made on the first call in that context), in device pointer mode; every call
+ * sets its stream and modes. */
 cudaError_t dot_cublas(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                        cudaStream_t stream);
 

@@ -34,9 +34,10 @@ cudaError_t ew_saxpy(float alpha, const float *x, float *y, size_t n, cudaStream
 cudaError_t ew_saxpy_float4(float alpha, const float *x, float *y, size_t n, cudaStream_t stream);
 
 /* Library reference (never the code under test): cublasSaxpy_64 with alpha in
- * host memory. One cuBLAS handle is created on the first call (so during a
- * benchmark's warm-up) and kept for the process; the stream is set on every
- * call. A cuBLAS failure maps to the closest cudaError_t. */
+ * host memory, through the current CUDA context's cuBLAS handle
+ * (kernels/common/cublas_context.h: made on the first call in that context);
+ * every call sets its stream and modes. A cuBLAS failure maps to the closest
+ * cudaError_t. */
 cudaError_t ew_saxpy_cublas(float alpha, const float *x, float *y, size_t n, cudaStream_t stream);
 
 /* The slowdowns injected into add_float4 by the build settings

@@ -49,9 +49,9 @@ cudaError_t transpose_smem_padded(const float *in, float *out, int nx, int ny, c
 cudaError_t transpose_tile64_vec(const float *in, float *out, int nx, int ny, cudaStream_t stream);
 
 /* Library reference: cuBLAS sgeam (C = 1 * A^T + 0 * B) in the row-major
- * mapping above. Its cuBLAS handle is created on the first call (so during a
- * benchmark's warm-up), on the device current then, and kept for the life of
- * the process; every call sets the handle's stream. Not thread-safe. */
+ * mapping above, through the current CUDA context's cuBLAS handle
+ * (kernels/common/cublas_context.h: made on the first call in that context);
+ * every call sets its stream and modes. */
 cudaError_t transpose_cublas(const float *in, float *out, int nx, int ny, cudaStream_t stream);
 
 #ifdef __cplusplus

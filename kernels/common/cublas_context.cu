@@ -1,0 +1,112 @@
+// One cuBLAS handle per CUDA context (cublas_context.h), and the one cuBLAS status -> CUDA error mapping.
+#include <pthread.h>
+
+#include <cudaTypedefs.h>  // PFN_cuCtxGetCurrent_v4000, PFN_cuCtxGetId_v12000 (and cuda.h's types)
+
+#include "kernels/common/cublas_context.h"
+
+// The runner's contexts come and go one after another (--contexts is at most 256, plus the first).
+#define MAX_CONTEXTS 1024
+
+// Keyed by cuCtxGetId, unique for the life of the process: a destroyed context's CUcontext pointer can be
+// reused by a new context, its ID cannot. The entry of a destroyed context is therefore never matched
+// again, and its handle is deliberately not destroyed: cublasDestroy needs the context alive.
+typedef struct {
+  unsigned long long ctx_id;
+  cublasHandle_t handle;
+} context_handle;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static context_handle g_handles[MAX_CONTEXTS];
+static int g_count;
+
+// Driver entry points found through the runtime, so that nothing links libcuda; looked up once.
+static PFN_cuCtxGetCurrent_v4000 g_ctx_get_current;
+static PFN_cuCtxGetId_v12000 g_ctx_get_id;
+
+static cudaError_t driver_entry_point(const char *symbol, void **fn) {
+  enum cudaDriverEntryPointQueryResult found;
+  cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, fn, 13000, cudaEnableDefault, &found);
+  if (err == cudaSuccess && found != cudaDriverEntryPointSuccess) err = cudaErrorSymbolNotFound;
+  return err;
+}
+
+static cudaError_t from_driver(CUresult r) {
+  if (r == CUDA_SUCCESS) return cudaSuccess;
+  return r == CUDA_ERROR_CONTEXT_IS_DESTROYED ? cudaErrorContextIsDestroyed : cudaErrorDeviceUninitialized;
+}
+
+// The ID of the calling thread's current context. Called with g_lock held (the entry points are set once).
+static cudaError_t current_context_id(unsigned long long *id) {
+  cudaError_t err;
+  if (!g_ctx_get_id) {
+    void *get_current, *get_id;
+    if ((err = driver_entry_point("cuCtxGetCurrent", &get_current)) != cudaSuccess ||
+        (err = driver_entry_point("cuCtxGetId", &get_id)) != cudaSuccess)
+      return err;
+    g_ctx_get_current = (PFN_cuCtxGetCurrent_v4000)get_current;
+    g_ctx_get_id = (PFN_cuCtxGetId_v12000)get_id;
+  }
+  CUcontext ctx = NULL;
+  if ((err = from_driver(g_ctx_get_current(&ctx))) != cudaSuccess) return err;
+  if (!ctx) {
+    // No context yet (nothing has touched the runtime): cudaFree(0) makes the primary context current.
+    if ((err = cudaFree(0)) != cudaSuccess) return err;
+    if ((err = from_driver(g_ctx_get_current(&ctx))) != cudaSuccess) return err;
+    if (!ctx) return cudaErrorDeviceUninitialized;
+  }
+  return from_driver(g_ctx_get_id(ctx, id));
+}
+
+// The handle of the current context, created here on first use (cublasCreate binds it to that context).
+static cudaError_t handle_locked(cublasHandle_t *handle) {
+  unsigned long long id;
+  cudaError_t err = current_context_id(&id);
+  if (err != cudaSuccess) return err;
+  for (int i = 0; i < g_count; i++) {
+    if (g_handles[i].ctx_id == id) {
+      *handle = g_handles[i].handle;
+      return cudaSuccess;
+    }
+  }
+  if (g_count == MAX_CONTEXTS) return cudaErrorMemoryAllocation;
+  cublasHandle_t created;
+  if ((err = cublas_error(cublasCreate(&created))) != cudaSuccess) return err;
+  g_handles[g_count].ctx_id = id;
+  g_handles[g_count].handle = created;
+  g_count++;
+  *handle = created;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cublas_for_current_context(cudaStream_t stream, cublasPointerMode_t pointer_mode,
+                                                  cublasMath_t math_mode, cublasHandle_t *handle) {
+  if (!handle) return cudaErrorInvalidValue;
+  pthread_mutex_lock(&g_lock);
+  cublasHandle_t h = NULL;
+  cudaError_t err = handle_locked(&h);
+  pthread_mutex_unlock(&g_lock);
+  if (err != cudaSuccess) return err;
+  // Set on every call: the stream and modes are the caller's, the handle is everybody's in this context.
+  if ((err = cublas_error(cublasSetStream(h, stream))) != cudaSuccess ||
+      (err = cublas_error(cublasSetPointerMode(h, pointer_mode))) != cudaSuccess ||
+      (err = cublas_error(cublasSetMathMode(h, math_mode))) != cudaSuccess)
+    return err;
+  *handle = h;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cublas_error(cublasStatus_t status) {
+  switch (status) {
+    case CUBLAS_STATUS_SUCCESS: return cudaSuccess;
+    case CUBLAS_STATUS_INVALID_VALUE: return cudaErrorInvalidValue;
+    case CUBLAS_STATUS_ALLOC_FAILED: return cudaErrorMemoryAllocation;
+    case CUBLAS_STATUS_NOT_INITIALIZED: return cudaErrorInitializationError;
+    case CUBLAS_STATUS_ARCH_MISMATCH: return cudaErrorNoKernelImageForDevice;
+    default: {
+      cudaError_t err = cudaGetLastError();  // a failed launch inside cuBLAS says more than its status
+      if (err != cudaSuccess) return err;
+      return status == CUBLAS_STATUS_EXECUTION_FAILED ? cudaErrorLaunchFailure : cudaErrorUnknown;
+    }
+  }
+}
