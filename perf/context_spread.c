@@ -4,7 +4,7 @@
  * program takes the runner's sample (read flush -> start -> add_float4 -> stop) in K
  * contexts of one process, one of two ways:
  *
- *   interleaved  K contexts made up front with the driver API (cuCtxCreate) and alive
+ *   interleaved  K contexts made up front (perf/driver_contexts.h) and alive
  *                together; blocks of 50 samples taken from each in turn (the runtime
  *                launches into whichever context is current);
  *   sequential   one context at a time: made, measured, destroyed.
@@ -24,10 +24,10 @@
 #include <string.h>
 #include <time.h>
 
-#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "kernels/elementwise/elementwise.h"
+#include "perf/driver_contexts.h"
 #include "perf/untimed.h"
 
 #define CHECK(call)                                                                                    \
@@ -42,34 +42,17 @@
 
 #define DRIVER(call)                                                                                   \
   do {                                                                                                 \
-    CUresult r_ = (call);                                                                              \
-    if (r_ != CUDA_SUCCESS) {                                                                          \
-      fprintf(stderr, "context_spread: %s failed: CUresult %d\n", #call, (int)r_);                     \
+    char why_[256];                                                                                    \
+    if ((call) != 0) {                                                                                 \
+      fprintf(stderr, "context_spread: %s\n", why_);                                                   \
       exit(1);                                                                                         \
     }                                                                                                  \
   } while (0)
 
 enum { BLOCK = 50 };
 
-/* The driver API through the runtime's entry points: no link against libcuda. */
-typedef CUresult (*ctx_create_fn)(CUcontext *, CUctxCreateParams *, unsigned int, CUdevice);
-typedef CUresult (*ctx_fn)(CUcontext);
-static ctx_create_fn ctx_create;
-static ctx_fn ctx_set_current, ctx_destroy;
-
-static void *driver_entry(const char *name) {
-  void *fn = NULL;
-  enum cudaDriverEntryPointQueryResult found;
-  CHECK(cudaGetDriverEntryPointByVersion(name, &fn, 13000, cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || !fn) {
-    fprintf(stderr, "context_spread: the driver has no %s (query result %d)\n", name, (int)found);
-    exit(1);
-  }
-  return fn;
-}
-
 typedef struct {
-  CUcontext ctx;
+  driver_context ctx;
   void *flush;
   float *a, *b, *c;
   cudaStream_t stream;
@@ -88,9 +71,7 @@ static int cmp_double(const void *x, const void *y) {
 
 /* Makes a context (current from then on) and its buffers; inputs are not zeros. */
 static void open_context(context_state *k, long kept) {
-  CUctxCreateParams params;
-  memset(&params, 0, sizeof params);
-  DRIVER(ctx_create(&k->ctx, &params, 0, 0));
+  DRIVER(driver_context_create(0, &k->ctx, why_, sizeof why_));
   CHECK(cudaMalloc(&k->flush, flush_bytes));
   CHECK(cudaMemset(k->flush, 0, flush_bytes));
   CHECK(cudaMalloc((void **)&k->a, n_floats * sizeof(float)));
@@ -132,7 +113,7 @@ static double close_context(context_state *k) {
   CHECK(cudaStreamDestroy(k->stream));
   CHECK(cudaEventDestroy(k->start));
   CHECK(cudaEventDestroy(k->stop));
-  DRIVER(ctx_destroy(k->ctx));
+  DRIVER(driver_context_destroy(k->ctx, why_, sizeof why_));
   qsort(k->t, (size_t)k->nt, sizeof(double), cmp_double);
   double median = k->nt % 2 ? k->t[k->nt / 2] : 0.5 * (k->t[k->nt / 2 - 1] + k->t[k->nt / 2]);
   free(k->t);
@@ -175,9 +156,6 @@ int main(int argc, char **argv) {
   CHECK(cudaGetDeviceProperties(&prop, 0));
   flush_bytes = 2 * (size_t)prop.l2CacheSize;
   sm_count = prop.multiProcessorCount;
-  ctx_create = (ctx_create_fn)driver_entry("cuCtxCreate");
-  ctx_set_current = (ctx_fn)driver_entry("cuCtxSetCurrent");
-  ctx_destroy = (ctx_fn)driver_entry("cuCtxDestroy");
 
   long blocks = samples / BLOCK; /* kept blocks; one more is warm-up */
   context_state *k = calloc((size_t)contexts, sizeof *k);
@@ -188,11 +166,11 @@ int main(int argc, char **argv) {
     for (long i = 0; i < contexts; i++) open_context(&k[i], blocks * BLOCK);
     for (long blk = 0; blk <= blocks; blk++)
       for (long i = 0; i < contexts; i++) {
-        DRIVER(ctx_set_current(k[i].ctx));
+        DRIVER(driver_context_set_current(k[i].ctx, why_, sizeof why_));
         take_block(&k[i], blk > 0);
       }
     for (long i = 0; i < contexts; i++) {
-      DRIVER(ctx_set_current(k[i].ctx));
+      DRIVER(driver_context_set_current(k[i].ctx, why_, sizeof why_));
       median[i] = close_context(&k[i]);
     }
   } else {

@@ -28,8 +28,8 @@ enum {
   OPT_TIMEOUT,
   OPT_MIN_SAMPLES,
   OPT_MIN_CLOCK,
-  OPT_PROCESSES,
-  OPT_PROCESSES_BELOW,
+  OPT_CONTEXTS,
+  OPT_CONTEXTS_BELOW,
   OPT_HELP,
 };
 
@@ -52,8 +52,8 @@ static const struct option kOptions[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"min_samples", required_argument, NULL, OPT_MIN_SAMPLES},
     {"min_clock_ratio", required_argument, NULL, OPT_MIN_CLOCK},
-    {"processes", required_argument, NULL, OPT_PROCESSES},
-    {"processes_below", required_argument, NULL, OPT_PROCESSES_BELOW},
+    {"contexts", required_argument, NULL, OPT_CONTEXTS},
+    {"contexts_below", required_argument, NULL, OPT_CONTEXTS_BELOW},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -71,8 +71,8 @@ void flags_defaults(bench_options *o) {
   o->timeout_s = 10;
   o->min_samples = 10;
   o->min_clock_ratio = 0.7;
-  o->processes = 1;
-  o->processes_below_s = 50e-6;
+  o->contexts = 1;
+  o->contexts_below_s = 50e-6;
 }
 
 const char *format_name(out_format f) {
@@ -114,12 +114,12 @@ void flags_usage(FILE *f, const char *prog) {
           "  --min_samples=<n>                   minimum kept samples per repetition (default 10)\n"
           "  --min_clock_ratio=<r>               discard a sample when the SM clock read right after it is\n"
           "                                      below r x the maximum SM clock; 0 disables (default 0.7)\n"
-          "  --processes=<k>                     measure each short benchmark (see --processes_below) again\n"
-          "                                      in k fresh processes, each with min_time/k; its time is the\n"
-          "                                      mean of their medians (default 1: this process alone).\n"
-          "                                      Every process has its own CUDA context, which shifts a 7 us\n"
-          "                                      kernel by up to 5%% (perf/RESULTS.md)\n"
-          "  --processes_below=<t>us             short: a median under t microseconds (default 50us)\n"
+          "  --contexts=<k>                      measure each short benchmark (see --contexts_below) again\n"
+          "                                      in k fresh CUDA contexts of this process, one after another,\n"
+          "                                      each with min_time/k; its time is the mean of their medians\n"
+          "                                      (default 1: the first context alone). Every context has its\n"
+          "                                      own offset, which shifts a 7 us kernel by up to 5%% (perf/RESULTS.md)\n"
+          "  --contexts_below=<t>us              short: a median under t microseconds (default 50us)\n"
           "  --help                              this text\n"
           "Environment: BENCH_SEED=<n> fixes the random inputs (default: drawn from the clock; the seed is\n"
           "  in the JSON context); BENCH_NVML_LIBRARY=<path> loads NVML from <path> instead of libnvidia-ml.so.1.\n"
@@ -353,21 +353,21 @@ flags_status flags_parse(int argc, char **argv, bench_options *o, char *err, siz
         }
         o->min_clock_ratio = d;
         break;
-      case OPT_PROCESSES:
-        if (parse_long(v, &l) || l < 1 || l > 1000) {
-          set_err(err, errlen, "--%s=%s: expected an integer from 1 to 1000", name, v);
+      case OPT_CONTEXTS:
+        if (parse_long(v, &l) || l < 1 || l > 256) {
+          set_err(err, errlen, "--%s=%s: expected an integer from 1 to 256", name, v);
           return FLAGS_ERROR;
         }
-        o->processes = (int)l;
+        o->contexts = (int)l;
         break;
-      case OPT_PROCESSES_BELOW: {
+      case OPT_CONTEXTS_BELOW: {
         size_t len = strlen(v);
         char num[64];
         if (len < 3 || len - 2 >= sizeof num || strcmp(v + len - 2, "us") != 0) goto bad_us;
         memcpy(num, v, len - 2);
         num[len - 2] = '\0';
         if (parse_double(num, &d) || d <= 0) goto bad_us;
-        o->processes_below_s = d * 1e-6;
+        o->contexts_below_s = d * 1e-6;
         break;
       bad_us:
         set_err(err, errlen, "--%s=%s: expected a positive time in microseconds like 50us", name, v);

@@ -40,8 +40,8 @@ typedef struct {
   double timeout_s;            /* --timeout: sampling time limit per repetition */
   long min_samples;            /* --min_samples */
   double min_clock_ratio;      /* --min_clock_ratio: discard samples below this x max SM clock */
-  int processes;               /* --processes: measure short benchmarks in this many processes */
-  double processes_below_s;    /* --processes_below: a benchmark is short below this median */
+  int contexts;                /* --contexts: measure short benchmarks again in this many CUDA contexts */
+  double contexts_below_s;     /* --contexts_below: a benchmark is short below this median */
 } bench_options;
 
 typedef enum { FLAGS_OK = 0, FLAGS_HELP = 1, FLAGS_ERROR = 2 } flags_status;

@@ -39,8 +39,8 @@ START_TEST(defaults) {
   ck_assert_double_eq(g_opt.timeout_s, 10);
   ck_assert_int_eq(g_opt.min_samples, 10);
   ck_assert_double_eq(g_opt.min_clock_ratio, 0.7);
-  ck_assert_int_eq(g_opt.processes, 1);
-  ck_assert_double_eq_tol(g_opt.processes_below_s, 50e-6, 1e-15);
+  ck_assert_int_eq(g_opt.contexts, 1);
+  ck_assert_double_eq_tol(g_opt.contexts_below_s, 50e-6, 1e-15);
 }
 END_TEST
 
@@ -88,13 +88,13 @@ START_TEST(gpu_flags) {
   ck_assert_int_eq(g_opt.l2_flush_write, 1);
   ck_assert_int_eq(parse("--l2_flush=read", NULL), FLAGS_OK);
   ck_assert_int_eq(g_opt.l2_flush_write, 0);
-  ck_assert_int_eq(parse("--processes=32", "--processes_below=12.5us", NULL), FLAGS_OK);
-  ck_assert_int_eq(g_opt.processes, 32);
-  ck_assert_double_eq_tol(g_opt.processes_below_s, 12.5e-6, 1e-15);
+  ck_assert_int_eq(parse("--contexts=32", "--contexts_below=12.5us", NULL), FLAGS_OK);
+  ck_assert_int_eq(g_opt.contexts, 32);
+  ck_assert_double_eq_tol(g_opt.contexts_below_s, 12.5e-6, 1e-15);
   /* The runner gives its children overrides after the user's flags: the last one counts. */
-  ck_assert_int_eq(parse("--processes=32", "--benchmark_filter=a", "--processes=1", "--benchmark_filter=b", NULL),
+  ck_assert_int_eq(parse("--contexts=32", "--benchmark_filter=a", "--contexts=1", "--benchmark_filter=b", NULL),
                    FLAGS_OK);
-  ck_assert_int_eq(g_opt.processes, 1);
+  ck_assert_int_eq(g_opt.contexts, 1);
   ck_assert_str_eq(g_opt.filter, "b");
 }
 END_TEST
@@ -154,11 +154,12 @@ START_TEST(bad_flags_and_values) {
   expect_error("--timeout=inf", "positive time");
   expect_error("--min_samples=0", "integer from 1");
   expect_error("--min_clock_ratio=1.5", "ratio from 0");
-  expect_error("--processes=0", "integer from 1 to 1000");
-  expect_error("--processes=many", "integer from 1 to 1000");
-  expect_error("--processes_below=50", "microseconds like 50us");
-  expect_error("--processes_below=0us", "microseconds like 50us");
-  expect_error("--processes_below=us", "microseconds like 50us");
+  expect_error("--contexts=0", "integer from 1 to 256");
+  expect_error("--contexts=257", "integer from 1 to 256");
+  expect_error("--contexts=many", "integer from 1 to 256");
+  expect_error("--contexts_below=50", "microseconds like 50us");
+  expect_error("--contexts_below=0us", "microseconds like 50us");
+  expect_error("--contexts_below=us", "microseconds like 50us");
   expect_error("--benchmark_filter", "expected a value");
 }
 END_TEST

@@ -13,9 +13,9 @@ void report_rep_metrics(const run_context *ctx, const bench_result *r, const rep
   if (rep->n == 0) return;
   stats_summarize(rep->gpu_ns, rep->n, &m->gpu);
   m->real_ns = m->gpu.median;
-  stats_summary per_process;
-  if (rep->nprocess >= 2 && stats_summarize(rep->process_ns, rep->nprocess, &per_process) == 0)
-    m->real_ns = per_process.mean; /* see perf/processes.h */
+  stats_summary per_context;
+  if (rep->ncontext >= 2 && stats_summarize(rep->context_ns, rep->ncontext, &per_context) == 0)
+    m->real_ns = per_context.mean; /* see perf/contexts.h */
   m->cpu_ns = stats_median(rep->host_ns, rep->n);
   if (m->real_ns <= 0) return;
   m->bytes_per_second = r->bytes / (m->real_ns * 1e-9);
@@ -189,8 +189,8 @@ static json_t *context_json(const run_context *c) {
   if (c->l2_flush) set_str(o, "l2_flush_method", c->l2_flush_write ? "write" : "read");
   json_t *t = json_object();
   set_int(t, "repetitions", c->repetitions);
-  set_int(t, "processes", c->processes > 0 ? c->processes : 1);
-  set_num(t, "processes_below_s", c->processes_below_s);
+  set_int(t, "contexts", c->contexts > 0 ? c->contexts : 1);
+  set_num(t, "contexts_below_s", c->contexts_below_s);
   set_num(t, "min_time_s", c->min_time_s);
   set_num(t, "min_warmup_time_s", c->min_warmup_s);
   set_int(t, "min_samples", c->min_samples);
@@ -245,12 +245,12 @@ static json_t *iteration_json(const run_context *ctx, const bench_result *r, int
     set_int(e, "temperature_max_c", rep->temp_c_max);
     set_int(e, "throttle_reasons", (long long)rep->throttle);
   }
-  if (rep->nprocess >= 2) {
-    /* real_time is their mean; the samples are those of all the processes. */
-    set_int(e, "processes", (long long)rep->nprocess);
+  if (rep->ncontext >= 2) {
+    /* real_time is their mean; the samples are those of all the contexts. */
+    set_int(e, "contexts", (long long)rep->ncontext);
     json_t *medians = json_array();
-    for (size_t p = 0; p < rep->nprocess; p++) json_array_append_new(medians, json_real(rep->process_ns[p]));
-    json_object_set_new(e, "process_medians", medians);
+    for (size_t k = 0; k < rep->ncontext; k++) json_array_append_new(medians, json_real(rep->context_ns[k]));
+    json_object_set_new(e, "context_medians", medians);
   }
   json_t *samples = json_array();
   for (size_t s = 0; s < rep->n; s++) json_array_append_new(samples, json_real(rep->gpu_ns[s]));
@@ -405,11 +405,11 @@ void report_console_header(FILE *f, const run_context *c, int w) {
             c->min_clock_ratio <= 0 ? "--min_clock_ratio=0" : "no NVML clock readings");
   fprintf(f, "Sampling until >= %ld samples, >= %gs GPU time and noise (rel. std. error) <= %g%%, or %gs\n",
           c->min_samples, c->min_time_s, c->max_noise_pct, c->timeout_s);
-  if (c->processes > 1)
+  if (c->contexts > 1)
     fprintf(f,
-            "Benchmarks under %g us measured again in %d fresh processes (min time / %d each): Time is the mean "
+            "Benchmarks under %g us measured again in %d fresh CUDA contexts (min time / %d each): Time is the mean "
             "of their medians, noise the spread between them\n",
-            c->processes_below_s * 1e6, c->processes, c->processes);
+            c->contexts_below_s * 1e6, c->contexts, c->contexts);
   char line[512];
   int len = snprintf(line, sizeof line, ROW_FMT, w, "Benchmark", "Time", "CPU", "Iterations", "GB/s", "%peak",
                      "%copy", "FLOP/s", "  ", "Notes");

@@ -48,8 +48,8 @@ typedef struct {
   int l2_flush_write;          /* 1: memset flush (dirty lines); 0: read flush (clean lines) */
   double l2_flush_bytes;
   int repetitions;
-  int processes;               /* --processes: K processes measure the short benchmarks */
-  double processes_below_s;    /* --processes_below: what "short" means (median in seconds) */
+  int contexts;                /* --contexts: K more CUDA contexts measure the short benchmarks */
+  double contexts_below_s;     /* --contexts_below: what "short" means (median in seconds) */
   double min_time_s, min_warmup_s, max_noise_pct, timeout_s;
   long min_samples;
 } run_context;
@@ -65,11 +65,11 @@ typedef struct {
   int clocks_valid;            /* the NVML fields below were read */
   unsigned sm_mhz_min, sm_mhz_max, mem_mhz_min, mem_mhz_max, temp_c_max;
   unsigned long long throttle;  /* OR of NVML clock event reasons seen, GPU-idle bit excluded */
-  /* With --processes=K: the median GPU time of each child process that
+  /* With --contexts=K: the median GPU time in each CUDA context that
    * measured this repetition; their mean is the reported time. The samples
-   * above are then those of all of them. nprocess 0: this process alone. */
-  double *process_ns;
-  size_t nprocess;
+   * above are then those of all of them. ncontext 0: the first context alone. */
+  double *context_ns;
+  size_t ncontext;
 } rep_result;
 
 typedef struct {

@@ -20,7 +20,8 @@
 #include "perf/filter.h"
 #include "perf/flags.h"
 #include "perf/nvml.h"
-#include "perf/processes.h"
+#include "perf/contexts.h"
+#include "perf/driver_contexts.h"
 #include "perf/report.h"
 #include "perf/sampler.h"
 #include "perf/untimed.h"
@@ -37,6 +38,7 @@
 typedef struct {
   bench_options opt;
   run_context ctx;
+  /* What the timing loop needs in the current CUDA context (see open_sampling). */
   cudaStream_t stream;
   cudaEvent_t start, stop;
   void *flush;
@@ -139,9 +141,9 @@ static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, re
 static void free_rep(rep_result *rep) {
   free(rep->gpu_ns);
   free(rep->host_ns);
-  free(rep->process_ns);
-  rep->gpu_ns = rep->host_ns = rep->process_ns = NULL;
-  rep->n = rep->nprocess = 0;
+  free(rep->context_ns);
+  rep->gpu_ns = rep->host_ns = rep->context_ns = NULL;
+  rep->n = rep->ncontext = 0;
 }
 
 /* ---------- device information ---------- */
@@ -406,8 +408,8 @@ static void fill_context(run_context *ctx, const bench_options *o, const char *p
   ctx->n_user = (size_t)o->n_context;
   ctx->min_clock_ratio = o->min_clock_ratio;
   ctx->repetitions = o->repetitions;
-  ctx->processes = o->processes;
-  ctx->processes_below_s = o->processes_below_s;
+  ctx->contexts = o->contexts;
+  ctx->contexts_below_s = o->contexts_below_s;
   ctx->min_time_s = o->min_time_s;
   ctx->min_warmup_s = o->min_warmup_s;
   ctx->max_noise_pct = o->max_noise_pct;
@@ -415,15 +417,13 @@ static void fill_context(run_context *ctx, const bench_options *o, const char *p
   ctx->min_samples = o->min_samples;
 }
 
-/* Stream, events, device description, NVML and the flush buffer. */
-static int setup_device(runner *R, char *err, size_t errlen) {
-  const bench_options *o = &R->opt;
-  TRY(cudaSetDevice(o->device), "cudaSetDevice");
+/* The stream, events and L2 flush buffer of the timing loop, made in the
+ * current CUDA context (each context of --contexts has its own). */
+static int open_sampling(runner *R, char *err, size_t errlen) {
   TRY(cudaStreamCreateWithFlags(&R->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   TRY(cudaEventCreate(&R->start), "cudaEventCreate");
   TRY(cudaEventCreate(&R->stop), "cudaEventCreate");
-  if (gather_gpu(R, o->device, err, errlen) != 0) return -1;
-  if (!o->hot) {
+  if (!R->opt.hot) {
     /* Twice the L2, so no line of a benchmark's data survives the flush. */
     long long l2 = R->ctx.gpu.l2_bytes > 0 ? R->ctx.gpu.l2_bytes : 64ll << 20;
     R->flush_bytes = 2 * (size_t)l2;
@@ -431,6 +431,27 @@ static int setup_device(runner *R, char *err, size_t errlen) {
     /* The read flush needs zeros (see perf/untimed.h); written once, here. */
     TRY(cudaMemset(R->flush, 0, R->flush_bytes), "cudaMemset of the L2 flush buffer");
     TRY(cudaDeviceSynchronize(), "cudaMemset of the L2 flush buffer");
+  }
+  return 0;
+}
+
+static void close_sampling(runner *R) {
+  if (R->flush) cudaFree(R->flush);
+  if (R->start) cudaEventDestroy(R->start);
+  if (R->stop) cudaEventDestroy(R->stop);
+  if (R->stream) cudaStreamDestroy(R->stream);
+  R->flush = NULL;
+  R->start = R->stop = NULL;
+  R->stream = NULL;
+}
+
+/* Device description, NVML, and the sampling resources of the first context. */
+static int setup_device(runner *R, char *err, size_t errlen) {
+  const bench_options *o = &R->opt;
+  TRY(cudaSetDevice(o->device), "cudaSetDevice");
+  if (gather_gpu(R, o->device, err, errlen) != 0) return -1;
+  if (open_sampling(R, err, errlen) != 0) return -1;
+  if (!o->hot) {
     R->ctx.l2_flush = 1;
     R->ctx.l2_flush_write = o->l2_flush_write;
     R->ctx.l2_flush_bytes = (double)R->flush_bytes;
@@ -440,103 +461,100 @@ static int setup_device(runner *R, char *err, size_t errlen) {
 
 static void release_device(runner *R) {
   nvml_close(R->nvml);
-  if (R->flush) cudaFree(R->flush);
-  if (R->start) cudaEventDestroy(R->start);
-  if (R->stop) cudaEventDestroy(R->stop);
-  if (R->stream) cudaStreamDestroy(R->stream);
+  close_sampling(R);
 }
 
-/* --processes=K: the short benchmarks again in K child processes, pooled
- * into res in place of this process's samples (see perf/processes.h). A
- * child that fails, or returns fewer benchmarks than it was given, fails
- * those benchmarks here. Returns the number of benchmarks failed this way. */
-static int measure_in_processes(const runner *R, int argc, char **argv, bench_result *res, size_t n) {
+/* Measures the short benchmarks (is_short) once more in a new CUDA context,
+ * made current for the time, and pools each repetition into res. A benchmark
+ * that fails there fails in res. Returns how many failed, or -1 with a message
+ * when the context itself could not be made, used or destroyed. */
+static int measure_in_one_context(runner *R, const selection *sel, const int *is_short, const measure_cfg *cfg,
+                                  bench_result *res, int k, char *err, size_t errlen) {
   const bench_options *o = &R->opt;
-  size_t cap = 16 * 1024;
-  char *filter = malloc(cap), *filter_flag = malloc(cap + 32);
-  int nshort = filter && filter_flag ? processes_short_filter(res, n, o->processes_below_s * 1e9, filter, cap) : -1;
-  if (nshort < 0) {
-    fprintf(stderr, "%s: error: --processes: too many short benchmarks for one filter (or out of memory)\n",
-            argv[0]);
-    int failed = 0;
-    for (size_t i = 0; i < n; i++)
-      if (processes_is_short(&res[i], o->processes_below_s * 1e9)) {
-        res[i].failed = 1;
-        failed++;
-        snprintf(res[i].error, sizeof res[i].error, "--processes: not measured in other processes (see above)");
+  driver_context first, made;
+  if (driver_context_current(&first, err, errlen) || driver_context_create(o->device, &made, err, errlen)) return -1;
+  int failed = 0, rc = open_sampling(R, err, errlen);
+  for (size_t i = 0; rc == 0 && i < sel->n; i++) {
+    if (!is_short[i] || res[i].failed) continue;
+    bench_result one;
+    memset(&one, 0, sizeof one);
+    run_case(R, sel->index[i], cfg, &one);
+    for (int r = 0; !one.failed && r < one.nreps; r++)
+      if (contexts_pool(&res[i].reps[r], &one.reps[r]) != 0) {
+        one.failed = 1;
+        snprintf(one.error, sizeof one.error, "out of host memory");
       }
-    free(filter);
-    free(filter_flag);
-    return failed;
+    if (one.failed) {
+      res[i].failed = 1;
+      failed++;
+      snprintf(res[i].error, sizeof res[i].error, "--contexts: in context %d of %d: %.400s", k + 1, o->contexts,
+               one.error);
+      fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
+    }
+    for (int r = 0; r < one.nreps; r++) free_rep(&one.reps[r]);
+    free(one.reps);
   }
+  close_sampling(R);
+  char why[256];
+  if (driver_context_set_current(first, why, sizeof why) || driver_context_destroy(made, why, sizeof why)) {
+    if (rc == 0) snprintf(err, errlen, "%s", why);
+    rc = -1;
+  }
+  return rc == 0 ? failed : -1;
+}
+
+/* --contexts=K: the short benchmarks again in K more CUDA contexts of this
+ * process, one after another, pooled into res in place of the first context's
+ * samples (see perf/contexts.h). Returns the number of benchmarks that failed. */
+static int measure_in_contexts(runner *R, const selection *sel, const measure_cfg *cfg, bench_result *res) {
+  const bench_options *o = &R->opt;
+  const char *prog = R->ctx.executable;
+  int *is_short = calloc(sel->n + 1, sizeof *is_short), nshort = 0, failed = 0;
+  if (!is_short) {
+    fprintf(stderr, "%s: error: out of memory\n", prog);
+    return 1;
+  }
+  for (size_t i = 0; i < sel->n; i++) nshort += is_short[i] = contexts_is_short(&res[i], o->contexts_below_s * 1e9);
   if (nshort == 0) {
-    free(filter);
-    free(filter_flag);
+    free(is_short);
     return 0;
   }
-  /* Which ones, before their medians change. */
-  int *is_short = calloc(n, sizeof *is_short);
-  for (size_t i = 0; is_short && i < n; i++) is_short[i] = processes_is_short(&res[i], o->processes_below_s * 1e9);
-
-  /* The child gets our flags, then overrides: later flags win. */
-  char min_time[64];
-  snprintf(filter_flag, cap + 32, "--benchmark_filter=%s", filter);
-  snprintf(min_time, sizeof min_time, "--benchmark_min_time=%.9gs", o->min_time_s / o->processes);
-  const char *extra[] = {filter_flag, min_time, "--processes=1", "--benchmark_out=/dev/null",
-                         "--benchmark_format=csv"}; /* not console: a failure is then reported on stderr */
-  size_t nextra = sizeof extra / sizeof *extra;
-  char **child_argv = calloc((size_t)argc + nextra + 1, sizeof *child_argv);
-  const char *tmp = getenv("TEST_TMPDIR");
-  if (!tmp || !*tmp) tmp = getenv("TMPDIR");
-  if (!tmp || !*tmp) tmp = "/tmp";
-  char path[4096];
-  snprintf(path, sizeof path, "%s/bench-samples-XXXXXX", tmp);
-  int fd = child_argv && is_short ? mkstemp(path) : -1;
-  int failed_here = 0;
+  /* Each context gets a K-th of the time, as K processes would. */
+  measure_cfg each = *cfg;
+  each.min_time_s /= o->contexts;
+  each.timeout_s /= o->contexts;
+  /* The first context's flush buffer and stream stay; each new context gets its own. */
+  runner saved = *R;
+  fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more CUDA contexts\n", prog, nshort,
+          o->contexts_below_s * 1e6, o->contexts);
+  double t0 = now_s();
   char err[512] = "";
-  if (fd < 0) {
-    snprintf(err, sizeof err, "cannot create a samples file in %s: %s", tmp, strerror(errno));
-  } else {
-    close(fd);
-    for (int i = 0; i < argc; i++) child_argv[i] = argv[i];
-    for (size_t i = 0; i < nextra; i++) child_argv[argc + i] = (char *)extra[i];
-    fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d fresh processes\n", argv[0], nshort,
-            o->processes_below_s * 1e6, o->processes);
-    double t0 = now_s();
-    for (int k = 0; k < o->processes && !err[0]; k++) {
-      char why[512] = "";
-      int status = processes_run_child("/proc/self/exe", child_argv, path, R->ctx.seed, why, sizeof why);
-      if (status < 0) {
-        snprintf(err, sizeof err, "process %d of %d: %s", k + 1, o->processes, why);
-      } else if (processes_merge(path, res, n, why, sizeof why) < 0 && status == 0) {
-        snprintf(err, sizeof err, "process %d of %d: %s", k + 1, o->processes, why);
-      } else if (status != 0) {
-        /* What it did return is pooled; the rest fail below, with this. */
-        snprintf(err, sizeof err, "process %d of %d exited with status %d (its messages are above)", k + 1,
-                 o->processes, status);
-      }
-      remove(path); /* the next child writes it anew: nothing stale can be merged */
-    }
-    fprintf(stderr, "%s: the %d processes took %.1f s\n", argv[0], o->processes, now_s() - t0);
+  for (int k = 0; k < o->contexts && !err[0]; k++) {
+    int n = measure_in_one_context(R, sel, is_short, &each, res, k, err, sizeof err);
+    if (n > 0) failed += n;
+    if (n < 0 && !err[0]) snprintf(err, sizeof err, "unknown error");
+    if (n < 0) fprintf(stderr, "%s: error: --contexts: context %d of %d: %s\n", prog, k + 1, o->contexts, err);
   }
-  for (size_t i = 0; i < n; i++) {
-    if (!is_short || !is_short[i] || res[i].failed) continue;
-    for (int k = 0; k < res[i].nreps; k++) {
-      if (res[i].reps[k].nprocess == (size_t)o->processes) continue;
+  R->stream = saved.stream;
+  R->start = saved.start;
+  R->stop = saved.stop;
+  R->flush = saved.flush;
+  fprintf(stderr, "%s: the %d contexts took %.1f s\n", prog, o->contexts, now_s() - t0);
+  /* A context that could not be made leaves benchmarks measured in fewer than K: they fail. */
+  for (size_t i = 0; i < sel->n; i++) {
+    if (!is_short[i] || res[i].failed) continue;
+    for (int r = 0; r < res[i].nreps; r++) {
+      if (res[i].reps[r].ncontext == (size_t)o->contexts) continue;
       res[i].failed = 1;
-      failed_here++;
-      snprintf(res[i].error, sizeof res[i].error, "--processes=%d: measured in %zu of %d processes: %s",
-               o->processes, res[i].reps[k].nprocess, o->processes,
-               err[0] ? err : "a process returned no samples for it");
+      failed++;
+      snprintf(res[i].error, sizeof res[i].error, "--contexts=%d: measured in %zu of %d contexts: %.400s",
+               o->contexts, res[i].reps[r].ncontext, o->contexts, err[0] ? err : "see above");
       fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
       break;
     }
   }
-  free(child_argv);
   free(is_short);
-  free(filter);
-  free(filter_flag);
-  return failed_here;
+  return failed;
 }
 
 int bench_main(int argc, char **argv) {
@@ -609,12 +627,10 @@ int bench_main(int argc, char **argv) {
     goto done;
   }
   measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s};
-  /* A child of --processes: its parent measured the copy and reports. */
-  const char *samples_out = getenv(PROCESSES_SAMPLES_ENV);
-  int child = samples_out && *samples_out, parent = o->processes > 1 && !child;
+  int contexts = o->contexts > 1; /* results are reported once every context has measured */
   measure_cfg probe_cfg = cfg;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
-  if (!child) copy_probe(&R, &probe_cfg);
+  copy_probe(&R, &probe_cfg);
 
   int width = report_console_width(sel.name_ptrs, sel.n, o->repetitions);
   int agg_console = o->report_aggregates_only || o->display_aggregates_only;
@@ -631,15 +647,11 @@ int bench_main(int argc, char **argv) {
       rc = 1;
       if (o->format != FORMAT_CONSOLE) fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
     }
-    if (o->format == FORMAT_CONSOLE && !parent) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
+    if (o->format == FORMAT_CONSOLE && !contexts) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
   }
-  if (parent && measure_in_processes(&R, argc, argv, res, sel.n) > 0) rc = 1;
-  if (o->format == FORMAT_CONSOLE && parent)
+  if (contexts && measure_in_contexts(&R, &sel, &cfg, res) > 0) rc = 1;
+  if (o->format == FORMAT_CONSOLE && contexts)
     for (size_t i = 0; i < sel.n; i++) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
-  if (child && processes_write(samples_out, res, sel.n, err, sizeof err) != 0) {
-    fprintf(stderr, "%s: error: %s\n", prog, err);
-    rc = 1;
-  }
   if (o->format != FORMAT_CONSOLE) write_report(stdout, o->format, &R, res, sel.n, agg_console, width);
   if (out) {
     write_report(out, o->out_format, &R, res, sel.n, o->report_aggregates_only, width);

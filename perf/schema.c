@@ -168,8 +168,8 @@ static int check_entry(const json_t *b, size_t i, run_state **runs, size_t *nrun
     }
     double med = stats_median(x, n);
     free(x);
-    /* --processes: real_time is the mean of the processes' medians (perf/processes.h). */
-    const json_t *pm = json_object_get(b, "process_medians");
+    /* --contexts: real_time is the mean of the contexts' medians (perf/contexts.h). */
+    const json_t *pm = json_object_get(b, "context_medians");
     const char *what = "the median of its samples";
     if (pm) {
       size_t np = json_array_size(pm);
@@ -177,15 +177,15 @@ static int check_entry(const json_t *b, size_t i, run_state **runs, size_t *nrun
       for (size_t p = 0; p < np; p++) {
         const json_t *v = json_array_get(pm, p);
         if (!json_is_number(v) || !(json_number_value(v) > 0))
-          return fail(err, errlen, "%s (%s): process_medians[%zu] is not a positive number", where, name, p);
+          return fail(err, errlen, "%s (%s): context_medians[%zu] is not a positive number", where, name, p);
         sum += json_number_value(v);
       }
-      const json_t *np_j = json_object_get(b, "processes");
+      const json_t *np_j = json_object_get(b, "contexts");
       if (np < 2 || !json_is_integer(np_j) || json_integer_value(np_j) != (json_int_t)np)
-        return fail(err, errlen, "%s (%s): process_medians needs 2 or more values and \"processes\" = their count",
+        return fail(err, errlen, "%s (%s): context_medians needs 2 or more values and \"contexts\" = their count",
                     where, name);
       med = sum / (double)np;
-      what = "the mean of process_medians";
+      what = "the mean of context_medians";
     }
     /* The file holds 10 significant digits. */
     if (fabs(med - real) > 1e-8 * fabs(real))
