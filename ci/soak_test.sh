@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CPU test of ci/soak.sh --summarize on two made-up rounds: one clean, one with a
-# confirmed regression (and a row in the format of summaries written before 2026-11-23).
+# confirmed regression (and a row in the format of summaries written before 2026-11-23), then
+# a round in today's format (p and evidence columns) with a short and a long benchmark.
 set -euo pipefail
 soak="$1"
 work="${TEST_TMPDIR:-$(mktemp -d)}/soak"
@@ -37,6 +38,33 @@ grep -q '^round 2: gate exit 3; 3 benchmarks:.* 1 slower.*largest slowdown +5.25
   { echo "FAIL: round 2 line"; exit 1; }
 grep -qx 'soak: 2 rounds, 1 failed; 5 verdicts, 1 slower; largest slowdown +5.25% = +0.53 us (x/a/N:1, round 2)' <<<"$out" ||
   { echo "FAIL: overall line"; exit 1; }
+grep -qx '  under 50 us: largest slowdown +5.25% = +0.53 us (x/a/N:1, allowed 3.0%)' <<<"$out" ||
+  { echo "FAIL: round 2 short-class line"; exit 1; }
+# Today's columns: p and the evidence; worst per size class, with p.
+mkdir -p "$work/round4/perf/y_perf_test"
+cat >"$work/round4/perf/y_perf_test/summary.md" <<MD
+## y_bench on Test GPU: passed
+
+| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |
+|---|---:|---:|---:|---:|---:|---:|---:|---|---|
+| \`y/a/N:1\` | 7.000 | 7.140 | +2.00% | 3.0% | 0.004 | 1.0 | 1.0% | 64 ctx/9k vs 16 ctx/2k | same |
+| \`y/a/N:2\` | 7.000 | 7.070 | +1.00% | 3.0% | 0.2 | 1.0 | 1.0% | 64 ctx/9k vs 16 ctx/2k | same |
+| \`y/b/N:1\` | 300.000 | 303.600 | +1.20% | 3.0% | 0.03 | 1.0 | 1.0% | 4 ctx/900 vs 1 ctx/300 | same |
+MD
+echo 0 >"$work/round4/exit_status"
+out="$(bash "$soak" --summarize "$work" 2>&1)" || true
+echo "$out"
+grep -qx 'round 4: gate exit 0; 3 benchmarks: 3 same; largest slowdown +2.00% = +0.14 us (y/a/N:1, allowed 3.0%)' <<<"$out" ||
+  { echo "FAIL: round 4 line"; exit 1; }
+grep -qx '  under 50 us: largest slowdown +2.00% = +0.14 us (y/a/N:1, allowed 3.0%, p 0.004)' <<<"$out" ||
+  { echo "FAIL: round 4 short line"; exit 1; }
+grep -qx '  50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, allowed 3.0%, p 0.03)' <<<"$out" ||
+  { echo "FAIL: round 4 long line"; exit 1; }
+grep -qx 'soak: under 50 us: largest slowdown +5.25% = +0.53 us (x/a/N:1, round 2)' <<<"$out" ||
+  { echo "FAIL: overall short line"; exit 1; }
+grep -qx 'soak: 50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, round 4, p 0.03)' <<<"$out" ||
+  { echo "FAIL: overall long line"; exit 1; }
+rm -rf "$work/round4"
 # A clean soak exits 0; rounds come in numeric order; a round with no summaries is said so.
 rm -rf "$work/round2"
 mkdir -p "$work/round10" "$work/round3"

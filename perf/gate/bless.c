@@ -99,6 +99,18 @@ int cmd_bless(options *o) {
   char dir[4096], path[4200];
   format_path(dir, sizeof dir, "%s", user_path(o->baselines, buf, sizeof buf));
   format_path(path, sizeof path, "%s/%s.json", dir, merged.gpu.slug);
+  /* The test compares contexts: with one context on the baseline's side and one on the run's,
+   * nothing could ever be significant, and a long benchmark is one context per run. */
+  for (size_t i = 0; i < merged.n; i++) {
+    size_t contexts = 0;
+    for (size_t r = 0; r < merged.b[i].nruns; r++) contexts += merged.b[i].runs[r].ncontexts;
+    if (contexts < 2) {
+      fprintf(stderr, "gate: %s was measured in %zu CUDA context(s) over the runs given: the gate could never find "
+              "it slower. Give at least 2 runs of each family (3 or more, from more than one machine, is better)\n",
+              merged.b[i].name, contexts);
+      return EXIT_BAD_INPUT;
+    }
+  }
   for (size_t i = 0; i < merged.n; i++)
     if (merged.b[i].nruns < 3) {
       fprintf(stderr, "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "

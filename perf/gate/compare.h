@@ -13,6 +13,11 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
 
 #define GATE_MAX_FAMILY_TOLERANCES 16
 
+/* How many CUDA contexts gate check asks the benchmark to measure short benchmarks in: the
+ * mean of 16 context medians of a 7 us kernel spreads about 0.9 % between processes on an
+ * H100, against 4.4 % for one context (perf/RESULTS.md, "Contexts in one process"). */
+#define GATE_CONTEXTS 16
+
 typedef struct {
   char family[64];
   double tolerance;
@@ -21,7 +26,7 @@ typedef struct {
 typedef struct {
   double tolerance; /* smallest slowdown that can fail, as a fraction (0.05) */
   double k_noise;   /* ... or this many times the baseline's between-run noise, if larger */
-  double alpha;     /* significance level of the one-sided Mann-Whitney U test */
+  double alpha;     /* significance level of the one-sided test on context medians */
   double min_delta_ns; /* ... and the change must exceed this in absolute time: launch and
                           host-sync latency varies by a few us between machines */
   gate_metric metric;
@@ -37,12 +42,15 @@ double tolerance_for(const gate_policy *p, const char *bench_name);
 typedef struct {
   const char *name;
   verdict v;
-  double base_ns, run_ns; /* medians in the metric (copy ratio: ns scaled to the baseline's copy speed) */
+  double base_ns, run_ns; /* times in the metric (copy ratio: ns scaled to the baseline's copy speed): the
+                             run's is the mean of its context medians, the baseline's the median of its runs' */
   double delta;           /* run / base - 1: positive means slower */
   double threshold;       /* max(tolerance, k_noise * noise) */
   double noise;           /* the baseline's spread between runs, as a fraction */
-  double p_slower;        /* U test: run samples longer than the baseline's */
+  double p_slower;        /* test on contexts: the run's context medians longer than the baseline's */
   double p_faster;
+  size_t base_runs, base_contexts, base_samples; /* the evidence behind each side */
+  size_t run_contexts, run_samples;
   double base_gbps, run_gbps;
   double base_copy_frac, run_copy_frac; /* bandwidth as a fraction of the copy probe (0: unknown) */
 } comparison;

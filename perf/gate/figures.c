@@ -21,6 +21,18 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
   return 1;
 }
 
+static double *copy_doubles(const double *x, size_t n) {
+  double *y = malloc((n + 1) * sizeof *y);
+  if (y && n) memcpy(y, x, n * sizeof *y);
+  return y;
+}
+
+static double mean_of(const double *x, size_t n) {
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) sum += x[i];
+  return n ? sum / (double)n : NAN;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -60,14 +72,22 @@ int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t e
 }
 
 int same_method(const gate_figures *base, const gate_figures *run, char *err, size_t errlen) {
-  const char *want = run->nruns > 0 ? run->runs[0].l2_flush : "";
+  if (run->nruns == 0) return fail(err, errlen, "the run has no run information");
+  const gate_run_info *want = &run->runs[0];
   for (size_t i = 0; i < base->n; i++)
     for (size_t r = 0; r < base->b[i].nruns; r++) {
       size_t k = base->b[i].runs[r].run;
-      if (k < base->nruns && strcmp(base->runs[k].l2_flush, want) != 0)
+      if (k >= base->nruns) continue;
+      const gate_run_info *have = &base->runs[k];
+      if (strcmp(have->l2_flush, want->l2_flush) != 0)
         return fail(err, errlen, "field runs[%zu].l2_flush differs: %s was measured with the '%s' L2 flush, this run "
                     "with '%s'; figures taken differently do not compare (re-bless with runs made like this one)",
-                    k, base->b[i].name, base->runs[k].l2_flush, want);
+                    k, base->b[i].name, have->l2_flush, want->l2_flush);
+      if (have->contexts != want->contexts || fabs(have->contexts_below_s - want->contexts_below_s) > 1e-12)
+        return fail(err, errlen, "field runs[%zu].contexts differs: %s was measured with short benchmarks (under %g us) "
+                    "in %d CUDA contexts, this run in %d (under %g us); figures taken differently do not compare "
+                    "(re-bless with runs made like this one)", k, base->b[i].name, have->contexts_below_s * 1e6,
+                    have->contexts, want->contexts, want->contexts_below_s * 1e6);
     }
   return 0;
 }
@@ -80,7 +100,10 @@ const gate_bench *find_bench(const gate_figures *f, const char *name) {
 
 void free_figures(gate_figures *f) {
   for (size_t i = 0; i < f->n; i++) {
-    for (size_t r = 0; r < f->b[i].nruns; r++) free(f->b[i].runs[r].samples_ns);
+    for (size_t r = 0; r < f->b[i].nruns; r++) {
+      free(f->b[i].runs[r].samples_ns);
+      free(f->b[i].runs[r].contexts_ns);
+    }
     free(f->b[i].runs);
     free(f->b[i].name);
   }
@@ -197,12 +220,28 @@ static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate
                             c->path, where, (long long)json_integer_value(run), nruns);
   out->run = run ? (size_t)json_integer_value(run) : 0;
   out->median_ns = positive(c, m, where, "median_ns");
+  json_t *cs = field(c, m, where, "contexts_ns", JSON_ARRAY);
   json_t *s = field(c, m, where, "samples_ns", JSON_ARRAY);
-  if (!s || physical_ns(c, out->median_ns, where, "median_ns", -1)) return 1;
+  if (!cs || !s || physical_ns(c, out->median_ns, where, "median_ns", -1)) return 1;
+  out->ncontexts = json_array_size(cs);
+  if (out->ncontexts == 0)
+    return c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_ns: empty; a measure needs the median of each "
+                            "context it was measured in (the gate's test compares contexts): re-bless", c->path, where);
+  out->contexts_ns = malloc((out->ncontexts + 1) * sizeof(double));
+  for (size_t i = 0; i < out->ncontexts; i++) {
+    json_t *v = json_array_get(cs, i);
+    double x = json_is_number(v) ? json_number_value(v) : NAN;
+    if (physical_ns(c, x, where, "contexts_ns", (long)i)) return 1;
+    out->contexts_ns[i] = x;
+  }
+  double mean = mean_of(out->contexts_ns, out->ncontexts);
+  if (fabs(mean - out->median_ns) > 1e-6 * mean)
+    return c->failed = fail(c->err, c->errlen, "%s: field %s.median_ns: %.10g is not the mean of contexts_ns (%.10g): "
+                            "an edited baseline? Re-bless", c->path, where, out->median_ns, mean);
   out->nsamples = json_array_size(s);
   if (out->nsamples == 0)
-    return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns: empty; a measure needs its samples (the "
-                            "U test cannot judge without them): re-bless", c->path, where);
+    return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns: empty; a measure keeps its samples: re-bless",
+                            c->path, where);
   out->samples_ns = malloc((out->nsamples + 1) * sizeof(double));
   for (size_t i = 0; i < out->nsamples; i++) {
     json_t *v = json_array_get(s, i);
@@ -267,6 +306,21 @@ static void read_gpu(ctx *c, json_t *g, const gpu_fields *k, gate_gpu *gpu) {
   copy_str(c, g, k->where, k->runtime, gpu->runtime, sizeof gpu->runtime);
 }
 
+/* How many contexts measured the short benchmarks, and what "short" meant. A baseline must
+ * say (required); a run file without the fields was measured in one context. */
+static void read_contexts_method(ctx *c, json_t *o, const char *where, gate_run_info *info, int required) {
+  json_t *k = required ? field(c, o, where, "contexts", JSON_INTEGER) : json_object_get(o, "contexts");
+  json_t *below = required ? field(c, o, where, "contexts_below_s", JSON_REAL) : json_object_get(o, "contexts_below_s");
+  info->contexts = json_is_integer(k) ? (int)json_integer_value(k) : 1;
+  info->contexts_below_s = json_is_number(below) ? json_number_value(below) : 0;
+  if (c->failed) return;
+  if (info->contexts < 1 || info->contexts > 256)
+    c->failed = fail(c->err, c->errlen, "%s: field %s.contexts: %d is not from 1 to 256", c->path, where,
+                     info->contexts);
+  else if (!(info->contexts_below_s >= 0) || !isfinite(info->contexts_below_s))
+    c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_below_s: expected a number >= 0", c->path, where);
+}
+
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
@@ -302,6 +356,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       out->runs[i].copy_bytes_per_second = positive(&c, r, where, "copy_bytes_per_second");
       read_flush_method(&c, r, where, "l2_flush", out->runs[i].l2_flush, sizeof out->runs[i].l2_flush);
       optional_str(&c, r, where, "gpu_uuid", "", out->runs[i].gpu_uuid, sizeof out->runs[i].gpu_uuid);
+      read_contexts_method(&c, r, where, &out->runs[i], 1);
     }
   }
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
@@ -387,7 +442,17 @@ static json_t *measure_json(ctx *c, const char *name, size_t r, const gate_measu
     json_decref(s);
     return NULL;
   }
-  return json_pack("{s:I, s:f, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "samples_ns", s);
+  snprintf(key, sizeof key, "runs[%zu].contexts_ns", r);
+  json_t *cs = json_array();
+  for (size_t i = 0; i < m->ncontexts; i++)
+    if (!finite_field(c, name, key, m->contexts_ns[i])) append(c, cs, json_real(m->contexts_ns[i]), name, key);
+  if (c->failed) {
+    json_decref(s);
+    json_decref(cs);
+    return NULL;
+  }
+  return json_pack("{s:I, s:f, s:o, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "contexts_ns", cs,
+                   "samples_ns", s);
 }
 
 static json_t *runs_json(ctx *c, const gate_figures *f) {
@@ -397,9 +462,10 @@ static json_t *runs_json(ctx *c, const gate_figures *f) {
     char where[32];
     snprintf(where, sizeof where, "runs[%zu]", i);
     if (finite_field(c, where, "copy_bytes_per_second", r->copy_bytes_per_second)) break;
-    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "date", r->date, "commit", r->commit, "host", r->host,
-                              "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second", r->copy_bytes_per_second, "l2_flush",
-                              r->l2_flush), where, "(its fields)");
+    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:f}", "date", r->date, "commit", r->commit, "host",
+                              r->host, "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second", r->copy_bytes_per_second,
+                              "l2_flush", r->l2_flush, "contexts", r->contexts, "contexts_below_s",
+                              r->contexts_below_s), where, "(its fields)");
   }
   return runs;
 }
@@ -496,6 +562,13 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       return fail(err, errlen, "run %zu was measured with the '%s' L2 flush and run 1 with '%s': a baseline is made "
                   "from runs taken the same way", r + 1, runs[r].runs[0].l2_flush, runs[0].runs[0].l2_flush);
     }
+    const gate_run_info *a = &runs[0].runs[0], *b = &runs[r].runs[0];
+    if (a->contexts != b->contexts || a->contexts_below_s != b->contexts_below_s) {
+      free_figures(out);
+      return fail(err, errlen, "run %zu measured short benchmarks (under %g us) in %d contexts and run 1 (under %g us) "
+                  "in %d: a baseline is made from runs taken the same way", r + 1, b->contexts_below_s * 1e6,
+                  b->contexts, a->contexts_below_s * 1e6, a->contexts);
+    }
     out->runs[r] = runs[r].runs[0];
   }
   /* Every benchmark of any run, with one measure per run that measured it
@@ -516,8 +589,9 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       m->run = r;
       m->median_ns = rb->runs[0].median_ns;
       m->nsamples = rb->runs[0].nsamples;
-      m->samples_ns = malloc((m->nsamples + 1) * sizeof(double));
-      memcpy(m->samples_ns, rb->runs[0].samples_ns, m->nsamples * sizeof(double));
+      m->samples_ns = copy_doubles(rb->runs[0].samples_ns, m->nsamples);
+      m->ncontexts = rb->runs[0].ncontexts;
+      m->contexts_ns = copy_doubles(rb->runs[0].contexts_ns, m->ncontexts);
       /* Bytes/s of the median of the run medians is settled below; keep bytes per run here. */
       b->bytes_per_second += rb->bytes_per_second * rb->runs[0].median_ns;
     }
@@ -568,6 +642,8 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
     read_flush_method(c, cx, "context", "l2_flush_method", info->l2_flush, sizeof info->l2_flush);
   json_t *gpu_cx = json_object_get(cx, "gpu");
   if (json_is_object(gpu_cx)) optional_str(c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
+  json_t *timing = json_object_get(cx, "timing");
+  read_contexts_method(c, json_is_object(timing) ? timing : cx, "context.timing", info, 0);
 }
 
 /* One "iteration" entry: its samples join those of earlier repetitions of the same benchmark. */
@@ -603,6 +679,21 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
     b->bytes_per_second = bps * real; /* bytes per run, until the median is known */
   }
   gate_measure *m = &b->runs[0];
+  /* --contexts: the repetition's medians of each context (else, below, its one context). */
+  json_t *cm = json_object_get(e, "context_medians");
+  if (cm && (!json_is_array(cm) || json_array_size(cm) < 2)) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.context_medians: expected an array of 2 or more medians",
+                     c->path, where);
+    return;
+  }
+  size_t nc = cm ? json_array_size(cm) : 0;
+  m->contexts_ns = realloc(m->contexts_ns, (m->ncontexts + nc + 1) * sizeof(double));
+  for (size_t k = 0; k < nc; k++) {
+    json_t *v = json_array_get(cm, k);
+    double x = json_is_number(v) ? json_number_value(v) * scale : NAN;
+    if (physical_ns(c, x, where, "context_medians", (long)k)) return;
+    m->contexts_ns[m->ncontexts++] = x;
+  }
   m->samples_ns = realloc(m->samples_ns, (m->nsamples + json_array_size(s) + 1) * sizeof(double));
   for (size_t k = 0; k < json_array_size(s); k++) {
     json_t *v = json_array_get(s, k);
@@ -612,16 +703,21 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
   }
 }
 
-/* Each benchmark's median over its pooled samples, and its bytes per second at that median. */
+/* Each benchmark's time, and its bytes per second at that time. Measured in several contexts:
+ * the mean of their medians. In one: the median of its pooled samples, its one context. */
 static void run_medians(ctx *c, gate_figures *out) {
   for (size_t i = 0; i < out->n && !c->failed; i++) {
     gate_measure *m = &out->b[i].runs[0];
-    double *sorted = malloc(m->nsamples * sizeof *sorted);
-    memcpy(sorted, m->samples_ns, m->nsamples * sizeof *sorted);
-    qsort(sorted, m->nsamples, sizeof *sorted, cmp_double);
-    size_t h = m->nsamples / 2;
-    m->median_ns = m->nsamples % 2 ? sorted[h] : 0.5 * (sorted[h - 1] + sorted[h]);
-    free(sorted);
+    if (m->ncontexts > 0) {
+      m->median_ns = mean_of(m->contexts_ns, m->ncontexts);
+    } else {
+      double *sorted = copy_doubles(m->samples_ns, m->nsamples);
+      qsort(sorted, m->nsamples, sizeof *sorted, cmp_double);
+      size_t h = m->nsamples / 2;
+      m->median_ns = m->nsamples % 2 ? sorted[h] : 0.5 * (sorted[h - 1] + sorted[h]);
+      free(sorted);
+      m->contexts_ns[m->ncontexts++] = m->median_ns;
+    }
     out->b[i].bytes_per_second /= m->median_ns; /* bytes per run / median time */
     if (!(out->b[i].bytes_per_second > 0) || !isfinite(out->b[i].bytes_per_second))
       c->failed = fail(c->err, c->errlen, "%s: %s: field bytes_per_second: %g at the median of %g ns: expected a "
@@ -630,8 +726,10 @@ static void run_medians(ctx *c, gate_figures *out) {
 }
 
 /* A runner file: Google Benchmark JSON whose "iteration" entries carry their
- * kept samples ("samples", in time_unit). Repetitions of one benchmark in the
- * same process are pooled: the gate's unit of independence is the process. */
+ * kept samples ("samples", in time_unit) and, for benchmarks measured in several
+ * CUDA contexts, each context's median ("context_medians"). Repetitions of one
+ * benchmark are pooled into one measure: the gate's unit of evidence is the
+ * context, and repetitions in one context share its offset. */
 int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
@@ -704,8 +802,8 @@ static void copy_bench(gate_bench *dst, const gate_bench *src, const size_t *run
     gate_measure *m = &dst->runs[r];
     *m = src->runs[r];
     m->run = run_map[src->runs[r].run];
-    m->samples_ns = malloc((m->nsamples + 1) * sizeof(double));
-    memcpy(m->samples_ns, src->runs[r].samples_ns, m->nsamples * sizeof(double));
+    m->samples_ns = copy_doubles(src->runs[r].samples_ns, m->nsamples);
+    m->contexts_ns = copy_doubles(src->runs[r].contexts_ns, m->ncontexts);
   }
 }
 

@@ -7,7 +7,9 @@
 
 #include <stddef.h>
 
-#define BASELINE_SCHEMA_VERSION 1
+/* 2: per-context medians (contexts_ns) and how many contexts each run used; version 1
+ * baselines were measured in one context per run and are refused (re-bless). */
+#define BASELINE_SCHEMA_VERSION 2
 
 /* The hardware a figure belongs to; a baseline only compares with the same. */
 typedef struct {
@@ -20,11 +22,15 @@ typedef struct {
   char driver[64], runtime[32];
 } gate_gpu;
 
-/* One independent measurement (one process) of a benchmark. */
+/* One run's measurement of a benchmark. The unit of evidence is the CUDA context: every
+ * sample of a context shares its offset (perf/contexts.h), so the statistics work on one
+ * median per context. A long benchmark is measured in one context, a short one in K. */
 typedef struct {
-  size_t run; /* index into gate_figures.runs: where, when, and the copy speed then */
-  double median_ns;
-  double *samples_ns;
+  size_t run;          /* index into gate_figures.runs: where, when, and the copy speed then */
+  double median_ns;    /* the run's time: the mean of contexts_ns (one context: its median) */
+  double *contexts_ns; /* the median of each context */
+  size_t ncontexts;
+  double *samples_ns;  /* all samples (a baseline keeps quantiles of them), for charts */
   size_t nsamples;
 } gate_measure;
 
@@ -41,6 +47,8 @@ typedef struct {
   double copy_bytes_per_second; /* device-to-device copy probe of that run */
   char l2_flush[16];            /* how samples were taken: "read", "write" (memset) or "hot" */
   char gpu_uuid[64];            /* which GPU of the model ("" in files made before the field) */
+  int contexts;                 /* --contexts: short benchmarks were measured in this many contexts */
+  double contexts_below_s;      /* ... "short": a median under this */
 } gate_run_info;
 
 typedef struct {
@@ -77,8 +85,8 @@ void gpu_slug(const char *name, char *slug, size_t len);
 int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t errlen);
 
 /* 0 when every run that `base` (or a view of it) draws its measures from was
- * taken with run's L2 flush; else 1 and a message naming the field. Figures
- * taken with different flushes do not compare. */
+ * taken with run's L2 flush and run's contexts; else 1 and a message naming the
+ * field. Figures taken differently do not compare. */
 int same_method(const gate_figures *base, const gate_figures *run, char *err, size_t errlen);
 
 const gate_bench *find_bench(const gate_figures *f, const char *name);

@@ -90,7 +90,8 @@ START_TEST(missing_unreadable_and_bad_inputs_differ) {
     fprintf(stderr, "note: no unwritable folder here: the errno of a refused bless is not tested\n");
     return;
   }
-  expect_gate(2, "bless --baselines=%s %s", ro, at("inputs/run.json"));
+  write_run("inputs/run2.json", H100, 132, 3000.0, base_set, 3, 2);
+  expect_gate(2, "bless --baselines=%s %s %s", ro, at("inputs/run.json"), at("inputs/run2.json"));
   expect_output(strerror(want));
   ck_assert_msg(strstr(gate_output, strerror(ENOENT)) == NULL, "the cleanup's ENOENT was reported:\n%s", gate_output);
 }
@@ -145,7 +146,8 @@ START_TEST(unphysical_figures_are_refused) {
   expect_output("inf/huge.json: benchmarks[2] (elementwise/saxpy/N:1): field bytes_per_second");
   ck_assert_int_ne(access(at("inf/bl/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
   /* compare refuses them too. */
-  expect_gate(0, "bless --baselines=%s %s", at("inf/bl"), at("inf/ok.json"));
+  write_run("inf/ok2.json", H100, 132, 3000.0, base_set, 3, 4);
+  expect_gate(0, "bless --baselines=%s %s %s", at("inf/bl"), at("inf/ok.json"), at("inf/ok2.json"));
   expect_output("Blessed 3 benchmarks");
   expect_gate(2, "compare --baseline=%s %s", at("inf/bl/nvidia-h100-80gb-hbm3.json"), at("inf/tiny.json"));
   expect_output("not a physical time");
@@ -240,12 +242,13 @@ START_TEST(concurrent_blesses_keep_both_families) {
     FORMAT(rd_runs[r], "%s", at(name));
   }
   write_run("race/mm.json", H100, 132, 3000.0, mm, 1, 300);
+  write_run("race/mm2.json", H100, 132, 3000.0, mm, 1, 301);
   for (int pair = 0; pair < 12; pair++) {
     char sub[64], flag[1100];
     FORMAT(sub, "race/bl%d", pair);
     FORMAT(flag, "--baselines=%s", make_dir(sub));
     if (pair % 2) /* half of them into a baseline that holds a third family already */
-      expect_gate(0, "bless %s %s", flag, at("race/mm.json"));
+      expect_gate(0, "bless %s %s %s", flag, at("race/mm.json"), at("race/mm2.json"));
     int go[2];
     ck_assert_int_eq(pipe(go), 0);
     char *a[] = {"bless", flag, ew_runs[0], ew_runs[1], ew_runs[2], NULL};
@@ -449,7 +452,8 @@ START_TEST(baselines_folder_must_exist) {
   ck_assert_int_eq(system(cmd), 0);
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, empty, at("typo"));
   expect_output("cannot tell whether");
-  expect_gate(2, "bless --baselines=%s %s", empty, at("typo/run.json"));
+  write_run("typo/run2.json", H100, 132, 3000.0, base_set, 3, 2);
+  expect_gate(2, "bless --baselines=%s %s %s", empty, at("typo/run.json"), at("typo/run2.json"));
   expect_output("cannot tell whether");
 }
 END_TEST

@@ -1,8 +1,9 @@
 /* gate: the regression gate over benchmark runs and per-GPU baselines.
  *
- *   gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N] [--out_dir=DIR] [--no_recheck]
- *                [-- BENCH FLAGS]
- *       Runs a family's benchmark binary, compares with the baseline of the GPU it ran on
+ *   gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N] [--contexts=K] [--out_dir=DIR]
+ *                [--no_recheck] [-- BENCH FLAGS]
+ *       Runs a family's benchmark binary (short benchmarks in K = 16 CUDA contexts, --contexts),
+ *       compares with the baseline of the GPU it ran on
  *       (DIR/<gpu-slug>.json), re-measures anything slower in a fresh process, and fails only on
  *       a confirmed regression. BIN and DIR must exist (else exit 2, before anything runs); a DIR
  *       without this GPU's file passes with a loud warning and writes a candidate baseline
@@ -27,7 +28,7 @@
  *
  * verdicts.json: {"metric": "time" | "copy_ratio", "gpu": {"name", "uuid"},
  *                 "run": {"date", "host", "commit"}, "verdicts": [{"name", "verdict", ...}]}
- * POLICY: --tolerance=0.03 --family_tolerance=FAMILY=F (repeatable) --k_noise=3 --alpha=0.01 --min_delta_us=3
+ * POLICY: --tolerance=0.03 --family_tolerance=FAMILY=F (repeatable) --k_noise=3 --alpha=0.01 --min_delta_us=0.25
  *         --metric=time|copy_ratio
  * Exit status: 0 pass, 1 confirmed regression (or a benchmark missing / failing), 2 bad input or
  * usage (a missing, unreadable or invalid file, a failed write). Messages name the file, the
@@ -49,7 +50,7 @@ static void print_usage(FILE *out) {
   fprintf(out,
           "usage:\n"
           "  gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N (1..1000)]\n"
-          "               [--out_dir=DIR] [--no_recheck] [-- BENCHMARK FLAGS]\n"
+          "               [--contexts=K (16)] [--out_dir=DIR] [--no_recheck] [-- BENCHMARK FLAGS]\n"
           "      run BIN, compare with DIR/<gpu>.json, re-measure what looks slower; writes the run JSON,\n"
           "      summary.md and verdicts.json to --out_dir, JUnit XML to $XML_OUTPUT_FILE. The gate sets\n"
           "      --benchmark_out and --benchmark_out_format: do not give them after --\n"
@@ -60,7 +61,7 @@ static void print_usage(FILE *out) {
           "      append a row per benchmark to DIR/<gpu>.csv; FILE is the verdicts.json of RUN.json\n"
           "  gate --help\n"
           "POLICY: --tolerance=FRACTION (0.03) --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
-          "        --alpha=P (0.01) --min_delta_us=US (3) --metric=time|copy_ratio (time)\n"
+          "        --alpha=P (0.01) --min_delta_us=US (0.25) --metric=time|copy_ratio (time)\n"
           "Exit status: 0 pass, 1 confirmed regression or failed benchmark, 2 bad input or usage.\n");
 }
 
@@ -127,7 +128,7 @@ const char *user_path(const char *p, char *buf, size_t len) {
 }
 
 static options parse(int argc, char **argv) {
-  options o = {.policy = default_policy(), .repetitions = 1, .recheck = 1};
+  options o = {.policy = default_policy(), .repetitions = 1, .recheck = 1, .contexts = GATE_CONTEXTS};
   static const struct option opts[] = {
       {"tolerance", required_argument, 0, 't'},  {"family_tolerance", required_argument, 0, 'f'},
       {"k_noise", required_argument, 0, 'k'},    {"alpha", required_argument, 0, 'a'},
@@ -136,7 +137,8 @@ static options parse(int argc, char **argv) {
       {"out_dir", required_argument, 0, 'o'},    {"history_dir", required_argument, 0, 'H'},
       {"verdicts", required_argument, 0, 'v'},   {"strict", no_argument, 0, 's'},
       {"repetitions", required_argument, 0, 'r'}, {"no_recheck", no_argument, 0, 'n'},
-      {"min_delta_us", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+      {"min_delta_us", required_argument, 0, 'd'}, {"contexts", required_argument, 0, 'c'},
+      {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
   int c;
   char err[512];
   optind = 2;
@@ -162,6 +164,7 @@ static options parse(int argc, char **argv) {
       case 's': o.strict = 1; break;
       case 'r': o.repetitions = integer_arg("repetitions", optarg, 1, 1000); break;
       case 'n': o.recheck = 0; break;
+      case 'c': o.contexts = integer_arg("contexts", optarg, 1, 256); break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
       case 'h': print_usage(stdout); exit(EXIT_PASS);
       default: usage("unknown flag");

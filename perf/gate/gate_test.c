@@ -99,6 +99,100 @@ START_TEST(verdicts_faster_same_slower_new_missing) {
 }
 END_TEST
 
+/* Sixteen context medians of a 7 us kernel around `mean`: offsets spread like an H100's
+ * (about 2.5 % standard deviation), drawn from a low-discrepancy sequence started at `phase`. */
+static void contexts_around(double mean, double phase, double *out, size_t k) {
+  for (size_t i = 0; i < k; i++) {
+    double u = fmod(phase + 0.6180339887 * (double)i, 1.0); /* in [0, 1) */
+    out[i] = mean * (1 + 0.085 * (u - 0.5));
+  }
+}
+
+/* Writes a run of add/N:1 (short: 16 contexts) and saxpy/N:1 (long: one context). */
+static void context_run(const char *file, unsigned seed, const double *medians, size_t k) {
+  const fake_bench b[2] = {{"elementwise/add/N:1", 7000}, {"elementwise/saxpy/N:1", 300000}};
+  write_run(file, H100, 132, 3000.0, b, 2, seed);
+  set_contexts(file, 0, medians, k);
+}
+
+/* The unit of evidence is the context: a short benchmark's verdict rests on its context
+ * medians, the baseline's against the run's, not on thousands of correlated samples. */
+START_TEST(short_benchmarks_are_judged_on_their_contexts) {
+  gate_figures runs[2], base, run;
+  char err[1024];
+  double med[16];
+  for (int r = 0; r < 2; r++) { /* two machines, 16 contexts each */
+    char name[64];
+    FORMAT(name, "ctx_base%d.json", r);
+    contexts_around(7000 * (1 + 0.004 * r), 0.1 + 0.3 * r, med, 16);
+    context_run(name, 40 + (unsigned)r, med, 16);
+    ck_assert_msg(load_run(at(name), &runs[r], err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(runs[r].b[0].runs[0].ncontexts, 16);
+    ck_assert_uint_eq(runs[r].b[1].runs[0].ncontexts, 1); /* the long one: its one context */
+    ck_assert_int_eq(runs[r].runs[0].contexts, 16);
+  }
+  ck_assert_msg(merge_runs(runs, 2, &base, err, sizeof err) == 0, "%s", err);
+  gate_policy p = default_policy();
+  comparison *c;
+
+  /* 5 % slower in all 16 contexts: slower, p far under 0.01. */
+  contexts_around(7000 * 1.05, 0.7, med, 16);
+  context_run("ctx_slow.json", 50, med, 16);
+  ck_assert_msg(load_run(at("ctx_slow.json"), &run, err, sizeof err) == 0, "%s", err);
+  size_t n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
+  ck_assert_double_lt(c[0].p_slower, 1e-4);
+  ck_assert_uint_eq(c[0].base_contexts, 32);
+  ck_assert_uint_eq(c[0].run_contexts, 16);
+  ck_assert_uint_eq(c[0].base_samples, 320);
+  ck_assert_uint_eq(c[0].run_samples, 160);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_SAME);
+  free(c);
+  free_figures(&run);
+
+  /* Two contexts, 0 % and +9 %: the mean is 4.5 % slower and the 20 samples of each context
+   * would pass a pooled rank test easily, but two contexts are not evidence (p > 0.01). */
+  double two[2] = {7010, 7010 * 1.09};
+  context_run("ctx_two.json", 51, two, 2);
+  ck_assert_msg(load_run(at("ctx_two.json"), &run, err, sizeof err) == 0, "%s", err);
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_double_gt(c[0].delta, 0.03);
+  ck_assert_double_gt(c[0].p_slower, 0.01);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  free(c);
+  free_figures(&run);
+
+  /* Unchanged, a fresh draw of contexts: same. */
+  contexts_around(7000, 0.55, med, 16);
+  context_run("ctx_same.json", 52, med, 16);
+  ck_assert_msg(load_run(at("ctx_same.json"), &run, err, sizeof err) == 0, "%s", err);
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  ck_assert_double_lt(fabs(c[0].delta), 0.01);
+  free(c);
+  free_figures(&run);
+
+  /* A run measured in one context is not compared with a baseline measured in 16. */
+  const fake_bench one[2] = {{"elementwise/add/N:1", 7000}, {"elementwise/saxpy/N:1", 300000}};
+  write_run("ctx_one.json", H100, 132, 3000.0, one, 2, 53);
+  ck_assert_msg(load_run(at("ctx_one.json"), &run, err, sizeof err) == 0, "%s", err);
+  expect_error(same_method(&base, &run, err, sizeof err), err, "field runs[0].contexts differs");
+  expect_error(same_method(&base, &run, err, sizeof err), err, "in 16 CUDA contexts, this run in 1");
+  free_figures(&run);
+
+  /* The contexts survive a baseline's save and load. */
+  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+  gate_figures again;
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(again.b[0].runs[1].ncontexts, 16);
+  ck_assert_double_eq_tol(again.b[0].runs[1].contexts_ns[3], base.b[0].runs[1].contexts_ns[3], 1e-3);
+  ck_assert_int_eq(again.runs[1].contexts, 16);
+  free_figures(&again);
+  for (int r = 0; r < 2; r++) free_figures(&runs[r]);
+  free_figures(&base);
+}
+END_TEST
+
 START_TEST(changes_under_the_absolute_floor_pass) {
   gate_figures base, run;
   char err[1024];
@@ -495,6 +589,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, verdicts_faster_same_slower_new_missing);
   tcase_add_test(tc, noisy_baseline_widens_the_threshold);
   tcase_add_test(tc, changes_under_the_absolute_floor_pass);
+  tcase_add_test(tc, short_benchmarks_are_judged_on_their_contexts);
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);
   tcase_add_test(tc, long_strings_are_refused);

@@ -20,17 +20,36 @@ int close_report(FILE *f, const char *path, char *err, size_t errlen) {
 
 static const char *metric_name(gate_metric m) { return m == METRIC_TIME ? "time" : "time relative to copy"; }
 
+/* A count of samples in few characters: 950, 12k, 1.2M. */
+static void count_text(size_t n, char *buf, size_t len) {
+  if (n < 10000) snprintf(buf, len, "%zu", n);
+  else if (n < 10000000) snprintf(buf, len, "%.0fk", n / 1e3);
+  else snprintf(buf, len, "%.1fM", n / 1e6);
+}
+
+/* What stands behind each side: "96 ctx/12k vs 16 ctx/1.6k" (contexts / samples). */
+void evidence_text(const comparison *c, char *buf, size_t len) {
+  char bs[16], rs[16];
+  count_text(c->base_samples, bs, sizeof bs);
+  count_text(c->run_samples, rs, sizeof rs);
+  if (c->v == VERDICT_NEW) snprintf(buf, len, "new: %zu ctx/%s", c->run_contexts, rs);
+  else if (c->v == VERDICT_MISSING) snprintf(buf, len, "%zu ctx/%s vs none", c->base_contexts, bs);
+  else snprintf(buf, len, "%zu ctx/%s vs %zu ctx/%s", c->base_contexts, bs, c->run_contexts, rs);
+}
+
 void failure_message(const comparison *c, char *buf, size_t len) {
   if (c->v == VERDICT_MISSING) {
     snprintf(buf, len, "%s: in the baseline (%.4g us) but not measured in this run: removed or renamed? "
              "Re-bless the baseline if intended", c->name, c->base_ns / 1e3);
     return;
   }
+  char evidence[128];
+  evidence_text(c, evidence, sizeof evidence);
   snprintf(buf, len,
            "%s: %s by %+.1f%% (baseline %.4g us = %.1f GB/s, now %.4g us = %.1f GB/s; allowed %.1f%%, "
-           "baseline noise %.1f%%, U-test p=%.2g)",
+           "baseline noise %.1f%%, p=%.2g on contexts: %s)",
            c->name, c->v == VERDICT_SLOWER ? "slower" : verdict_name(c->v), 100 * c->delta, c->base_ns / 1e3,
-           c->base_gbps, c->run_ns / 1e3, c->run_gbps, 100 * c->threshold, 100 * c->noise, c->p_slower);
+           c->base_gbps, c->run_ns / 1e3, c->run_gbps, 100 * c->threshold, 100 * c->noise, c->p_slower, evidence);
 }
 
 void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, gate_metric metric) {
@@ -38,11 +57,13 @@ void print_table(FILE *out, const comparison *c, size_t n, const char *const *no
   for (size_t i = 0; i < n; i++)
     if (strlen(c[i].name) > w) w = strlen(c[i].name);
   fprintf(out, "Comparison on %s (delta: positive is slower)\n", metric_name(metric));
-  fprintf(out, "%-*s %12s %12s %8s %8s %9s %9s  %-8s\n", (int)w, "Benchmark", "Base(us)", "New(us)", "Delta",
-          "Allowed", "New GB/s", "of copy", "Verdict");
+  fprintf(out, "%-*s %12s %12s %8s %8s %8s %9s %9s %-26s  %-8s\n", (int)w, "Benchmark", "Base(us)", "New(us)",
+          "Delta", "Allowed", "p", "New GB/s", "of copy", "Contexts/samples base vs new", "Verdict");
   for (size_t i = 0; i < n; i++) {
     const comparison *x = &c[i];
-    char base[32] = "-", now[32] = "-", delta[32] = "-", allowed[32] = "-", gbps[32] = "-", frac[32] = "-";
+    char base[32] = "-", now[32] = "-", delta[32] = "-", allowed[32] = "-", gbps[32] = "-", frac[32] = "-",
+         p[32] = "-", evidence[128];
+    evidence_text(x, evidence, sizeof evidence);
     if (x->v != VERDICT_NEW) snprintf(base, sizeof base, "%.3f", x->base_ns / 1e3);
     if (x->v != VERDICT_MISSING) {
       snprintf(now, sizeof now, "%.3f", x->run_ns / 1e3);
@@ -52,9 +73,10 @@ void print_table(FILE *out, const comparison *c, size_t n, const char *const *no
     if (x->v != VERDICT_NEW && x->v != VERDICT_MISSING) {
       snprintf(delta, sizeof delta, "%+.2f%%", 100 * x->delta);
       snprintf(allowed, sizeof allowed, "%.1f%%", 100 * x->threshold);
+      snprintf(p, sizeof p, "%.2g", x->delta >= 0 ? x->p_slower : x->p_faster);
     }
-    fprintf(out, "%-*s %12s %12s %8s %8s %9s %9s  %-8s%s%s\n", (int)w, x->name, base, now, delta, allowed, gbps, frac,
-            verdict_name(x->v), notes && notes[i] ? "  " : "", notes && notes[i] ? notes[i] : "");
+    fprintf(out, "%-*s %12s %12s %8s %8s %8s %9s %9s %-26s  %-8s%s%s\n", (int)w, x->name, base, now, delta, allowed, p,
+            gbps, frac, evidence, verdict_name(x->v), notes && notes[i] ? "  " : "", notes && notes[i] ? notes[i] : "");
   }
 }
 
@@ -70,18 +92,26 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
   fprintf(out, "## %s: %s\n\n", title, slower || missing ? "FAILED" : "passed");
   fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing (gated on %s).\n\n", n, slower, faster,
           added, missing, metric_name(metric));
-  fprintf(out, "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | GB/s | of copy | Verdict |\n");
-  fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---|\n");
+  fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs. p: one-sided "
+               "test on the contexts' medians (%s). Evidence: contexts/samples, baseline vs new.\n\n",
+          "slower for a positive delta, faster for a negative one");
+  fprintf(out, "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |\n");
+  fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
   for (size_t i = 0; i < n; i++) {
     const comparison *x = &c[i];
     fprintf(out, "| `%s` | ", x->name);
     if (x->v == VERDICT_NEW) fprintf(out, "- | ");
     else fprintf(out, "%.3f | ", x->base_ns / 1e3);
-    if (x->v == VERDICT_MISSING) fprintf(out, "- | - | - | - | - | ");
-    else if (x->v == VERDICT_NEW) fprintf(out, "%.3f | - | - | %.1f | %.1f%% | ", x->run_ns / 1e3, x->run_gbps, 100 * x->run_copy_frac);
+    char evidence[128];
+    evidence_text(x, evidence, sizeof evidence);
+    if (x->v == VERDICT_MISSING) fprintf(out, "- | - | - | - | - | - | %s | ", evidence);
+    else if (x->v == VERDICT_NEW)
+      fprintf(out, "%.3f | - | - | - | %.1f | %.1f%% | %s | ", x->run_ns / 1e3, x->run_gbps, 100 * x->run_copy_frac,
+              evidence);
     else
-      fprintf(out, "%.3f | %+.2f%% | %.1f%% | %.1f | %.1f%% | ", x->run_ns / 1e3, 100 * x->delta, 100 * x->threshold,
-              x->run_gbps, 100 * x->run_copy_frac);
+      fprintf(out, "%.3f | %+.2f%% | %.1f%% | %.2g | %.1f | %.1f%% | %s | ", x->run_ns / 1e3, 100 * x->delta,
+              100 * x->threshold, x->delta >= 0 ? x->p_slower : x->p_faster, x->run_gbps, 100 * x->run_copy_frac,
+              evidence);
     const char *note = notes && notes[i] ? notes[i] : "";
     fprintf(out, "%s%s%s%s%s |\n", x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "", verdict_name(x->v),
             x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "", *note ? " " : "", note);
@@ -145,6 +175,16 @@ static json_t *verdict_json(const comparison *c) {
     bad |= !e || json_object_set_new(e, "threshold", json_real(c->threshold));
     bad |= !e || json_object_set_new(e, "baseline_noise", json_real(c->noise));
     bad |= !e || json_object_set_new(e, "p_slower", json_real(c->p_slower));
+    bad |= !e || json_object_set_new(e, "p_faster", json_real(c->p_faster));
+  }
+  if (c->v != VERDICT_NEW) {
+    bad |= !e || json_object_set_new(e, "baseline_runs", json_integer((json_int_t)c->base_runs));
+    bad |= !e || json_object_set_new(e, "baseline_contexts", json_integer((json_int_t)c->base_contexts));
+    bad |= !e || json_object_set_new(e, "baseline_samples", json_integer((json_int_t)c->base_samples));
+  }
+  if (c->v != VERDICT_MISSING) {
+    bad |= !e || json_object_set_new(e, "run_contexts", json_integer((json_int_t)c->run_contexts));
+    bad |= !e || json_object_set_new(e, "run_samples", json_integer((json_int_t)c->run_samples));
   }
   if (bad) {
     json_decref(e);

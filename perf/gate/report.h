@@ -15,6 +15,8 @@ void print_table(FILE *out, const comparison *c, size_t n, const char *const *no
 void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
                     gate_metric metric);
 void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, const char *const *notes);
+/* What stands behind each side of a comparison: contexts and samples, baseline vs new. */
+void evidence_text(const comparison *c, char *buf, size_t len);
 /* One line saying why a benchmark failed: name, baseline and new figure, delta. */
 void failure_message(const comparison *c, char *buf, size_t len);
 /* verdicts.json: {"metric", "gpu": {"name", "uuid"}, "run": {"date", "host", "commit"},

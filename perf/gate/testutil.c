@@ -85,6 +85,31 @@ void set_bench(const char *file, size_t index, const char *key, json_t *value) {
   json_decref(root);
 }
 
+void set_contexts(const char *file, size_t index, const double *medians, size_t k) {
+  json_error_t jerr;
+  json_t *root = json_load_file(at(file), 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  json_t *b = json_array_get(json_object_get(root, "benchmarks"), index);
+  ck_assert_ptr_nonnull(b);
+  json_t *meds = json_array(), *samples = json_array();
+  double sum = 0;
+  for (size_t i = 0; i < k; i++) {
+    json_array_append_new(meds, json_real(medians[i]));
+    sum += medians[i];
+    /* Ten samples that share the context's offset, within +-0.2 % of it. */
+    for (int j = 0; j < 10; j++) json_array_append_new(samples, json_real(medians[i] * (1 + 0.0004 * (j - 4.5))));
+  }
+  json_object_set_new(b, "context_medians", meds);
+  json_object_set_new(b, "contexts", json_integer((json_int_t)k));
+  json_object_set_new(b, "samples", samples);
+  json_object_set_new(b, "iterations", json_integer((json_int_t)(10 * k)));
+  json_object_set_new(b, "real_time", json_real(sum / (double)k));
+  json_object_set_new(json_object_get(root, "context"), "timing",
+                      json_pack("{s:i, s:f}", "contexts", (int)k, "contexts_below_s", 50e-6));
+  ck_assert_int_eq(json_dump_file(root, at(file), 0), 0);
+  json_decref(root);
+}
+
 void expect_error(int rc, const char *err, const char *needle) {
   ck_assert_int_ne(rc, 0);
   ck_assert_msg(strstr(err, needle) != NULL, "error '%s' should mention '%s'", err, needle);

@@ -39,6 +39,10 @@ void make_baseline(gate_figures *base);
 void set_context(const char *file, const char *key, json_t *value);
 /* Sets benchmarks[index].<key> of a run file written by write_run. */
 void set_bench(const char *file, size_t index, const char *key, json_t *value);
+/* Makes benchmarks[index] of a run file written by write_run a benchmark measured in k CUDA
+ * contexts: their medians, ten samples per context near its median, real_time their mean,
+ * and context.timing saying k contexts. */
+void set_contexts(const char *file, size_t index, const double *medians, size_t k);
 void expect_error(int rc, const char *err, const char *needle);
 int file_has(const char *path, const char *needle);
 /* Runs `gate ARGS` with its output discarded; returns its exit status. */
