@@ -10,6 +10,8 @@
  * min_time/K. Each context's repetition is pooled here: its median joins
  * context_ns, its samples the repetition's; the reported time is the mean of
  * the context medians and the noise the standard error of that mean. The
+ * self-check is not repeated there: the first context checked the output of
+ * the same inputs, and checking a large output costs more than its samples. The
  * first context's own measurement only decided which benchmarks are short: it
  * ran after the copy probe and among the long benchmarks, and so not like the
  * others, and it is replaced.
