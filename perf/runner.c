@@ -279,8 +279,24 @@ static void copy_probe(runner *R, const measure_cfg *cfg) {
 
 /* ---------- one benchmark case ---------- */
 
-/* Sets up, self-checks (unless check is 0) and measures one case into r. */
-static void run_case(runner *R, size_t idx, const measure_cfg *cfg, int check, bench_result *r) {
+/* One repetition. With `quick` (the first context under --contexts), it is first measured
+ * with quick's shorter time: a short benchmark's measurement here only tells that it is
+ * short, and the other contexts' replace it (perf/contexts.h); only a long one is then
+ * measured again with cfg. */
+static int measure_rep(runner *R, run_fn fn, void *state, const measure_cfg *cfg, const measure_cfg *quick,
+                       rep_result *rep, char *err, size_t errlen) {
+  if (quick) {
+    if (measure(R, fn, state, quick, rep, err, errlen) != 0) return -1;
+    if (rep->n > 0 && stats_median(rep->gpu_ns, rep->n) < R->opt.contexts_below_s * 1e9) return 0;
+    free_rep(rep);
+  }
+  return measure(R, fn, state, cfg, rep, err, errlen);
+}
+
+/* Sets up, self-checks (unless check is 0) and measures one case into r (see measure_rep
+ * for quick). */
+static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measure_cfg *quick, int check,
+                     bench_result *r) {
   const bench_case *c = bench_get(idx);
   char err[400] = "";
   bench_case_name(c, r->name, sizeof r->name);
@@ -313,7 +329,7 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, int check, b
       snprintf(r->error, sizeof r->error, "out of host memory");
     }
     for (int i = 0; !r->failed && i < R->opt.repetitions; i++) {
-      if (measure(R, c->ops->run, state, cfg, &r->reps[i], err, sizeof err) != 0) {
+      if (measure_rep(R, c->ops->run, state, cfg, quick, &r->reps[i], err, sizeof err) != 0) {
         r->failed = 1;
         snprintf(r->error, sizeof r->error, "repetition %d: %s", i, err);
       }
@@ -481,7 +497,7 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
     memset(&one, 0, sizeof one);
     /* The first context checked this case's output from the same inputs: here only the
      * timing is new, and a check of a 2^24-element output costs more than its samples. */
-    run_case(R, sel->index[i], cfg, 0, &one);
+    run_case(R, sel->index[i], cfg, NULL, 0, &one);
     for (int r = 0; !one.failed && r < one.nreps; r++)
       if (contexts_pool(&res[i].reps[r], &one.reps[r]) != 0) {
         one.failed = 1;
@@ -506,6 +522,14 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
   return rc == 0 ? failed : -1;
 }
 
+/* Each context gets a K-th of the time, as K processes would. */
+static measure_cfg context_cfg(const measure_cfg *cfg, int contexts) {
+  measure_cfg each = *cfg;
+  each.min_time_s /= contexts;
+  each.timeout_s /= contexts;
+  return each;
+}
+
 /* --contexts=K: the short benchmarks again in K more CUDA contexts of this
  * process, one after another, pooled into res in place of the first context's
  * samples (see perf/contexts.h). Returns the number of benchmarks that failed. */
@@ -522,10 +546,7 @@ static int measure_in_contexts(runner *R, const selection *sel, const measure_cf
     free(is_short);
     return 0;
   }
-  /* Each context gets a K-th of the time, as K processes would. */
-  measure_cfg each = *cfg;
-  each.min_time_s /= o->contexts;
-  each.timeout_s /= o->contexts;
+  measure_cfg each = context_cfg(cfg, o->contexts);
   /* The first context's flush buffer and stream stay; each new context gets its own. */
   runner saved = *R;
   fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more CUDA contexts\n", prog, nshort,
@@ -631,6 +652,7 @@ int bench_main(int argc, char **argv) {
   }
   measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s};
   int contexts = o->contexts > 1; /* results are reported once every context has measured */
+  measure_cfg quick = context_cfg(&cfg, o->contexts);
   measure_cfg probe_cfg = cfg;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
   copy_probe(&R, &probe_cfg);
@@ -645,7 +667,7 @@ int bench_main(int argc, char **argv) {
     goto done;
   }
   for (size_t i = 0; i < sel.n; i++) {
-    run_case(&R, sel.index[i], &cfg, 1, &res[i]);
+    run_case(&R, sel.index[i], &cfg, contexts ? &quick : NULL, 1, &res[i]);
     if (res[i].failed) {
       rc = 1;
       if (o->format != FORMAT_CONSOLE) fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
