@@ -457,6 +457,23 @@ START_TEST(real_h100_run_is_read) {
   ck_assert_double_gt(b->runs[0].median_ns, 0.8e6);
   ck_assert_double_lt(b->runs[0].median_ns, 1.5e6);
   free_figures(&f);
+
+  /* A run of gate check (--contexts=16) on an H100: the short benchmarks bring 16 context
+   * medians and their mean as the time; the 2^28 ones their one context. */
+  ck_assert_msg(load_run("perf/testdata/h100_copy_16contexts.json", &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(f.runs[0].contexts, 16);
+  ck_assert_double_eq_tol(f.runs[0].contexts_below_s, 50e-6, 1e-12);
+  b = find_bench(&f, "copy/memcpy/N:1048576");
+  ck_assert_ptr_nonnull(b);
+  ck_assert_uint_eq(b->runs[0].ncontexts, 16);
+  double sum = 0;
+  for (size_t k = 0; k < 16; k++) sum += b->runs[0].contexts_ns[k];
+  ck_assert_double_eq_tol(b->runs[0].median_ns, sum / 16, 1e-6);
+  b = find_bench(&f, "copy/memcpy/N:268435456");
+  ck_assert_ptr_nonnull(b);
+  ck_assert_uint_eq(b->runs[0].ncontexts, 1);
+  ck_assert_double_eq(b->runs[0].contexts_ns[0], b->runs[0].median_ns);
+  free_figures(&f);
 }
 END_TEST
 
