@@ -96,7 +96,7 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
     double k = (metric == METRIC_COPY_RATIO && copy > 0 && copy_ref > 0) ? copy / copy_ref : 1.0;
     times[r] = m->median_ns * k;
     for (size_t i = 0; i < m->ncontexts; i++) s.contexts[s.ncontexts++] = m->contexts_ns[i] * k;
-    s.nsamples += m->nsamples;
+    s.nsamples += m->samples_taken > m->nsamples ? m->samples_taken : m->nsamples; /* a baseline keeps 64 */
   }
   double *sorted = malloc((b->nruns + 1) * sizeof *sorted);
   memcpy(sorted, times, b->nruns * sizeof *times);

@@ -242,6 +242,10 @@ static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate
   if (out->nsamples == 0)
     return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns: empty; a measure keeps its samples: re-bless",
                             c->path, where);
+  json_t *taken = json_object_get(m, "samples_taken");
+  out->samples_taken = json_is_integer(taken) && json_integer_value(taken) >= (json_int_t)out->nsamples
+                           ? (size_t)json_integer_value(taken)
+                           : out->nsamples;
   out->samples_ns = malloc((out->nsamples + 1) * sizeof(double));
   for (size_t i = 0; i < out->nsamples; i++) {
     json_t *v = json_array_get(s, i);
@@ -451,7 +455,8 @@ static json_t *measure_json(ctx *c, const char *name, size_t r, const gate_measu
     json_decref(cs);
     return NULL;
   }
-  return json_pack("{s:I, s:f, s:o, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "contexts_ns", cs,
+  return json_pack("{s:I, s:f, s:o, s:I, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "contexts_ns",
+                   cs, "samples_taken", (json_int_t)(m->samples_taken > m->nsamples ? m->samples_taken : m->nsamples),
                    "samples_ns", s);
 }
 
@@ -589,6 +594,7 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       m->run = r;
       m->median_ns = rb->runs[0].median_ns;
       m->nsamples = rb->runs[0].nsamples;
+      m->samples_taken = rb->runs[0].samples_taken;
       m->samples_ns = copy_doubles(rb->runs[0].samples_ns, m->nsamples);
       m->ncontexts = rb->runs[0].ncontexts;
       m->contexts_ns = copy_doubles(rb->runs[0].contexts_ns, m->ncontexts);

@@ -32,6 +32,7 @@ typedef struct {
   size_t ncontexts;
   double *samples_ns;  /* all samples (a baseline keeps quantiles of them), for charts */
   size_t nsamples;
+  size_t samples_taken; /* how many samples the run took (a baseline stores at most 64 of them) */
 } gate_measure;
 
 typedef struct {

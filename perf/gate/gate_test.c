@@ -187,6 +187,9 @@ START_TEST(short_benchmarks_are_judged_on_their_contexts) {
   ck_assert_uint_eq(again.b[0].runs[1].ncontexts, 16);
   ck_assert_double_eq_tol(again.b[0].runs[1].contexts_ns[3], base.b[0].runs[1].contexts_ns[3], 1e-3);
   ck_assert_int_eq(again.runs[1].contexts, 16);
+  /* It stores 64 quantiles of the 160 samples, and says how many there were. */
+  ck_assert_uint_eq(again.b[0].runs[1].nsamples, 64);
+  ck_assert_uint_eq(again.b[0].runs[1].samples_taken, 160);
   free_figures(&again);
   for (int r = 0; r < 2; r++) free_figures(&runs[r]);
   free_figures(&base);
