@@ -233,6 +233,135 @@ static int check_exact_names(int argc, char **argv, char *err, size_t errlen) {
   return 0;
 }
 
+/* An integer from lo to hi; else an error that says what was wanted (`want`, or the range). */
+static int int_flag(const char *name, const char *v, long lo, long hi, const char *want, long *out, char *err,
+                    size_t errlen) {
+  if (parse_long(v, out) == 0 && *out >= lo && *out <= hi) return 0;
+  if (want) set_err(err, errlen, "--%s=%s: expected %s", name, v, want);
+  else set_err(err, errlen, "--%s=%s: expected an integer from %ld to %ld", name, v, lo, hi);
+  return -1;
+}
+
+/* Seconds with an optional "s": positive, or >= 0 with zero_ok. */
+static int seconds_flag(const char *name, const char *v, int zero_ok, const char *example, double *out, char *err,
+                        size_t errlen) {
+  if (parse_with_suffix(v, 's', out) == 0 && (*out > 0 || (zero_ok && *out == 0))) return 0;
+  set_err(err, errlen, "--%s=%s: expected %s", name, v, example);
+  return -1;
+}
+
+/* A positive number of microseconds written with "us" ("50us"). */
+static int microseconds_flag(const char *name, const char *v, double *out_s, char *err, size_t errlen) {
+  size_t len = strlen(v);
+  char num[64];
+  double d;
+  if (len >= 3 && len - 2 < sizeof num && strcmp(v + len - 2, "us") == 0) {
+    memcpy(num, v, len - 2);
+    num[len - 2] = '\0';
+    if (parse_double(num, &d) == 0 && d > 0) {
+      *out_s = d * 1e-6;
+      return 0;
+    }
+  }
+  set_err(err, errlen, "--%s=%s: expected a positive time in microseconds like 50us", name, v);
+  return -1;
+}
+
+static int bool_flag(const char *name, const char *v, int *out, char *err, size_t errlen) {
+  if (parse_bool(v, out) == 0) return 0;
+  set_err(err, errlen, "--%s=%s: expected true or false (also 1/0, yes/no, on/off)", name, v);
+  return -1;
+}
+
+static int min_time_flag(const char *name, const char *v, double *out, char *err, size_t errlen) {
+  size_t len = strlen(v);
+  if (len && v[len - 1] == 'x') {
+    set_err(err, errlen,
+            "--%s=%s: fixed iteration counts (<n>x) are not supported; give a time like 0.5s, and "
+            "--min_samples=<n> for a minimum sample count",
+            name, v);
+    return -1;
+  }
+  return seconds_flag(name, v, 0, "a positive time in seconds like 0.5s", out, err, errlen);
+}
+
+enum { FLAG_SET = 0, FLAG_BAD = -1, FLAG_NOT_MINE = 1 };
+
+/* Google Benchmark's flags. */
+static int set_benchmark_flag(int c, const char *name, const char *v, bench_options *o, char *err, size_t errlen) {
+  long l;
+  switch (c) {
+    case OPT_FILTER: o->filter = v; return FLAG_SET;
+    case OPT_LIST: return bool_flag(name, v, &o->list_tests, err, errlen);
+    case OPT_REPS:
+      if (int_flag(name, v, 1, 100000, NULL, &l, err, errlen)) return FLAG_BAD;
+      o->repetitions = (int)l;
+      return FLAG_SET;
+    case OPT_MIN_TIME: return min_time_flag(name, v, &o->min_time_s, err, errlen);
+    case OPT_WARMUP:
+      return seconds_flag(name, v, 1, "a time in seconds >= 0, like 0.2 or 0.2s", &o->min_warmup_s, err, errlen);
+    case OPT_FORMAT:
+    case OPT_OUT_FORMAT:
+      if (parse_format(v, c == OPT_FORMAT ? &o->format : &o->out_format) == 0) return FLAG_SET;
+      set_err(err, errlen, "--%s=%s: expected console, json or csv", name, v);
+      return FLAG_BAD;
+    case OPT_OUT:
+      if (!*v) {
+        set_err(err, errlen, "--%s: expected a file name", name);
+        return FLAG_BAD;
+      }
+      o->out_path = v;
+      return FLAG_SET;
+    case OPT_CONTEXT: return parse_context(v, o, err, errlen) ? FLAG_BAD : FLAG_SET;
+    case OPT_REPORT_AGG: return bool_flag(name, v, &o->report_aggregates_only, err, errlen);
+    case OPT_DISPLAY_AGG: return bool_flag(name, v, &o->display_aggregates_only, err, errlen);
+    default: return FLAG_NOT_MINE;
+  }
+}
+
+/* The GPU flags. */
+static int set_gpu_flag(int c, const char *name, const char *v, bench_options *o, char *err, size_t errlen) {
+  long l;
+  double d;
+  switch (c) {
+    case OPT_DEVICE:
+      if (int_flag(name, v, 0, 1023, "a CUDA device ordinal (an integer >= 0)", &l, err, errlen)) return FLAG_BAD;
+      o->device = (int)l;
+      return FLAG_SET;
+    case OPT_HOT: return bool_flag(name, v, &o->hot, err, errlen);
+    case OPT_L2_FLUSH:
+      if (strcmp(v, "read") != 0 && strcmp(v, "write") != 0) {
+        set_err(err, errlen, "--%s=%s: expected read or write", name, v);
+        return FLAG_BAD;
+      }
+      o->l2_flush_write = strcmp(v, "write") == 0;
+      return FLAG_SET;
+    case OPT_MAX_NOISE:
+      if (parse_with_suffix(v, '%', &d) || d <= 0 || d > 100) {
+        set_err(err, errlen, "--%s=%s: expected a percentage above 0 and at most 100, like 0.3", name, v);
+        return FLAG_BAD;
+      }
+      o->max_noise_pct = d;
+      return FLAG_SET;
+    case OPT_TIMEOUT:
+      return seconds_flag(name, v, 0, "a positive time in seconds like 10 or 10s", &o->timeout_s, err, errlen);
+    case OPT_MIN_SAMPLES: return int_flag(name, v, 1, 1000000, NULL, &o->min_samples, err, errlen);
+    case OPT_MIN_CLOCK:
+      if (parse_double(v, &d) || d < 0 || d > 1) {
+        set_err(err, errlen, "--%s=%s: expected a ratio from 0 (no filtering) to 1, like 0.7", name, v);
+        return FLAG_BAD;
+      }
+      o->min_clock_ratio = d;
+      return FLAG_SET;
+    case OPT_CONTEXTS:
+      if (int_flag(name, v, 1, 256, NULL, &l, err, errlen)) return FLAG_BAD;
+      o->contexts = (int)l;
+      return FLAG_SET;
+    case OPT_CONTEXTS_BELOW: return microseconds_flag(name, v, &o->contexts_below_s, err, errlen);
+    default: return FLAG_NOT_MINE;
+  }
+}
+
 flags_status flags_parse(int argc, char **argv, bench_options *o, char *err, size_t errlen) {
   flags_defaults(o);
   if (errlen) err[0] = '\0';
@@ -242,155 +371,22 @@ flags_status flags_parse(int argc, char **argv, bench_options *o, char *err, siz
   int c, idx = -1;
   while ((c = getopt_long(argc, argv, "+:h", kOptions, &idx)) != -1) {
     const char *name = idx >= 0 ? kOptions[idx].name : "";
-    const char *v = optarg;
-    double d;
-    long l;
-    switch (c) {
-      case OPT_FILTER:
-        o->filter = v;
-        break;
-      case OPT_LIST:
-        if (parse_bool(v, &o->list_tests)) goto bad_bool;
-        break;
-      case OPT_REPS:
-        if (parse_long(v, &l) || l < 1 || l > 100000) {
-          set_err(err, errlen, "--%s=%s: expected an integer from 1 to 100000", name, v);
-          return FLAGS_ERROR;
-        }
-        o->repetitions = (int)l;
-        break;
-      case OPT_MIN_TIME: {
-        size_t len = strlen(v);
-        if (len && v[len - 1] == 'x') {
-          set_err(err, errlen,
-                  "--%s=%s: fixed iteration counts (<n>x) are not supported; give a time like 0.5s, and "
-                  "--min_samples=<n> for a minimum sample count",
-                  name, v);
-          return FLAGS_ERROR;
-        }
-        if (parse_with_suffix(v, 's', &d) || d <= 0) {
-          set_err(err, errlen, "--%s=%s: expected a positive time in seconds like 0.5s", name, v);
-          return FLAGS_ERROR;
-        }
-        o->min_time_s = d;
-        break;
-      }
-      case OPT_WARMUP:
-        if (parse_with_suffix(v, 's', &d) || d < 0) {
-          set_err(err, errlen, "--%s=%s: expected a time in seconds >= 0, like 0.2 or 0.2s", name, v);
-          return FLAGS_ERROR;
-        }
-        o->min_warmup_s = d;
-        break;
-      case OPT_FORMAT:
-      case OPT_OUT_FORMAT:
-        if (parse_format(v, c == OPT_FORMAT ? &o->format : &o->out_format)) {
-          set_err(err, errlen, "--%s=%s: expected console, json or csv", name, v);
-          return FLAGS_ERROR;
-        }
-        break;
-      case OPT_OUT:
-        if (!*v) {
-          set_err(err, errlen, "--%s: expected a file name", name);
-          return FLAGS_ERROR;
-        }
-        o->out_path = v;
-        break;
-      case OPT_CONTEXT:
-        if (parse_context(v, o, err, errlen)) return FLAGS_ERROR;
-        break;
-      case OPT_REPORT_AGG:
-        if (parse_bool(v, &o->report_aggregates_only)) goto bad_bool;
-        break;
-      case OPT_DISPLAY_AGG:
-        if (parse_bool(v, &o->display_aggregates_only)) goto bad_bool;
-        break;
-      case OPT_DEVICE:
-        if (parse_long(v, &l) || l < 0 || l > 1023) {
-          set_err(err, errlen, "--%s=%s: expected a CUDA device ordinal (an integer >= 0)", name, v);
-          return FLAGS_ERROR;
-        }
-        o->device = (int)l;
-        break;
-      case OPT_HOT:
-        if (parse_bool(v, &o->hot)) goto bad_bool;
-        break;
-      case OPT_L2_FLUSH:
-        if (strcmp(v, "read") == 0)
-          o->l2_flush_write = 0;
-        else if (strcmp(v, "write") == 0)
-          o->l2_flush_write = 1;
-        else {
-          set_err(err, errlen, "--%s=%s: expected read or write", name, v);
-          return FLAGS_ERROR;
-        }
-        break;
-      case OPT_MAX_NOISE:
-        if (parse_with_suffix(v, '%', &d) || d <= 0 || d > 100) {
-          set_err(err, errlen, "--%s=%s: expected a percentage above 0 and at most 100, like 0.3", name, v);
-          return FLAGS_ERROR;
-        }
-        o->max_noise_pct = d;
-        break;
-      case OPT_TIMEOUT:
-        if (parse_with_suffix(v, 's', &d) || d <= 0) {
-          set_err(err, errlen, "--%s=%s: expected a positive time in seconds like 10 or 10s", name, v);
-          return FLAGS_ERROR;
-        }
-        o->timeout_s = d;
-        break;
-      case OPT_MIN_SAMPLES:
-        if (parse_long(v, &l) || l < 1 || l > 1000000) {
-          set_err(err, errlen, "--%s=%s: expected an integer from 1 to 1000000", name, v);
-          return FLAGS_ERROR;
-        }
-        o->min_samples = l;
-        break;
-      case OPT_MIN_CLOCK:
-        if (parse_double(v, &d) || d < 0 || d > 1) {
-          set_err(err, errlen, "--%s=%s: expected a ratio from 0 (no filtering) to 1, like 0.7", name, v);
-          return FLAGS_ERROR;
-        }
-        o->min_clock_ratio = d;
-        break;
-      case OPT_CONTEXTS:
-        if (parse_long(v, &l) || l < 1 || l > 256) {
-          set_err(err, errlen, "--%s=%s: expected an integer from 1 to 256", name, v);
-          return FLAGS_ERROR;
-        }
-        o->contexts = (int)l;
-        break;
-      case OPT_CONTEXTS_BELOW: {
-        size_t len = strlen(v);
-        char num[64];
-        if (len < 3 || len - 2 >= sizeof num || strcmp(v + len - 2, "us") != 0) goto bad_us;
-        memcpy(num, v, len - 2);
-        num[len - 2] = '\0';
-        if (parse_double(num, &d) || d <= 0) goto bad_us;
-        o->contexts_below_s = d * 1e-6;
-        break;
-      bad_us:
-        set_err(err, errlen, "--%s=%s: expected a positive time in microseconds like 50us", name, v);
-        return FLAGS_ERROR;
-      }
-      case OPT_HELP:
-      case 'h':
-        return FLAGS_HELP;
-      case ':':
-        set_err(err, errlen, "%s: expected a value (--flag=value)", argv[optind - 1]);
-        return FLAGS_ERROR;
-      default:
-        if (optopt > 0 && optopt < 256)
-          set_err(err, errlen, "unknown flag '-%c' (see --help for the accepted flags)", optopt);
-        else
-          set_err(err, errlen, "unknown flag '%s' (see --help for the accepted flags)", argv[optind - 1]);
-        return FLAGS_ERROR;
-    }
     idx = -1;
-    continue;
-  bad_bool:
-    set_err(err, errlen, "--%s=%s: expected true or false (also 1/0, yes/no, on/off)", name, v);
-    return FLAGS_ERROR;
+    if (c == OPT_HELP || c == 'h') return FLAGS_HELP;
+    if (c == ':') {
+      set_err(err, errlen, "%s: expected a value (--flag=value)", argv[optind - 1]);
+      return FLAGS_ERROR;
+    }
+    int r = set_benchmark_flag(c, name, optarg, o, err, errlen);
+    if (r == FLAG_NOT_MINE) r = set_gpu_flag(c, name, optarg, o, err, errlen);
+    if (r == FLAG_BAD) return FLAGS_ERROR;
+    if (r == FLAG_NOT_MINE) {
+      if (optopt > 0 && optopt < 256)
+        set_err(err, errlen, "unknown flag '-%c' (see --help for the accepted flags)", optopt);
+      else
+        set_err(err, errlen, "unknown flag '%s' (see --help for the accepted flags)", argv[optind - 1]);
+      return FLAGS_ERROR;
+    }
   }
   if (optind < argc) {
     set_err(err, errlen, "unexpected argument '%s' (flags are written --flag=value)", argv[optind]);
