@@ -82,9 +82,17 @@ typedef struct {
 
 static const char *kAggs[] = {"mean", "median", "stddev", "cv"};
 
-static int check_entry(const json_t *b, size_t i, run_state **runs, size_t *nruns, char *err, size_t errlen) {
+/* The fields every entry has, read and checked once. */
+typedef struct {
   char where[64];
-  snprintf(where, sizeof where, "benchmarks[%zu]", i);
+  const char *name, *run_name, *type;
+  long long reps, iters;
+  double real, cpu;
+} entry;
+
+static int read_entry(const json_t *b, size_t i, entry *e, char *err, size_t errlen) {
+  snprintf(e->where, sizeof e->where, "benchmarks[%zu]", i);
+  const char *where = e->where;
   NEED(name_j, b, "name", JSON_STRING, where);
   NEED(run_name_j, b, "run_name", JSON_STRING, where);
   NEED(type_j, b, "run_type", JSON_STRING, where);
@@ -98,120 +106,148 @@ static int check_entry(const json_t *b, size_t i, run_state **runs, size_t *nrun
   NEED(inst_j, b, "per_family_instance_index", JSON_INTEGER, where);
   (void)fam_j;
   (void)inst_j;
-  const char *name = json_string_value(name_j), *run_name = json_string_value(run_name_j);
-  const char *type = json_string_value(type_j);
-  long long reps = json_integer_value(reps_j), iters = json_integer_value(iters_j);
-  double real = json_number_value(real_j), cpu = json_number_value(cpu_j);
-  if (!*name || !*run_name) return fail(err, errlen, "%s: empty name or run_name", where);
-  if (reps < 1) return fail(err, errlen, "%s (%s): repetitions %lld < 1", where, name, reps);
-  if (json_integer_value(threads_j) != 1) return fail(err, errlen, "%s (%s): threads must be 1", where, name);
-  if (iters < 0) return fail(err, errlen, "%s (%s): iterations < 0", where, name);
+  e->name = json_string_value(name_j);
+  e->run_name = json_string_value(run_name_j);
+  e->type = json_string_value(type_j);
+  e->reps = json_integer_value(reps_j);
+  e->iters = json_integer_value(iters_j);
+  e->real = json_number_value(real_j);
+  e->cpu = json_number_value(cpu_j);
+  if (!*e->name || !*e->run_name) return fail(err, errlen, "%s: empty name or run_name", where);
+  if (e->reps < 1) return fail(err, errlen, "%s (%s): repetitions %lld < 1", where, e->name, e->reps);
+  if (json_integer_value(threads_j) != 1) return fail(err, errlen, "%s (%s): threads must be 1", where, e->name);
+  if (e->iters < 0) return fail(err, errlen, "%s (%s): iterations < 0", where, e->name);
   if (!time_unit_ok(json_string_value(unit_j)))
-    return fail(err, errlen, "%s (%s): time_unit '%s' is not ns, us, ms or s", where, name,
+    return fail(err, errlen, "%s (%s): time_unit '%s' is not ns, us, ms or s", where, e->name,
                 json_string_value(unit_j));
+  return 0;
+}
 
-  run_state *rs = NULL;
+/* The run an entry belongs to (by run_name), added on its first entry. */
+static int run_of(const entry *e, run_state **runs, size_t *nruns, run_state **out, char *err, size_t errlen) {
   for (size_t r = 0; r < *nruns; r++)
-    if (!strcmp((*runs)[r].run_name, run_name)) rs = &(*runs)[r];
-  if (!rs) {
-    run_state *grown = realloc(*runs, (*nruns + 1) * sizeof **runs);
-    if (!grown) return fail(err, errlen, "out of memory");
-    *runs = grown;
-    rs = &(*runs)[(*nruns)++];
-    memset(rs, 0, sizeof *rs);
-    rs->run_name = run_name;
-    rs->repetitions = reps;
-    rs->rep_seen = calloc((size_t)reps, 1);
-    if (!rs->rep_seen) return fail(err, errlen, "out of memory");
-  } else if (rs->repetitions != reps) {
-    return fail(err, errlen, "%s (%s): repetitions %lld differs from %lld of an earlier entry of %s", where, name,
-                reps, rs->repetitions, run_name);
-  }
+    if (!strcmp((*runs)[r].run_name, e->run_name)) {
+      *out = &(*runs)[r];
+      if ((*out)->repetitions == e->reps) return 0;
+      return fail(err, errlen, "%s (%s): repetitions %lld differs from %lld of an earlier entry of %s", e->where,
+                  e->name, e->reps, (*out)->repetitions, e->run_name);
+    }
+  run_state *grown = realloc(*runs, (*nruns + 1) * sizeof **runs);
+  if (!grown) return fail(err, errlen, "out of memory");
+  *runs = grown;
+  run_state *rs = &(*runs)[(*nruns)++];
+  memset(rs, 0, sizeof *rs);
+  rs->run_name = e->run_name;
+  rs->repetitions = e->reps;
+  rs->rep_seen = calloc((size_t)e->reps, 1);
+  if (!rs->rep_seen) return fail(err, errlen, "out of memory");
+  *out = rs;
+  return 0;
+}
 
+/* What real_time must be: the median of the samples, or with --contexts the mean of the
+ * contexts' medians (perf/contexts.h). */
+static int expected_real_time(const json_t *b, const entry *e, double *want, const char **what, char *err,
+                              size_t errlen) {
+  const char *where = e->where;
+  NEED(samples, b, "samples", JSON_ARRAY, where);
+  size_t n = json_array_size(samples);
+  if ((long long)n != e->iters)
+    return fail(err, errlen, "%s (%s): %zu samples but iterations = %lld", where, e->name, n, e->iters);
+  double *x = malloc((n ? n : 1) * sizeof *x);
+  if (!x) return fail(err, errlen, "out of memory");
+  for (size_t s = 0; s < n; s++) {
+    const json_t *v = json_array_get(samples, s);
+    x[s] = json_is_number(v) ? json_number_value(v) : -1;
+    if (!(x[s] > 0)) {
+      free(x);
+      return fail(err, errlen, "%s (%s): samples[%zu] is not a positive number", where, e->name, s);
+    }
+  }
+  *want = stats_median(x, n);
+  *what = "the median of its samples";
+  free(x);
+  const json_t *pm = json_object_get(b, "context_medians");
+  if (!pm) return 0;
+  size_t np = json_array_size(pm);
+  double sum = 0;
+  for (size_t p = 0; p < np; p++) {
+    const json_t *v = json_array_get(pm, p);
+    if (!json_is_number(v) || !(json_number_value(v) > 0))
+      return fail(err, errlen, "%s (%s): context_medians[%zu] is not a positive number", where, e->name, p);
+    sum += json_number_value(v);
+  }
+  const json_t *np_j = json_object_get(b, "contexts");
+  if (np < 2 || !json_is_integer(np_j) || json_integer_value(np_j) != (json_int_t)np)
+    return fail(err, errlen, "%s (%s): context_medians needs 2 or more values and \"contexts\" = their count", where,
+                e->name);
+  *want = sum / (double)np;
+  *what = "the mean of context_medians";
+  return 0;
+}
+
+static int check_iteration(const json_t *b, const entry *e, run_state *rs, char *err, size_t errlen) {
+  const char *where = e->where, *name = e->name;
+  if (strcmp(name, e->run_name))
+    return fail(err, errlen, "%s: iteration name '%s' != run_name '%s'", where, name, e->run_name);
+  if (rs->aggregates_seen)
+    return fail(err, errlen, "%s (%s): iteration entry after the aggregates of its run", where, name);
+  NEED(idx_j, b, "repetition_index", JSON_INTEGER, where);
+  long long idx = json_integer_value(idx_j);
+  if (idx < 0 || idx >= e->reps)
+    return fail(err, errlen, "%s (%s): repetition_index %lld outside [0, %lld)", where, name, idx, e->reps);
+  if (rs->rep_seen[idx]) return fail(err, errlen, "%s (%s): repetition_index %lld repeated", where, name, idx);
+  rs->rep_seen[idx] = 1;
+  rs->iterations_seen++;
+  /* compare.py's geometric mean needs positive times. */
+  if (!(e->real > 0) || !(e->cpu > 0))
+    return fail(err, errlen, "%s (%s): real_time and cpu_time must be > 0", where, name);
+  double want = 0;
+  const char *what = "";
+  if (expected_real_time(b, e, &want, &what, err, errlen)) return -1;
+  /* The file holds 10 significant digits. */
+  if (fabs(want - e->real) > 1e-8 * fabs(e->real))
+    return fail(err, errlen, "%s (%s): real_time %.10g is not %s (%.10g)", where, name, e->real, what, want);
+  return 0;
+}
+
+static int check_aggregate(const json_t *b, const entry *e, run_state *rs, char *err, size_t errlen) {
+  const char *where = e->where, *name = e->name;
+  NEED(agg_j, b, "aggregate_name", JSON_STRING, where);
+  const char *agg = json_string_value(agg_j);
+  int k = -1;
+  for (int a = 0; a < 4; a++)
+    if (!strcmp(agg, kAggs[a])) k = a;
+  if (k < 0)
+    return fail(err, errlen, "%s (%s): aggregate_name '%s' is not mean, median, stddev or cv", where, name, agg);
+  char want[600];
+  snprintf(want, sizeof want, "%s_%s", e->run_name, agg);
+  if (strcmp(name, want)) return fail(err, errlen, "%s: aggregate name '%s', expected '%s'", where, name, want);
+  if (rs->aggregates_seen & (1 << k)) return fail(err, errlen, "%s (%s): aggregate repeated", where, name);
+  rs->aggregates_seen |= 1 << k;
+  if (e->reps < 2) return fail(err, errlen, "%s (%s): aggregates need repetitions >= 2", where, name);
+  if (rs->iterations_seen != 0 && rs->iterations_seen != e->reps)
+    return fail(err, errlen, "%s (%s): %d iteration entries before the aggregates, repetitions = %lld", where, name,
+                rs->iterations_seen, e->reps);
+  if (!(e->real >= 0) || !(e->cpu >= 0)) return fail(err, errlen, "%s (%s): negative time", where, name);
+  return 0;
+}
+
+static int check_entry(const json_t *b, size_t i, run_state **runs, size_t *nruns, char *err, size_t errlen) {
+  entry e;
+  run_state *rs = NULL;
+  if (read_entry(b, i, &e, err, errlen) || run_of(&e, runs, nruns, &rs, err, errlen)) return -1;
   const json_t *error = json_object_get(b, "error_occurred");
   if (error && json_is_true(error)) {
-    NEED(msg, b, "error_message", JSON_STRING, where);
+    NEED(msg, b, "error_message", JSON_STRING, e.where);
     (void)msg;
     return 0;
   }
-  NEED(bps_j, b, "bytes_per_second", JSON_REAL, where);
-  if (!(json_number_value(bps_j) >= 0)) return fail(err, errlen, "%s (%s): bytes_per_second < 0", where, name);
-
-  if (!strcmp(type, "iteration")) {
-    if (strcmp(name, run_name)) return fail(err, errlen, "%s: iteration name '%s' != run_name '%s'", where, name,
-                                            run_name);
-    if (rs->aggregates_seen)
-      return fail(err, errlen, "%s (%s): iteration entry after the aggregates of its run", where, name);
-    NEED(idx_j, b, "repetition_index", JSON_INTEGER, where);
-    long long idx = json_integer_value(idx_j);
-    if (idx < 0 || idx >= reps) return fail(err, errlen, "%s (%s): repetition_index %lld outside [0, %lld)", where,
-                                            name, idx, reps);
-    if (rs->rep_seen[idx]) return fail(err, errlen, "%s (%s): repetition_index %lld repeated", where, name, idx);
-    rs->rep_seen[idx] = 1;
-    rs->iterations_seen++;
-    /* compare.py's geometric mean needs positive times. */
-    if (!(real > 0) || !(cpu > 0)) return fail(err, errlen, "%s (%s): real_time and cpu_time must be > 0", where,
-                                               name);
-    NEED(samples, b, "samples", JSON_ARRAY, where);
-    size_t n = json_array_size(samples);
-    if ((long long)n != iters)
-      return fail(err, errlen, "%s (%s): %zu samples but iterations = %lld", where, name, n, iters);
-    double *x = malloc((n ? n : 1) * sizeof *x);
-    if (!x) return fail(err, errlen, "out of memory");
-    for (size_t s = 0; s < n; s++) {
-      const json_t *v = json_array_get(samples, s);
-      x[s] = json_is_number(v) ? json_number_value(v) : -1;
-      if (!(x[s] > 0)) {
-        free(x);
-        return fail(err, errlen, "%s (%s): samples[%zu] is not a positive number", where, name, s);
-      }
-    }
-    double med = stats_median(x, n);
-    free(x);
-    /* --contexts: real_time is the mean of the contexts' medians (perf/contexts.h). */
-    const json_t *pm = json_object_get(b, "context_medians");
-    const char *what = "the median of its samples";
-    if (pm) {
-      size_t np = json_array_size(pm);
-      double sum = 0;
-      for (size_t p = 0; p < np; p++) {
-        const json_t *v = json_array_get(pm, p);
-        if (!json_is_number(v) || !(json_number_value(v) > 0))
-          return fail(err, errlen, "%s (%s): context_medians[%zu] is not a positive number", where, name, p);
-        sum += json_number_value(v);
-      }
-      const json_t *np_j = json_object_get(b, "contexts");
-      if (np < 2 || !json_is_integer(np_j) || json_integer_value(np_j) != (json_int_t)np)
-        return fail(err, errlen, "%s (%s): context_medians needs 2 or more values and \"contexts\" = their count",
-                    where, name);
-      med = sum / (double)np;
-      what = "the mean of context_medians";
-    }
-    /* The file holds 10 significant digits. */
-    if (fabs(med - real) > 1e-8 * fabs(real))
-      return fail(err, errlen, "%s (%s): real_time %.10g is not %s (%.10g)", where, name, real, what, med);
-  } else if (!strcmp(type, "aggregate")) {
-    NEED(agg_j, b, "aggregate_name", JSON_STRING, where);
-    const char *agg = json_string_value(agg_j);
-    int k = -1;
-    for (int a = 0; a < 4; a++)
-      if (!strcmp(agg, kAggs[a])) k = a;
-    if (k < 0) return fail(err, errlen, "%s (%s): aggregate_name '%s' is not mean, median, stddev or cv", where, name,
-                           agg);
-    char want[600];
-    snprintf(want, sizeof want, "%s_%s", run_name, agg);
-    if (strcmp(name, want)) return fail(err, errlen, "%s: aggregate name '%s', expected '%s'", where, name, want);
-    if (rs->aggregates_seen & (1 << k)) return fail(err, errlen, "%s (%s): aggregate repeated", where, name);
-    rs->aggregates_seen |= 1 << k;
-    if (reps < 2) return fail(err, errlen, "%s (%s): aggregates need repetitions >= 2", where, name);
-    if (rs->iterations_seen != 0 && rs->iterations_seen != reps)
-      return fail(err, errlen, "%s (%s): %d iteration entries before the aggregates, repetitions = %lld", where,
-                  name, rs->iterations_seen, reps);
-    if (!(real >= 0) || !(cpu >= 0)) return fail(err, errlen, "%s (%s): negative time", where, name);
-  } else {
-    return fail(err, errlen, "%s (%s): run_type '%s' is not iteration or aggregate", where, name, type);
-  }
-  return 0;
+  NEED(bps_j, b, "bytes_per_second", JSON_REAL, e.where);
+  if (!(json_number_value(bps_j) >= 0)) return fail(err, errlen, "%s (%s): bytes_per_second < 0", e.where, e.name);
+  if (!strcmp(e.type, "iteration")) return check_iteration(b, &e, rs, err, errlen);
+  if (!strcmp(e.type, "aggregate")) return check_aggregate(b, &e, rs, err, errlen);
+  return fail(err, errlen, "%s (%s): run_type '%s' is not iteration or aggregate", e.where, e.name, e.type);
 }
 
 int schema_validate(const json_t *doc, char *err, size_t errlen) {
