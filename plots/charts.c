@@ -440,10 +440,9 @@ static int chart_history(const render_env *env, gpu_view *g, family_view *f, cha
   return rc;
 }
 
-static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
-  /* Runs in the order the history recorded them (it is append-only). */
-  run_key *runs = calloc(f->nh + 1, sizeof *runs);
-  int *xof = calloc(f->nh + 1, sizeof *xof);
+/* The runs in the order the history recorded them (it is append-only); xof[i] is row i's
+ * run, from 1. Returns how many. */
+static size_t history_runs(const family_view *f, run_key *runs, int *xof) {
   size_t nruns = 0;
   for (size_t i = 0; i < f->nh; i++) {
     size_t r = 0;
@@ -451,8 +450,11 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
     if (r == nruns) runs[nruns++] = (run_key){f->h[i]->date, f->h[i]->commit};
     xof[i] = (int)r + 1;
   }
-  /* Panels: the problem sizes, smallest first. */
-  const bench_name **panel = calloc(f->nh + 1, sizeof *panel);
+  return nruns;
+}
+
+/* The panels: the problem sizes, smallest first. Returns how many. */
+static size_t history_panels(const family_view *f, const bench_name **panel) {
   size_t npanels = 0;
   for (size_t i = 0; i < f->nh; i++) {
     size_t p = 0;
@@ -465,74 +467,69 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
     panel[p] = &f->h[i]->id;
     npanels++;
   }
+  return npanels;
+}
 
-  char stem[600], series_path[PATH_LEN], band_path[PATH_LEN], label_path[PATH_LEN];
-  stem_of(g, f, "history", stem, sizeof stem);
-  FILE *series = open_data(env, stem, "series", series_path, sizeof series_path, err, errlen);
-  FILE *band = series ? open_data(env, stem, "band", band_path, sizeof band_path, err, errlen) : NULL;
-  FILE *labels = band ? open_data(env, stem, "labels", label_path, sizeof label_path, err, errlen) : NULL;
-  if (!labels) {
-    if (series) fclose(series);
-    if (band) fclose(band);
-    free(runs), free(xof), free(panel);
-    return RENDER_FAILED;
-  }
-  size_t skipped = 0, slower = 0, banded = 0;
-  char panels[4096] = "";
-  for (size_t p = 0; p < npanels; p++) {
-    if (p) fputs("\n\n", series), fputs("\n\n", band);
-    size_t a = strlen(panels);
-    snprintf(panels + a, sizeof panels - a, "\"%s%s%s\" ", panel[p]->size_axis, panel[p]->size_axis[0] ? " = " : "",
-             panel[p]->size_label);
-    int rows_in_panel = 0, bands_in_panel = 0;
-    for (size_t k = 0; k < f->nv; k++) {
-      int block = 0;
-      for (size_t i = 0; i < f->nh; i++) {
-        const history_row *h = f->h[i];
-        if (strcmp(h->id.params, panel[p]->params) || strcmp(h->id.variant, f->v[k].name)) continue;
-        double y = h->bytes_per_second / 1e9;
-        if (f->flops) {
-          const entry *e = find_entry(f, h->bench);
-          if (!e || !(e->b->flops_per_call > 0)) {
-            skipped++;
-            continue;
-          }
-          y = e->b->flops_per_call / h->median_ns / 1e3;
-        }
-        if (!block && rows_in_panel) fputc('\n', series); /* a blank line: a new line in the chart */
-        block = 1;
-        rows_in_panel++;
-        int is_slower = !strcmp(h->verdict, "slower");
-        slower += is_slower;
-        fprintf(series, "%d %.10g %d %zu\n", xof[i], y, is_slower, k + 1);
+typedef struct {
+  FILE *series, *band;
+  size_t skipped, slower, banded;
+} history_counts;
+
+/* Variant k's history rows of one panel into the series file; returns how many. */
+static int history_series(const family_view *f, const bench_name *panel, size_t k, const int *xof, int rows_before,
+                          history_counts *n) {
+  int rows = 0;
+  for (size_t i = 0; i < f->nh; i++) {
+    const history_row *h = f->h[i];
+    if (strcmp(h->id.params, panel->params) || strcmp(h->id.variant, f->v[k].name)) continue;
+    double y = h->bytes_per_second / 1e9;
+    if (f->flops) {
+      const entry *e = find_entry(f, h->bench);
+      if (!e || !(e->b->flops_per_call > 0)) {
+        n->skipped++;
+        continue;
       }
-      /* The band the gate allows: run time within base x (1 +- threshold). */
-      char name[512];
-      snprintf(name, sizeof name, "%s/%s%s%s", f->name, f->v[k].name, panel[p]->params[0] ? "/" : "",
-               panel[p]->params);
-      if (!g->base) continue;
-      for (size_t b = 0; b < g->base->nself; b++) {
-        const comparison *s = &g->base->self[b];
-        if (strcmp(s->name, name) != 0) continue;
-        double work = 0, scale = 1; /* bytes per ns = GB/s; FLOP per ns = 1e-3 TFLOP/s */
-        if (f->flops) {
-          const entry *e = find_entry(f, name);
-          work = e ? e->b->flops_per_call : 0;
-          scale = 1e-3;
-        } else {
-          work = bytes_of_baseline(&g->base->fig.b[b]);
-        }
-        if (!(work > 0)) continue;
-        double lo = work / (s->base_ns * (1 + s->threshold)), hi = work / (s->base_ns * fmax(1 - s->threshold, 0.05));
-        fprintf(band, "%zu %.10g %.10g %.10g\n", k + 1, lo * scale, hi * scale, work / s->base_ns * scale);
-        bands_in_panel++;
-        banded++;
-      }
+      y = e->b->flops_per_call / h->median_ns / 1e3;
     }
-    if (!rows_in_panel) fprintf(series, "1 NaN 0 1\n");
-    if (!bands_in_panel) fprintf(band, "1 NaN NaN NaN\n"); /* an index needs a row; NaN draws nothing */
+    if (!rows && rows_before) fputc('\n', n->series); /* a blank line: a new line in the chart */
+    rows++;
+    int is_slower = !strcmp(h->verdict, "slower");
+    n->slower += is_slower;
+    fprintf(n->series, "%d %.10g %d %zu\n", xof[i], y, is_slower, k + 1);
   }
-  /* Every run gets a tick; at most 9 get a label (a date is ~75 px wide, the plot ~880 px). */
+  return rows;
+}
+
+/* The band the gate allows variant k of one panel: run time within base x (1 +- threshold).
+ * Returns how many band rows were written. */
+static int history_band(const gpu_view *g, const family_view *f, const bench_name *panel, size_t k,
+                        history_counts *n) {
+  char name[512];
+  snprintf(name, sizeof name, "%s/%s%s%s", f->name, f->v[k].name, panel->params[0] ? "/" : "", panel->params);
+  if (!g->base) return 0;
+  int rows = 0;
+  for (size_t b = 0; b < g->base->nself; b++) {
+    const comparison *s = &g->base->self[b];
+    if (strcmp(s->name, name) != 0) continue;
+    double work = 0, scale = 1; /* bytes per ns = GB/s; FLOP per ns = 1e-3 TFLOP/s */
+    if (f->flops) {
+      const entry *e = find_entry(f, name);
+      work = e ? e->b->flops_per_call : 0;
+      scale = 1e-3;
+    } else {
+      work = bytes_of_baseline(&g->base->fig.b[b]);
+    }
+    if (!(work > 0)) continue;
+    double lo = work / (s->base_ns * (1 + s->threshold)), hi = work / (s->base_ns * fmax(1 - s->threshold, 0.05));
+    fprintf(n->band, "%zu %.10g %.10g %.10g\n", k + 1, lo * scale, hi * scale, work / s->base_ns * scale);
+    rows++;
+    n->banded++;
+  }
+  return rows;
+}
+
+/* Every run gets a tick; at most 9 get a label (a date is ~75 px wide, the plot ~880 px). */
+static void history_labels(FILE *labels, const run_key *runs, size_t nruns) {
   size_t step = (nruns + 8) / 9;
   for (size_t r = 0; r < nruns; r++) {
     char commit[16], date[16];
@@ -545,19 +542,12 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
     data_str(labels, date);
     fputc('\n', labels);
   }
-  int bad = close_data(series, series_path, err, errlen) | close_data(band, band_path, err, errlen) |
-            close_data(labels, label_path, err, errlen);
-  free(runs);
-  free(xof);
-  if (bad) return free(panel), RENDER_FAILED;
+}
 
-  if (nruns == 1) note(f, "One run recorded in the history so far: the over-time chart shows a single point per variant.");
-  if (!g->base) note(f, "No baseline for %s among the inputs: the over-time chart has no tolerance band.", g->slug);
-  else if (!banded) note(f, "The baseline %s has none of these benchmarks: no tolerance band.", g->base->path);
-  if (skipped)
-    note(f, "%zu history rows left out of the over-time chart: FLOP/s needs the FLOPs per call from a run JSON with "
-         "the same benchmark.", skipped);
-
+/* Draws the over-time chart from the data files written by chart_history_rows. */
+static int history_chart(const render_env *env, const gpu_view *g, family_view *f, const char *stem,
+                         const char *const paths[3], const char *panels, size_t npanels, size_t nruns, size_t slower,
+                         char *err, size_t errlen) {
   chart *c = &f->charts[f->ncharts];
   char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
   c->kind = "history";
@@ -574,9 +564,9 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
   vars v = {.len = 0};
   var_str(&v, "title", title);
   var_str(&v, "ylabel", unit_of(f));
-  var_str(&v, "seriesfile", series_path);
-  var_str(&v, "bandfile", band_path);
-  var_str(&v, "labelfile", label_path);
+  var_str(&v, "seriesfile", paths[0]);
+  var_str(&v, "bandfile", paths[1]);
+  var_str(&v, "labelfile", paths[2]);
   var_num(&v, "npanels", (double)npanels);
   var_num(&v, "nruns", (double)nruns);
   var_str(&v, "panels", panels);
@@ -591,11 +581,60 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
            "band: what the gate lets through (baseline time x (1 ± threshold), threshold = max(tolerance, "
            "k × baseline noise)). Circled red: %zu row%s the gate called slower.",
            unit_of(f), f->name, nruns, nruns == 1 ? "" : "s", slower, slower == 1 ? "" : "s");
-  free(panel);
   snprintf(c->caption, sizeof c->caption, "%s", caption);
   if (run_gnuplot(env, "history.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
   f->ncharts++;
   return 0;
+}
+
+static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
+  run_key *runs = calloc(f->nh + 1, sizeof *runs);
+  int *xof = calloc(f->nh + 1, sizeof *xof);
+  const bench_name **panel = calloc(f->nh + 1, sizeof *panel);
+  size_t nruns = history_runs(f, runs, xof), npanels = history_panels(f, panel);
+
+  char stem[600], series_path[PATH_LEN], band_path[PATH_LEN], label_path[PATH_LEN];
+  stem_of(g, f, "history", stem, sizeof stem);
+  FILE *series = open_data(env, stem, "series", series_path, sizeof series_path, err, errlen);
+  FILE *band = series ? open_data(env, stem, "band", band_path, sizeof band_path, err, errlen) : NULL;
+  FILE *labels = band ? open_data(env, stem, "labels", label_path, sizeof label_path, err, errlen) : NULL;
+  if (!labels) {
+    if (series) fclose(series);
+    if (band) fclose(band);
+    free(runs), free(xof), free(panel);
+    return RENDER_FAILED;
+  }
+  history_counts n = {series, band, 0, 0, 0};
+  char panels[4096] = "";
+  for (size_t p = 0; p < npanels; p++) {
+    if (p) fputs("\n\n", series), fputs("\n\n", band);
+    size_t a = strlen(panels);
+    snprintf(panels + a, sizeof panels - a, "\"%s%s%s\" ", panel[p]->size_axis, panel[p]->size_axis[0] ? " = " : "",
+             panel[p]->size_label);
+    int rows = 0, bands = 0;
+    for (size_t k = 0; k < f->nv; k++) {
+      rows += history_series(f, panel[p], k, xof, rows, &n);
+      bands += history_band(g, f, panel[p], k, &n);
+    }
+    if (!rows) fprintf(series, "1 NaN 0 1\n");
+    if (!bands) fprintf(band, "1 NaN NaN NaN\n"); /* an index needs a row; NaN draws nothing */
+  }
+  history_labels(labels, runs, nruns);
+  int bad = close_data(series, series_path, err, errlen) | close_data(band, band_path, err, errlen) |
+            close_data(labels, label_path, err, errlen);
+  free(runs);
+  free(xof);
+  free(panel);
+  if (bad) return RENDER_FAILED;
+
+  if (nruns == 1) note(f, "One run recorded in the history so far: the over-time chart shows a single point per variant.");
+  if (!g->base) note(f, "No baseline for %s among the inputs: the over-time chart has no tolerance band.", g->slug);
+  else if (!n.banded) note(f, "The baseline %s has none of these benchmarks: no tolerance band.", g->base->path);
+  if (n.skipped)
+    note(f, "%zu history rows left out of the over-time chart: FLOP/s needs the FLOPs per call from a run JSON with "
+         "the same benchmark.", n.skipped);
+  const char *paths[3] = {series_path, band_path, label_path};
+  return history_chart(env, g, f, stem, paths, panels, npanels, nruns, n.slower, err, errlen);
 }
 
 int render_charts(const render_env *env, const render_inputs *in, report_model *m, char *err, size_t errlen) {
