@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "perf/gate/context_stats.h"
 #include "perf/gate/gate_cli.h"
 #include "perf/gate/report.h"
 
@@ -80,6 +81,35 @@ static int merge_into_old(const char *path, const gate_figures *fresh, gate_figu
   return 0;
 }
 
+/* Warns about the benchmarks whose baseline could not back the gate: with these runs, not even
+ * a slowdown of the tolerance would reach p < alpha in the test on contexts (a long benchmark has
+ * one context per run, so a few runs that differ leave the test little to go on). */
+static void warn_undetectable(const gate_figures *merged, const gate_policy *p) {
+  size_t weak = 0, shown = 0;
+  for (size_t i = 0; i < merged->n; i++) {
+    const gate_bench *b = &merged->b[i];
+    size_t ny = 0, nx = 1;
+    for (size_t r = 0; r < b->nruns; r++) {
+      ny += b->runs[r].ncontexts;
+      if (b->runs[r].ncontexts > nx) nx = b->runs[r].ncontexts; /* what a run of it brings */
+    }
+    double *y = malloc((ny + 1) * sizeof *y);
+    if (!y) return;
+    ny = 0;
+    for (size_t r = 0; r < b->nruns; r++)
+      for (size_t k = 0; k < b->runs[r].ncontexts; k++) y[ny++] = b->runs[r].contexts_ns[k];
+    double need = context_test_detectable(y, ny, nx, p->alpha), tol = tolerance_for(p, b->name);
+    free(y);
+    if (need <= tol) continue;
+    if (weak++ == 0)
+      fprintf(stderr, "gate: warning: with these runs a slowdown of the tolerance could not reach p < %g in the test "
+              "on contexts for these benchmarks; give more runs (6 or more, from more than one machine):\n", p->alpha);
+    if (shown++ < 8) fprintf(stderr, "gate:   %s: tolerance %.1f %%, needs %s%.1f %%\n", b->name, 100 * tol,
+                             isinf(need) ? "more than " : "+", isinf(need) ? 100.0 : 100 * need);
+  }
+  if (weak > shown) fprintf(stderr, "gate:   ... and %zu more\n", weak - shown);
+}
+
 int cmd_bless(options *o) {
   if (!o->baselines || o->nrest < 1) usage("bless needs --baselines=DIR and at least one RUN.json");
   char buf[4096], err[1024];
@@ -111,6 +141,7 @@ int cmd_bless(options *o) {
       return EXIT_BAD_INPUT;
     }
   }
+  warn_undetectable(&merged, &o->policy);
   for (size_t i = 0; i < merged.n; i++)
     if (merged.b[i].nruns < 3) {
       fprintf(stderr, "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "

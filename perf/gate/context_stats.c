@@ -1,6 +1,7 @@
 #include "perf/gate/context_stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Beyond this the t tail equals the normal one to ~1e-11 and the continued fraction would need O(sqrt(df))
  * terms. */
@@ -123,4 +124,45 @@ context_test context_test_greater(const double *x, size_t nx, const double *y, s
   r.df = df;
   r.p = p;
   return r;
+}
+
+/* nx points with mean 0 and sample standard deviation 1: +-a in pairs, and 0 when nx is odd. */
+static void unit_spread(double *z, size_t nx) {
+  double a = nx % 2 ? 1.0 : sqrt((double)(nx - 1) / (double)nx);
+  for (size_t i = 0; i + 1 < nx; i += 2) {
+    z[i] = a;
+    z[i + 1] = -a;
+  }
+  if (nx % 2) z[nx - 1] = 0;
+}
+
+/* Would nx contexts spread like z * sd around mean * (1 + d) be significantly above y? */
+static int significant_at(double d, double mean, double sd, const double *z, double *x, size_t nx, const double *y,
+                          size_t ny, double alpha) {
+  for (size_t i = 0; i < nx; i++) x[i] = mean * (1 + d) + sd * z[i];
+  return context_test_greater(x, nx, y, ny).p < alpha;
+}
+
+double context_test_detectable(const double *y, size_t ny, size_t nx, double alpha) {
+  if (ny < 2 || nx < 1) return INFINITY;
+  double mean = 0, var = 0;
+  for (size_t i = 0; i < ny; i++) mean += y[i] / (double)ny;
+  for (size_t i = 0; i < ny; i++) var += (y[i] - mean) * (y[i] - mean) / (double)(ny - 1);
+  if (!(var > 0) || !(mean > 0) || !isfinite(var)) return INFINITY;
+  double *z = malloc(nx * sizeof *z), *x = malloc(nx * sizeof *x), found = INFINITY;
+  if (z && x) {
+    unit_spread(z, nx);
+    double sd = sqrt(var), lo = 0, hi = 1;
+    if (significant_at(hi, mean, sd, z, x, nx, y, ny, alpha)) {
+      while (hi - lo > 1e-7) { /* p falls as the shift grows */
+        double mid = 0.5 * (lo + hi);
+        if (significant_at(mid, mean, sd, z, x, nx, y, ny, alpha)) hi = mid;
+        else lo = mid;
+      }
+      found = hi;
+    }
+  }
+  free(z);
+  free(x);
+  return found;
 }

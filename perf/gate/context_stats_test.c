@@ -201,6 +201,34 @@ START_TEST(real_shift_is_detected) {
 }
 END_TEST
 
+
+/* The smallest detectable shift. One run context against six baseline values
+ * {100, 102, 98, 101, 99, 100}: mean 100, s = sqrt(2); the prediction test is significant at
+ * p < 0.01 once (d * 100) / (s * sqrt(7/6)) > t_0.99(5) = 3.36493, so d = 3.36493 * 1.41421 *
+ * 1.08012 / 100 = 0.051401. With 16 run contexts of the same spread, Welch's df =
+ * (2/16 + 2/6)^2 / ((2/16)^2/15 + (2/6)^2/5) = 9.0299, t_0.99 = 2.81950, d = 2.81950 * sqrt(2/16 + 2/6) / 100
+ * = 0.019088 (t quantiles by numerical integration of the t density). */
+START_TEST(detectable_shift) {
+  const double y[6] = {100, 102, 98, 101, 99, 100};
+  ck_assert_double_eq_tol(context_test_detectable(y, 6, 1, 0.01), 0.051401, 2e-5);
+  ck_assert_double_eq_tol(context_test_detectable(y, 6, 16, 0.01), 0.019088, 2e-5);
+  /* At the shift found, the test itself agrees: just over it significant, just under not. */
+  double d = context_test_detectable(y, 6, 1, 0.01), x = 100 * (1 + d * 1.001), x2 = 100 * (1 + d * 0.999);
+  ck_assert_double_lt(context_test_greater(&x, 1, y, 6).p, 0.01);
+  ck_assert_double_gt(context_test_greater(&x2, 1, y, 6).p, 0.01);
+  /* More baseline values at the same spread: a smaller shift will do. */
+  const double y12[12] = {100, 102, 98, 101, 99, 100, 100, 102, 98, 101, 99, 100};
+  ck_assert_double_lt(context_test_detectable(y12, 12, 1, 0.01), 0.04);
+  /* Nothing to go on: fewer than two values, or no spread. */
+  const double flat[3] = {5, 5, 5};
+  ck_assert(isinf(context_test_detectable(y, 1, 1, 0.01)));
+  ck_assert(isinf(context_test_detectable(flat, 3, 1, 0.01)));
+  /* Spread so wide that not even +100 % would be significant. */
+  const double wide[2] = {1, 199};
+  ck_assert(isinf(context_test_detectable(wide, 2, 1, 0.01)));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("context_stats");
   TCase *tc = tcase_create("context_stats");
@@ -213,6 +241,7 @@ int main(void) {
   tcase_add_test(tc, degenerate_inputs);
   tcase_add_test(tc, correlated_samples_are_not_independent_evidence);
   tcase_add_test(tc, real_shift_is_detected);
+  tcase_add_test(tc, detectable_shift);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_VERBOSE);

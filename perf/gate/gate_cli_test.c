@@ -607,6 +607,27 @@ START_TEST(failed_writes_fail_the_check) {
 }
 END_TEST
 
+/* Bless says which benchmarks its runs could not back: a long benchmark is one context per run,
+ * and three runs 4 % apart leave the test on contexts too little for a 3 % slowdown. */
+START_TEST(bless_warns_when_runs_cannot_back_the_tolerance) {
+  const char *bl = make_dir("weak/bl");
+  char runs[3][1024];
+  for (int r = 0; r < 3; r++) {
+    fake_bench b[2] = {{"elementwise/steady/N:1", 300000}, {"elementwise/wide/N:1", 300000 * (1 + 0.04 * (r - 1))}};
+    char name[64];
+    FORMAT(name, "weak/run%d.json", r);
+    write_run(name, H100, 132, 3000.0, b, 2, 60 + (unsigned)r);
+    FORMAT(runs[r], "%s", at(name));
+  }
+  expect_gate(0, "bless --baselines=%s %s %s %s", bl, runs[0], runs[1], runs[2]);
+  expect_output("could not reach p < 0.01");
+  expect_output("elementwise/wide/N:1: tolerance 3.0 %, needs +");
+  /* With a tolerance the runs can back, no warning. */
+  expect_gate(0, "bless --baselines=%s --tolerance=0.5 %s %s %s", bl, runs[0], runs[1], runs[2]);
+  ck_assert_msg(strstr(gate_output, "could not reach") == NULL, "%s", gate_output);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -617,6 +638,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, gpu_name_must_name_a_file);
   tcase_add_test(tc, unphysical_figures_are_refused);
   tcase_add_test(tc, one_run_counts_once);
+  tcase_add_test(tc, bless_warns_when_runs_cannot_back_the_tolerance);
   tcase_add_test(tc, concurrent_blesses_keep_both_families);
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
