@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/support/check_run.h"
+
 #define ELEMENTWISE "perf/elementwise_bench"
 #define COPY "perf/copy_bench"
 #define REDUCE "perf/reduce_bench"
@@ -183,9 +185,5 @@ int main(void) {
   tcase_add_test(tc, no_gpu_is_a_clear_error_in_every_family);
   tcase_add_test(tc, filter_matching_nothing_fails);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

@@ -13,6 +13,7 @@
 #include "perf/report.h"
 #include "perf/schema.h"
 #include "perf/synthetic.h"
+#include "tests/support/check_run.h"
 
 /* The synthetic results, copied to the heap so that pooling can grow them. */
 static void heap_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
@@ -147,9 +148,5 @@ int main(void) {
   tcase_add_test(tc, short_means_every_repetition_under_the_limit);
   tcase_add_test(tc, the_contexts_replace_the_first_and_the_time_is_the_mean_of_medians);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return run_suite(s);
 }

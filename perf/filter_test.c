@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "perf/filter.h"
+#include "tests/support/check_run.h"
 
 static const char *kNames[] = {
     "elementwise/add/N:1048576",     "elementwise/add_float4/N:1048576", "elementwise/add_float4/N:268435456",
@@ -75,9 +76,5 @@ int main(void) {
   tcase_add_test(tc, leading_minus_negates);
   tcase_add_test(tc, bad_regex_is_reported);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

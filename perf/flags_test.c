@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "perf/flags.h"
+#include "tests/support/check_run.h"
 
 static bench_options g_opt;
 static char g_err[512];
@@ -183,9 +184,5 @@ int main(void) {
   tcase_add_test(tc, bad_flags_and_values);
   tcase_add_test(tc, reparse_resets_state);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

@@ -15,6 +15,7 @@
 #include "perf/report.h"
 #include "perf/schema.h"
 #include "perf/synthetic.h"
+#include "tests/support/check_run.h"
 
 #define TESTDATA "perf/testdata"
 
@@ -186,9 +187,5 @@ int main(void) {
   tcase_add_test(tc, broken_documents_are_rejected);
   tcase_add_test(tc, testdata_fixtures_are_valid);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "perf/mann_whitney.h"
+#include "tests/support/check_run.h"
 
 static const double lo[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 static const double hi[10] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
@@ -55,9 +56,5 @@ int main(void) {
   tcase_add_test(tc, shift_of_a_few_percent_is_detected);
   tcase_add_test(tc, empty_sample);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

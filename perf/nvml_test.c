@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "perf/nvml.h"
+#include "tests/support/check_run.h"
 
 START_TEST(missing_library_is_a_message) {
   char err[256] = "";
@@ -58,9 +59,5 @@ int main(void) {
   tcase_add_test(tc, null_handle_is_tolerated);
   tcase_add_test(tc, default_library_either_works_or_explains);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

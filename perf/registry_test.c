@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "perf/bench.h"
+#include "tests/support/check_run.h"
 
 static int dummy_setup(const bench_case *c, uint64_t seed, void **s, char *e, size_t n) {
   (void)c, (void)seed, (void)s, (void)e, (void)n;
@@ -86,9 +87,5 @@ int main(void) {
   tcase_add_exit_test(tc, slash_in_variant_exits, 1);
   tcase_add_exit_test(tc, missing_ops_exits, 1);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

@@ -11,6 +11,7 @@
 
 #include "perf/report.h"
 #include "perf/synthetic.h"
+#include "tests/support/check_run.h"
 
 static run_context ctx;
 static bench_result res[SYN_RESULTS];
@@ -323,9 +324,5 @@ int main(void) {
   tcase_add_test(tc, csv_rows);
   tcase_add_test(tc, reserved_context_keys);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "perf/sampler.h"
+#include "tests/support/check_run.h"
 
 static const sampler_cfg kNoNvml = {.min_samples = 10, .min_time_s = 0.1, .max_noise = 0.003, .timeout_s = 10};
 
@@ -225,9 +226,5 @@ int main(void) {
   tcase_add_test(tc, everything_discarded_until_timeout_is_an_error);
   tcase_add_test(tc, single_sample_noise_is_finite);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

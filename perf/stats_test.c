@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "perf/stats.h"
+#include "tests/support/check_run.h"
 
 START_TEST(summary_of_known_odd_set) {
   /* 2 4 4 4 5 5 7 9 shuffled, plus 6: n = 9, sum 46 */
@@ -89,9 +90,5 @@ int main(void) {
   tcase_add_test(tc, running_matches_two_pass);
   tcase_add_test(tc, relative_standard_error);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

@@ -6,6 +6,7 @@
 
 #include "perf/verify.h"
 #include "tests/support/host_check.h"
+#include "tests/support/check_run.h"
 
 /* Reference: want[i] = i * 0.5, scale[i] = 2 |want[i]| + 1. */
 static void ref_half(const void *ctx, size_t begin, size_t count, double *want, double *scale) {
@@ -68,9 +69,5 @@ int main(void) {
   tcase_add_test(tc, first_bad_index_is_global_across_chunks);
   tcase_add_test(tc, scale_widens_the_tolerance);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }

@@ -17,6 +17,7 @@
 
 #include "plots/inputs.h"
 #include "plots/model.h"
+#include "tests/support/check_run.h"
 
 #define FIX "plots/testdata"
 #define SLUG "test-fixture-gpu"
@@ -761,9 +762,5 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, history_methods_do_not_mix);
   tcase_add_test(tc, gnuplot_failure_leaves_no_chart);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

@@ -8,6 +8,7 @@
 
 #include "perf/gate/context_stats.h"
 #include "perf/mann_whitney.h"
+#include "tests/support/check_run.h"
 
 #define PI 3.14159265358979323846
 #define assert_rel(got, want, rel) ck_assert_double_eq_tol((got), (want), (rel) * fabs(want))
@@ -243,9 +244,5 @@ int main(void) {
   tcase_add_test(tc, real_shift_is_detected);
   tcase_add_test(tc, detectable_shift);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

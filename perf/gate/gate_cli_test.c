@@ -18,6 +18,7 @@
 
 #include "perf/gate/figures.h"
 #include "perf/gate/testutil.h"
+#include "tests/support/check_run.h"
 
 /* --help is not an error; --repetitions is a whole number of repetitions. */
 START_TEST(help_and_repetitions) {
@@ -649,9 +650,5 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, benchmark_dies_with_the_gate);
   tcase_add_test(tc, failed_writes_fail_the_check);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

@@ -15,6 +15,7 @@
 #include "perf/gate/compare.h"
 #include "perf/gate/figures.h"
 #include "perf/gate/testutil.h"
+#include "tests/support/check_run.h"
 
 static verdict verdict_of(const comparison *c, size_t n, const char *name) {
   for (size_t i = 0; i < n; i++)
@@ -621,9 +622,5 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, slugs);
   tcase_add_test(tc, gate_exit_codes);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(s);
 }

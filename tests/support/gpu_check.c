@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/support/check_run.h"
 #include "tests/support/host_check.h"
 
 void require_gpu(const char *test_name) {
@@ -68,11 +69,4 @@ void gbuf_free(guarded_buf *b) {
   b->base = b->ptr = NULL;
 }
 
-int run_gpu_suite(Suite *s) {
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+int run_gpu_suite(Suite *s) { return run_suite_in_process(s); }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tests/support/host_check.h"
+#include "tests/support/check_run.h"
 
 START_TEST(rng_is_reproducible_and_seed_dependent) {
   test_rng a, b, c;
@@ -213,9 +214,5 @@ int main(void) {
   tcase_add_test(tc, sum_error_bound_covers_sequential_float_sum);
   tcase_add_test(tc, sum_error_bound_covers_tree_sum);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_VERBOSE);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return run_suite(s);
 }
