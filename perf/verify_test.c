@@ -51,6 +51,19 @@ START_TEST(first_bad_index_is_global_across_chunks) {
 }
 END_TEST
 
+/* Chunks are checked on several threads (thread t takes chunks t, t + T, ...): the first bad element
+ * reported is the smallest index whichever thread found it. */
+START_TEST(first_bad_is_the_smallest_index_over_threads) {
+  float *x = exact();
+  size_t bad[3] = {5, (1 << 20) + 9, (1 << 21) + 1};
+  for (int i = 0; i < 3; i++) x[bad[i]] += 1.0f;
+  char err[512] = "";
+  ck_assert_int_eq(verify_f32("half", x, N, ref_half, NULL, 0, 1e-7, 0.0, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "bad=3") && strstr(err, "first_bad=[5]"), "%s", err);
+  free(x);
+}
+END_TEST
+
 START_TEST(scale_widens_the_tolerance) {
   float *x = exact();
   x[10] = 5.0f + 0.5f; /* want 5: error 0.5; scale 11 */
@@ -67,6 +80,7 @@ int main(void) {
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, exact_output_passes);
   tcase_add_test(tc, first_bad_index_is_global_across_chunks);
+  tcase_add_test(tc, first_bad_is_the_smallest_index_over_threads);
   tcase_add_test(tc, scale_widens_the_tolerance);
   suite_add_tcase(s, tc);
   return run_suite(s);

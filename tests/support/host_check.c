@@ -58,54 +58,62 @@ uint64_t test_seed(void) {
   return seed;
 }
 
+typedef struct {
+  void (*work)(void *arg, size_t chunk, size_t thread);
+  void *arg;
+  size_t chunks, first, step;
+} chunk_job;
+
+static void *chunk_worker(void *p) {
+  const chunk_job *j = p;
+  for (size_t c = j->first; c < j->chunks; c += j->step) j->work(j->arg, c, j->first);
+  return NULL;
+}
+
+void for_each_chunk(size_t chunks, void (*work)(void *arg, size_t chunk, size_t thread), void *arg) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t threads = cpus > 1 ? (size_t)cpus : 1;
+  if (threads > CHUNK_MAX_THREADS) threads = CHUNK_MAX_THREADS;
+  if (threads > chunks) threads = chunks;
+  pthread_t tid[CHUNK_MAX_THREADS];
+  chunk_job jobs[CHUNK_MAX_THREADS];
+  size_t started = 0;
+  for (size_t t = 1; t < threads; t++) {
+    jobs[t] = (chunk_job){work, arg, chunks, t, threads};
+    if (pthread_create(&tid[t], NULL, chunk_worker, &jobs[t]) != 0) break;
+    started = t;
+  }
+  /* This thread takes thread 0's chunks and, where a thread could not start, its chunks. */
+  for (size_t c = 0; c < chunks; c++)
+    if (c % threads == 0 || c % threads > started) work(arg, c, 0);
+  for (size_t t = 1; t <= started; t++) pthread_join(tid[t], NULL);
+}
+
 /* Large fills (the benchmarks' 1 GiB inputs took seconds on one core, most of
  * it first-touch page faults) run on several threads. Chunk c of FILL_CHUNK
  * values has its own generator seeded from (base, c), so the values depend on
  * the seed only, never on the thread count. */
 #define FILL_CHUNK ((size_t)1 << 20)
-#define FILL_MAX_THREADS 16
 
 typedef struct {
   float *x;
-  size_t n, first_chunk, chunk_step;
+  size_t n;
   float lo, hi;
   uint64_t base;
 } fill_job;
 
-static void fill_chunk(const fill_job *j, size_t c) {
+static void fill_chunk(void *arg, size_t c, size_t thread) {
+  const fill_job *j = arg;
+  (void)thread;
   test_rng r;
   rng_seed(&r, j->base ^ (0xD1B54A32D192ED03ull * (c + 1)));
   size_t end = (c + 1) * FILL_CHUNK < j->n ? (c + 1) * FILL_CHUNK : j->n;
   for (size_t i = c * FILL_CHUNK; i < end; i++) j->x[i] = (float)(j->lo + (j->hi - j->lo) * rng_uniform(&r));
 }
 
-static void *fill_worker(void *arg) {
-  const fill_job *j = arg;
-  for (size_t c = j->first_chunk; c * FILL_CHUNK < j->n; c += j->chunk_step) fill_chunk(j, c);
-  return NULL;
-}
-
 void fill_uniform(float *x, size_t n, float lo, float hi, test_rng *rng) {
-  fill_job job = {x, n, 0, 1, lo, hi, rng_next(rng)};
-  size_t chunks = (n + FILL_CHUNK - 1) / FILL_CHUNK;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t threads = cpus > 1 ? (size_t)cpus : 1;
-  if (threads > FILL_MAX_THREADS) threads = FILL_MAX_THREADS;
-  if (threads > chunks) threads = chunks;
-  pthread_t tid[FILL_MAX_THREADS];
-  fill_job jobs[FILL_MAX_THREADS];
-  size_t started = 0;
-  for (size_t t = 1; t < threads; t++) {
-    jobs[t] = job;
-    jobs[t].first_chunk = t;
-    jobs[t].chunk_step = threads;
-    if (pthread_create(&tid[t], NULL, fill_worker, &jobs[t]) != 0) break;
-    started = t;
-  }
-  /* This thread takes chunk 0 and, where a thread could not start, its chunks. */
-  for (size_t c = 0; c * FILL_CHUNK < n; c++)
-    if (c % threads == 0 || c % threads > started) fill_chunk(&job, c);
-  for (size_t t = 1; t <= started; t++) pthread_join(tid[t], NULL);
+  fill_job job = {x, n, lo, hi, rng_next(rng)};
+  for_each_chunk((n + FILL_CHUNK - 1) / FILL_CHUNK, fill_chunk, &job);
 }
 
 void fill_int_uniform(float *x, size_t n, int max_abs, test_rng *rng) {

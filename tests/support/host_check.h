@@ -26,6 +26,13 @@ uint64_t test_seed(void);
  * the generator advances by one step. */
 void fill_uniform(float *x, size_t n, float lo, float hi, test_rng *rng);
 
+/* At most this many threads in for_each_chunk. */
+#define CHUNK_MAX_THREADS 16
+/* Calls work(arg, c, t) for every chunk c in [0, chunks) on up to CHUNK_MAX_THREADS threads (one per
+ * CPU): thread t in [0, T) takes chunks t, t + T, t + 2T, ... in order, and t is what work may index
+ * per-thread state with. Returns when all are done. */
+void for_each_chunk(size_t chunks, void (*work)(void *arg, size_t chunk, size_t thread), void *arg);
+
 /* Fills x[0..n) with integers drawn uniformly from [-max_abs, max_abs] without
  * 0 (1 <= max_abs < 2^24). Sums of such values are exact in float while every
  * partial sum stays below 2^24 in magnitude, so any summation order must give
