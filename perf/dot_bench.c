@@ -3,8 +3,8 @@
  *
  * Self-check: the float result against the fp64 dot product of the same
  * inputs (products are exact in double), within the rounding bound of the
- * variant's summation order (the derivation of tests/dot_test.c, repeated
- * here). x and y are uniform in [0.5, 1): non-zero, products of one sign, so
+ * variant's summation order (its depth in kernels/dot/dot_variants.c, shared
+ * with tests/dot_test.c). x and y are uniform in [0.5, 1): non-zero, products of one sign, so
  * the bound, relative to sum |x_i y_i| = the result itself, stays a small
  * fraction of it (at 2^28 on 132 SMs: 5e-4 for tree_host_finish, 7e-4 for
  * tree_atomic, 5e-4 for shuffle_vec4, 4e-3 for cuBLAS's assumed order); mixed
@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "kernels/dot/dot.h"
+#include "kernels/dot/dot_variants.h"
 #include "perf/bench.h"
 #include "perf/bench_util.h"
 
@@ -22,56 +23,6 @@
  * (2 x 64 MiB) and 256 Mi (2 x 1 GiB, far beyond the 50 MB L2). */
 static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 
-enum { B = DOT_BLOCK, CAP = DOT_MAX_PARTIALS, UNROLL = 4 };
-
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
-static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
-
-/* Items per thread of a grid-stride loop over `items` with a grid of
- * min(device fill, ceil(items / per_block), CAP) blocks of B threads: the
- * work's own grid, or a capped one of at least min(SMs, CAP) blocks. */
-static size_t per_thread(size_t items, size_t per_block, size_t sms) {
-  return max_size(ceil_div(per_block, B), ceil_div(items, min_size(sms, CAP) * B));
-}
-
-/* Depth: the most roundings any product goes through, its own rounding
- * included (see dot.h). log2(B) = 8. */
-static size_t depth_tree_host(size_t n, size_t sms) {
-  /* The product, one add per grid-stride step, 8 tree levels; the host's
-   * double sum of the block totals (~2^-53 each) and one rounding to float. */
-  return 1 + per_thread(n, B, sms) + 8 + 2;
-}
-static size_t depth_tree_atomic(size_t n, size_t sms) {
-  /* As above, then the block totals atomicAdded one after another, in any
-   * order: up to one add per block. */
-  return 1 + per_thread(n, B, sms) + 8 + min_size(ceil_div(n, B), CAP);
-}
-static size_t depth_vec4(size_t n, size_t sms) {
-  /* The product, 2 levels inside a float4 pair, 2 combining 4 pairs, one add
-   * per step into the running sum, head and tail scalars; 10 shuffle levels;
-   * the last block: CAP / B adds per thread, 10 levels. */
-  return 1 + 4 + per_thread(n, UNROLL * B, sms) + 2 + 10 + ceil_div(CAP, B) + 10;
-}
-static size_t depth_library(size_t n, size_t sms) {
-  /* cuBLAS's order is its own: assumed to spread the work over at least one
-   * warp per SM, with at most 64 levels of trees and finishing passes. */
-  return 1 + ceil_div(n, 32 * sms) + 64;
-}
-
-typedef struct {
-  const char *name;
-  dot_fn fn;
-  size_t (*depth)(size_t n, size_t sms);
-  int reference;
-} dot_variant;
-
-static const dot_variant kVariants[] = {
-    {"tree_host_finish", dot_tree_host_finish, depth_tree_host, 0},
-    {"tree_atomic", dot_tree_atomic, depth_tree_atomic, 0},
-    {"shuffle_vec4", dot_shuffle_vec4, depth_vec4, 0},
-    {"cublas", dot_cublas, depth_library, 1},
-};
 
 typedef struct {
   const dot_variant *v;
@@ -144,14 +95,14 @@ static int dot_verify(void *p, char *err, size_t errlen) {
 static const bench_ops kDotOps = {dot_setup, dot_run, dot_verify, dot_teardown};
 
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < sizeof kVariants / sizeof *kVariants; v++)
+  for (size_t v = 0; v < dot_nvariants; v++)
     for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
       double n = (double)kSizes[i];
       /* Bytes: the fewest the operation must move, x and y read once and the
        * 4-byte result written once (workspace traffic is the variant's cost). */
-      bench_register(&(bench_case){.family = "dot", .variant = kVariants[v].name, .params = {{"N", kSizes[i]}},
-                                   .bytes = 8 * n + 4, .flops = 2 * n, .reference = kVariants[v].reference,
-                                   .ops = &kDotOps, .arg = &kVariants[v]});
+      bench_register(&(bench_case){.family = "dot", .variant = dot_variants[v].name, .params = {{"N", kSizes[i]}},
+                                   .bytes = 8 * n + 4, .flops = 2 * n, .reference = dot_variants[v].reference,
+                                   .ops = &kDotOps, .arg = &dot_variants[v]});
     }
   return bench_main(argc, argv);
 }

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "kernels/dot/dot.h"
+#include "kernels/dot/dot_variants.h"
 #include "tests/support/gpu_check.h"
 #include "tests/support/host_check.h"
 
@@ -40,60 +41,11 @@ static const size_t kSizes[] = {0,    1,    3,     4,       5,        31,       
 static const size_t kOffsets[][2] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {1, 2}, {0, 3}};
 #define NOFFSETS (int)(sizeof kOffsets / sizeof kOffsets[0])
 
-enum { B = DOT_BLOCK, CAP = DOT_MAX_PARTIALS, UNROLL = 4 };
-
 static size_t g_sms; /* SMs of the device: a grid sized to fill it has at least this many blocks */
 static cudaStream_t g_stream;
 
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
-static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
-
-/* Items per thread of a grid-stride loop over `items` with a grid of
- * min(device fill, ceil(items / per_block), CAP) blocks of B threads: the
- * grid is either the work's own (per_block / B items per thread) or capped,
- * and then at least min(SMs, CAP) blocks (a device fill is >= 1 block per SM). */
-static size_t per_thread(size_t items, size_t per_block) {
-  return max_size(ceil_div(per_block, B), ceil_div(items, min_size(g_sms, CAP) * B));
-}
-
-/* Depths: the most roundings any product goes through. log2(B) = 8. */
-static size_t depth_tree_host(size_t n) {
-  /* The product, one add per grid-stride step, 8 tree levels; the host's double
-   * sum of the block totals is exact but for ~2^-53 each, and one rounding to float. */
-  return 1 + per_thread(n, B) + 8 + 2;
-}
-static size_t depth_tree_atomic(size_t n) {
-  /* As above, then the block totals added one after another by atomicAdd,
-   * in any order: up to one add per block. */
-  return 1 + per_thread(n, B) + 8 + min_size(ceil_div(n, B), CAP);
-}
-static size_t depth_vec4(size_t n) {
-  /* The product, 2 levels inside a float4 pair, 2 combining 4 pairs, then one
-   * add into the running sum per step (<= float4s per thread, or <= elements per
-   * thread on the scalar path), + head and tail scalars; 10 shuffle levels; the
-   * last block: CAP / B adds per thread, 10 levels. */
-  return 1 + 4 + per_thread(n, UNROLL * B) + 2 + 10 + ceil_div(CAP, B) + 10;
-}
-static size_t depth_library(size_t n) {
-  /* cuBLAS's order is its own: assumed to spread the work over at least one
-   * warp per SM, with at most 64 levels of trees and finishing passes. */
-  return 1 + ceil_div(n, 32 * g_sms) + 64;
-}
-
-typedef struct {
-  const char *name;
-  dot_fn fn;
-  size_t (*depth)(size_t n);
-} variant;
-
-static const variant kVariants[] = {
-    {"tree_host_finish", dot_tree_host_finish, depth_tree_host},
-    {"tree_atomic", dot_tree_atomic, depth_tree_atomic},
-    {"shuffle_vec4", dot_shuffle_vec4, depth_vec4},
-    {"cublas", dot_cublas, depth_library},
-};
-#define NVARIANTS (int)(sizeof kVariants / sizeof kVariants[0])
+/* The variants and their accuracy model: kernels/dot/dot_variants.c. */
+#define NVARIANTS (int)dot_nvariants
 
 typedef enum { INTEGER, POSITIVE, MIXED, NKINDS } input_kind;
 static const char *const kKindNames[] = {"integer", "positive", "mixed"};
@@ -106,11 +58,11 @@ static void fill_input(float *x, size_t n, input_kind kind, test_rng *rng) {
 
 /* Runs one variant twice on the same (poisoned) workspace; returns the number
  * of failed runs after printing one line for both. */
-static int check_variant(const variant *v, const float *dx, const float *dy, size_t n, const size_t *offsets,
+static int check_variant(const dot_variant *v, const float *dx, const float *dy, size_t n, const size_t *offsets,
                          input_kind kind, void *work, size_t work_bytes, guarded_buf *dres, double want,
                          double abs_sum) {
   double tol = 0.0;
-  if (kind != INTEGER) tol = sum_error_bound(v->depth(n), abs_sum) + (double)n * 0x1p-53 * abs_sum;
+  if (kind != INTEGER) tol = sum_error_bound(v->depth(n, g_sms), abs_sum) + (double)n * 0x1p-53 * abs_sum;
   float got[2];
   int bad = 0;
   CUDA_OK(cudaMemsetAsync(work, 0xFF, work_bytes, g_stream));
@@ -155,7 +107,7 @@ START_TEST(all_variants) {
       gbuf_upload(&dy, y);
       CUDA_OK(cudaDeviceSynchronize()); /* the uploads may still be in flight; g_stream does not wait for them */
       for (int v = 0; v < NVARIANTS; v++)
-        failures += check_variant(&kVariants[v], dx.ptr, dy.ptr, n, kOffsets[o], (input_kind)kind, work, work_bytes,
+        failures += check_variant(&dot_variants[v], dx.ptr, dy.ptr, n, kOffsets[o], (input_kind)kind, work, work_bytes,
                                   &dres, want, abs_sum);
       gbuf_download(&dx, back); /* also checks nothing was written around x, y */
       ck_assert_msg(n == 0 || memcmp(back, x, n * sizeof(float)) == 0, "n=%zu: a variant modified x", n);
@@ -182,8 +134,8 @@ START_TEST(rejects_bad_arguments) {
   CUDA_OK(cudaMalloc(&work, dot_work_bytes(8)));
   const float *odd = (const float *)((const char *)d + 2);
   for (int v = 0; v < NVARIANTS; v++) {
-    dot_fn fn = kVariants[v].fn;
-    const char *name = kVariants[v].name;
+    dot_fn fn = dot_variants[v].fn;
+    const char *name = dot_variants[v].name;
     ck_assert_msg(fn(d, d, 8, NULL, work, g_stream) == cudaErrorInvalidValue, "%s: NULL result", name);
     ck_assert_msg(fn(NULL, d, 8, d + 32, work, g_stream) == cudaErrorInvalidValue, "%s: NULL x", name);
     ck_assert_msg(fn(d, NULL, 8, d + 32, work, g_stream) == cudaErrorInvalidValue, "%s: NULL y", name);

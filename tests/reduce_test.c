@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "kernels/reduce/reduce.h"
+#include "kernels/reduce/reduce_variants.h"
 #include "tests/support/gpu_check.h"
 #include "tests/support/host_check.h"
 
@@ -38,69 +39,11 @@ static const size_t kSizes[] = {0,    1,    3,     4,       5,        31,       
                                 257,  1023, 1025,  4097,    65537,    1000003,  16777259, 134217729};
 #define NSIZES (int)(sizeof kSizes / sizeof kSizes[0])
 
-enum { B = REDUCE_BLOCK, CAP = REDUCE_MAX_PARTIALS, UNROLL = 4 };
-
 static size_t g_sms; /* SMs of the device: a grid sized to fill it has at least this many blocks */
 static cudaStream_t g_stream;
 
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
-
-/* Passes of a multi-pass variant whose blocks each turn `reach` values into one. */
-static size_t passes(size_t n, size_t reach) {
-  size_t p = 1;
-  for (size_t c = ceil_div(n, reach); c > 1; c = ceil_div(c, reach)) p++;
-  return p;
-}
-
-/* Items per thread of a grid-stride loop over `items` with a grid of
- * min(device fill, ceil(items / per_block), CAP) blocks of B threads: the
- * grid is either the work's own (per_block / B items per thread) or capped,
- * and then at least min(SMs, CAP) blocks (a device fill is >= 1 block per SM). */
-static size_t per_thread(size_t items, size_t per_block) {
-  size_t min_grid = g_sms < CAP ? g_sms : CAP;
-  return max_size(ceil_div(per_block, B), ceil_div(items, min_grid * B));
-}
-
-/* Depths: the most roundings any element goes through (tree levels plus
- * sequential additions), per variant. log2(B) = 8. */
-static size_t depth_v0_v2(size_t n) { return 8 * passes(n, B); } /* tree of 8 levels per pass */
-static size_t depth_v3_v5(size_t n) { return 9 * passes(n, 2 * B); } /* + the add while loading */
-static size_t depth_v6(size_t n) {
-  /* 2 adds per grid-stride step, 8 tree levels; the one-block second pass over
-   * <= CAP totals: 2 * CAP / (2B) adds per thread, 8 levels. */
-  return 2 * per_thread(n, 2 * B) + 8 + 2 * ceil_div(CAP, 2 * B) + 8;
-}
-static size_t depth_v7(size_t n) {
-  /* Per thread: 2 levels inside a float4, 2 combining 4 float4s, then one add
-   * into the running sum per step (<= float4s per thread), + head and tail
-   * scalars; 10 shuffle levels; the last block: CAP / B adds per thread, 10 levels. */
-  return 4 + per_thread(ceil_div(n, 4), UNROLL * B) + 2 + 10 + ceil_div(CAP, B) + 10;
-}
-static size_t depth_library(size_t n) {
-  /* CUB's order is its own: assumed to spread the work over at least one warp
-   * per SM, with at most 64 levels of trees and finishing passes. */
-  return ceil_div(n, 32 * g_sms) + 64;
-}
-
-typedef struct {
-  const char *name;
-  reduce_fn fn;
-  size_t (*depth)(size_t n);
-} variant;
-
-static const variant kVariants[] = {
-    {"v0_interleaved", reduce_v0_interleaved, depth_v0_v2},
-    {"v1_strided_index", reduce_v1_strided_index, depth_v0_v2},
-    {"v2_sequential", reduce_v2_sequential, depth_v0_v2},
-    {"v3_first_add_on_load", reduce_v3_first_add_on_load, depth_v3_v5},
-    {"v4_unroll_last_warp", reduce_v4_unroll_last_warp, depth_v3_v5},
-    {"v5_full_unroll", reduce_v5_full_unroll, depth_v3_v5},
-    {"v6_multi_add", reduce_v6_multi_add, depth_v6},
-    {"v7_shuffle_vec4", reduce_v7_shuffle_vec4, depth_v7},
-    {"cub", reduce_cub, depth_library},
-};
-#define NVARIANTS (int)(sizeof kVariants / sizeof kVariants[0])
+/* The variants and their accuracy model: kernels/reduce/reduce_variants.c. */
+#define NVARIANTS (int)reduce_nvariants
 
 typedef enum { INTEGER, POSITIVE, MIXED, NKINDS } input_kind;
 static const char *const kKindNames[] = {"integer", "positive", "mixed"};
@@ -113,10 +56,10 @@ static void fill_input(float *x, size_t n, input_kind kind, test_rng *rng) {
 
 /* Runs one variant twice on the same (poisoned) workspace; returns the number
  * of failed runs after printing one line for both. */
-static int check_variant(const variant *v, const float *dx, size_t n, size_t offset, input_kind kind, void *work,
+static int check_variant(const reduce_variant *v, const float *dx, size_t n, size_t offset, input_kind kind, void *work,
                          size_t work_bytes, guarded_buf *dsum, double want, double abs_sum) {
   double tol = 0.0;
-  if (kind != INTEGER) tol = sum_error_bound(v->depth(n), abs_sum) + (double)n * 0x1p-53 * abs_sum;
+  if (kind != INTEGER) tol = sum_error_bound(v->depth(n, g_sms), abs_sum) + (double)n * 0x1p-53 * abs_sum;
   float got[2];
   int bad = 0;
   CUDA_OK(cudaMemsetAsync(work, 0xFF, work_bytes, g_stream));
@@ -157,7 +100,7 @@ START_TEST(all_variants) {
       CUDA_OK(cudaDeviceSynchronize()); /* the upload may still be in flight; g_stream does not wait for it */
       for (int v = 0; v < NVARIANTS; v++)
         failures +=
-            check_variant(&kVariants[v], dx.ptr, n, offset, (input_kind)kind, work, work_bytes, &dsum, want, abs_sum);
+            check_variant(&reduce_variants[v], dx.ptr, n, offset, (input_kind)kind, work, work_bytes, &dsum, want, abs_sum);
       gbuf_download(&dx, back); /* also checks nothing was written around x */
       ck_assert_msg(n == 0 || memcmp(back, x, n * sizeof(float)) == 0, "n=%zu: a variant modified its input", n);
       gbuf_free(&dx);
@@ -181,8 +124,8 @@ START_TEST(rejects_bad_arguments) {
   CUDA_OK(cudaMalloc(&work, work_bytes));
   const float *odd = (const float *)((const char *)d + 2);
   for (int v = 0; v < NVARIANTS; v++) {
-    reduce_fn fn = kVariants[v].fn;
-    const char *name = kVariants[v].name;
+    reduce_fn fn = reduce_variants[v].fn;
+    const char *name = reduce_variants[v].name;
     ck_assert_msg(fn(d, 8, NULL, work, g_stream) == cudaErrorInvalidValue, "%s: NULL d_sum", name);
     ck_assert_msg(fn(NULL, 8, d + 32, work, g_stream) == cudaErrorInvalidValue, "%s: NULL x", name);
     ck_assert_msg(fn(d, 8, d + 32, NULL, g_stream) == cudaErrorInvalidValue, "%s: NULL workspace", name);
