@@ -4,19 +4,15 @@
  * every size. The figure that matters is FLOP/s (flops = 2 M N K).
  *
  * Self-check, per element of C against the exact (fp64) product of the fp32
- * inputs, with S_ij = sum_k |a_ik| |b_kj| (the bounds of tests/matmul_test.c):
- *  - fp32 variants: |err_ij| <= 2 K u S_ij, u = 2^-24 (any fp32 evaluation of a
- *    length-K dot product, any order, FMA or not, is within gamma_K S; the 2
- *    covers 1 / (1 - K u)).
- *  - TF32: inputs rounded to TF32 (2^-11 relative each), fp32 accumulation that
- *    may truncate: |err_ij| <= (2 u_tf32 + u_tf32^2 + 2 K u) S_ij.
+ * inputs: within matmul_rtol(v, K) * S_ij, S_ij = sum_k |a_ik| |b_kj| (the
+ * bound in kernels/matmul/matmul_variants.h, shared with the Check test).
  * The bound over a typical term |a b| ~ S / K is 2 K^2 u: 0.5 at K = 2048, 2
  * at K = 4096, where one lost or repeated term no longer shows (that is the
  * Check test's job, K <= 1024); wrong indexing, tiles or k-steps still show
  * (errors of ~sqrt(K) terms).
  *
  * The fp64 reference costs M N K multiply-adds: all of C is checked up to
- * kFullCheckMacs (1024^3: 1 to 3 s on one core); beyond it (2048^3 would be 8x
+ * kFullCheckMacs (1024^3: 1 to 3 s on one core, split over threads by verify_f32); beyond it (2048^3 would be 8x
  * that, 4096^3 64x) every element must be finite (catches unwritten poison) and
  * kSamples random elements plus the four corners are checked against the same
  * bound, each an fp64 dot product of length K. */
@@ -26,6 +22,7 @@
 #include <stdlib.h>
 
 #include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_variants.h"
 #include "perf/bench.h"
 #include "perf/bench_util.h"
 #include "perf/verify.h"
@@ -37,22 +34,6 @@ static const long long kSizes[] = {1024, 2048, 4096};
 static const double kFullCheckMacs = 1024.0 * 1024.0 * 1024.0;
 enum { kSamples = 4096 };
 
-#define U_TF32 (1.0 / 2048.0) /* 2^-11 */
-
-typedef cudaError_t (*matmul_fn)(const float *, const float *, float *, int, int, int, cudaStream_t);
-
-typedef struct {
-  const char *name;
-  matmul_fn fn;
-  int tf32;
-  int reference;
-} matmul_variant;
-
-static const matmul_variant kVariants[] = {
-    {"naive", matmul_naive, 0, 0},         {"tiled16", matmul_tiled16, 0, 0},
-    {"tiled32", matmul_tiled32, 0, 0},     {"regblock", matmul_regblock, 0, 0},
-    {"tf32_wmma", matmul_tf32_wmma, 1, 0}, {"cublas", matmul_cublas, 0, 1},
-};
 
 typedef struct {
   const matmul_variant *v;
@@ -158,8 +139,7 @@ static int verify_sampled(matmul_state *s, const float *got, double rtol, char *
 static int matmul_verify(void *p, char *err, size_t errlen) {
   matmul_state *s = p;
   size_t nc = (size_t)s->M * s->N;
-  double u = FLOAT_UNIT_ROUNDOFF, K = s->K;
-  double rtol = s->v->tf32 ? 2 * U_TF32 + U_TF32 * U_TF32 + 2 * K * u : 2 * K * u;
+  double rtol = matmul_rtol(s->v, s->K);
   float *got;
   if (bench_download(s->c, nc, &got, err, errlen)) return -1;
   int rc = 0;
@@ -183,17 +163,17 @@ static int matmul_verify(void *p, char *err, size_t errlen) {
 static const bench_ops kMatmulOps = {matmul_setup, matmul_run, matmul_verify, matmul_teardown};
 
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < sizeof kVariants / sizeof *kVariants; v++)
+  for (size_t v = 0; v < matmul_nvariants; v++)
     for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
       long long n = kSizes[i];
       double M = (double)n, N = (double)n, K = (double)n;
       /* Bytes: the fewest the operation must move, A and B read once and C
        * written once (tile re-reads are the variant's cost); FLOP/s is the
        * figure that matters here. */
-      bench_register(&(bench_case){.family = "matmul", .variant = kVariants[v].name,
+      bench_register(&(bench_case){.family = "matmul", .variant = matmul_variants[v].name,
                                    .params = {{"M", n}, {"N", n}, {"K", n}}, .bytes = 4 * (M * K + K * N + M * N),
-                                   .flops = 2 * M * N * K, .reference = kVariants[v].reference, .ops = &kMatmulOps,
-                                   .arg = &kVariants[v]});
+                                   .flops = 2 * M * N * K, .reference = matmul_variants[v].reference, .ops = &kMatmulOps,
+                                   .arg = &matmul_variants[v]});
     }
   return bench_main(argc, argv);
 }

@@ -3,40 +3,23 @@
  * every element is checked, and guard zones catch writes past either end.
  *
  * Tolerances, per element, against the exact (fp64) product of the fp32
- * inputs, with S_ij = sum_k |a_ik| |b_kj| computed alongside the reference:
- *  - fp32 variants: |err_ij| <= 2 K u S_ij, u = 2^-24. Any fp32 evaluation of
- *    a length-K dot product, in any summation order, with or without FMA,
- *    has |err| <= gamma_K S = K u / (1 - K u) S; the factor 2 covers the
- *    1 / (1 - K u) and leaves margin without hiding real bugs: a lost or
- *    repeated term is typically |a b| ~ S / K, which exceeds 2 K u S by
- *    1 / (2 K^2 u) >= 8 for every K here (K <= 1024).
- *  - TF32 (matmul_tf32_wmma): each input is rounded to TF32 (relative error
- *    <= u_tf32 = 2^-11), so each product is off by <= 2 u_tf32 + u_tf32^2
- *    relative; the fp32 accumulation inside the tensor cores may truncate
- *    instead of rounding (<= 2u per addition). Bound:
- *    |err_ij| <= (2 u_tf32 + u_tf32^2 + 2 K u) S_ij.
+ * inputs: matmul_rtol(v, K) * S_ij with S_ij = sum_k |a_ik| |b_kj| computed
+ * alongside the reference (kernels/matmul/matmul_variants.h: 2 K u for fp32,
+ * plus 2 u_tf32 + u_tf32^2 for TF32). A lost or repeated term is typically
+ * |a b| ~ S / K, which exceeds 2 K u S by 1 / (2 K^2 u) >= 8 for every K here
+ * (K <= 1024).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "kernels/matmul/matmul.h"
+#include "kernels/matmul/matmul_variants.h"
 #include "tests/support/gpu_check.h"
 #include "tests/support/host_check.h"
 
-typedef cudaError_t (*matmul_fn)(const float *, const float *, float *, int, int, int, cudaStream_t);
-
-static const struct {
-  const char *name;
-  matmul_fn fn;
-  int tf32;
-} kVariants[] = {
-    {"naive", matmul_naive, 0},       {"tiled16", matmul_tiled16, 0}, {"tiled32", matmul_tiled32, 0},
-    {"regblock", matmul_regblock, 0}, {"cublas", matmul_cublas, 0},   {"tf32_wmma", matmul_tf32_wmma, 1},
-};
-#define NVARIANTS (int)(sizeof kVariants / sizeof kVariants[0])
-
-#define U_TF32 (1.0 / 2048.0) /* 2^-11 */
+/* The variants and their tolerance: kernels/matmul/matmul_variants.c. */
+#define NVARIANTS (int)matmul_nvariants
 
 /* M x N x K. Tiles are 16, 32, 64 (TF32) and 128 x 128 x 8 (regblock, which
  * takes float4 paths only when K % 4 == 0 and N % 4 == 0). */
@@ -111,24 +94,23 @@ static void free_problem(problem *p) {
 static void check_variant(int v, const problem *p, size_t off_a, size_t off_b, size_t off_c) {
   int M = p->M, N = p->N, K = p->K;
   size_t nc = (size_t)M * N;
-  double u = FLOAT_UNIT_ROUNDOFF;
-  double rtol = kVariants[v].tf32 ? 2 * U_TF32 + U_TF32 * U_TF32 + 2.0 * K * u : 2.0 * K * u;
+  double rtol = matmul_rtol(&matmul_variants[v], K);
   guarded_buf da = gbuf_alloc((size_t)M * K, off_a), db = gbuf_alloc((size_t)K * N, off_b),
               dc = gbuf_alloc(nc, off_c);
   gbuf_upload(&da, p->a);
   gbuf_upload(&db, p->b);
   float *got = malloc((nc + 1) * sizeof(float));
   ck_assert_ptr_nonnull(got);
-  CUDA_OK(kVariants[v].fn(da.ptr, db.ptr, dc.ptr, M, N, K, 0));
+  CUDA_OK(matmul_variants[v].fn(da.ptr, db.ptr, dc.ptr, M, N, K, 0));
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&dc, got);
   compare_report r = compare_f32(got, p->want, p->scale, nc, rtol, 0.0);
   char line[256];
   format_report(&r, line, sizeof line);
-  printf("%-9s M=%-4d N=%-4d K=%-4d offsets a=%zu b=%zu c=%zu rtol=%.2g*S: %s %s\n", kVariants[v].name, M, N, K,
+  printf("%-9s M=%-4d N=%-4d K=%-4d offsets a=%zu b=%zu c=%zu rtol=%.2g*S: %s %s\n", matmul_variants[v].name, M, N, K,
          off_a, off_b, off_c, rtol, line, r.bad ? "FAIL" : "ok");
   fflush(stdout);
-  ck_assert_msg(r.bad == 0, "%s M=%d N=%d K=%d offsets %zu/%zu/%zu: %s", kVariants[v].name, M, N, K, off_a, off_b,
+  ck_assert_msg(r.bad == 0, "%s M=%d N=%d K=%d offsets %zu/%zu/%zu: %s", matmul_variants[v].name, M, N, K, off_a, off_b,
                 off_c, line);
   free(got);
   gbuf_free(&da);
@@ -160,7 +142,7 @@ START_TEST(rejects_bad_arguments) {
   CUDA_OK(cudaMalloc((void **)&d, 256 * sizeof(float)));
   const float *odd = (const float *)((const char *)d + 2);
   for (int v = 0; v < NVARIANTS; v++) {
-    matmul_fn fn = kVariants[v].fn;
+    matmul_fn fn = matmul_variants[v].fn;
     ck_assert_int_eq(fn(NULL, NULL, NULL, 0, 4, 4, 0), cudaSuccess);
     ck_assert_int_eq(fn(NULL, NULL, NULL, 4, 0, 4, 0), cudaSuccess);
     ck_assert_int_eq(fn(d, d + 64, d + 128, -1, 4, 4, 0), cudaErrorInvalidValue);

@@ -1,0 +1,38 @@
+/* The variants of kernels/matmul with their accuracy model: the one table that the Check test
+ * (tests/matmul_test.c) and the benchmark (perf/matmul_bench.c) both loop over. */
+#ifndef KERNELS_MATMUL_MATMUL_VARIANTS_H
+#define KERNELS_MATMUL_MATMUL_VARIANTS_H
+
+#include <stddef.h>
+
+#include "kernels/matmul/matmul.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef cudaError_t (*matmul_fn)(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
+typedef struct {
+  const char *name;
+  matmul_fn fn;
+  int tf32;      /* rounds its inputs to TF32 (tensor cores): not an fp32 result */
+  int reference; /* a library (cuBLAS): reported, never the code under test */
+} matmul_variant;
+
+extern const matmul_variant matmul_variants[];
+extern const size_t matmul_nvariants;
+
+/* Element (i, j) of C = A B with inner dimension K must be within rtol * S_ij of the exact product
+ * of the fp32 inputs, S_ij = sum_k |a_ik| |b_kj|. fp32: rtol = 2 K u, u = 2^-24 (any evaluation of
+ * a length-K dot product, in any order, with or without FMA, is within gamma_K = K u / (1 - K u);
+ * the 2 covers the 1 / (1 - K u) and some margin, and a lost or repeated term, about S / K, still
+ * exceeds it for K <= 1024). TF32 (tensor cores): each input is rounded to TF32 (u_tf32 = 2^-11),
+ * so each product is off by up to 2 u_tf32 + u_tf32^2, and the accumulation may truncate. */
+double matmul_rtol(const matmul_variant *v, int K);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
