@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "kernels/transpose/transpose.h"
+#include "kernels/transpose/transpose_variants.h"
 #include "perf/bench.h"
 #include "perf/bench_util.h"
 #include "perf/verify.h"
@@ -18,20 +19,6 @@ static const struct {
   int nx, ny;
 } kShapes[] = {{1024, 1024}, {8192, 8192}, {8191, 4099}};
 
-typedef cudaError_t (*transpose_fn)(const float *, float *, int, int, cudaStream_t);
-
-typedef struct {
-  const char *name;
-  transpose_fn fn;
-  int reference;
-} transpose_variant;
-
-static const transpose_variant kVariants[] = {
-    {"naive_row", transpose_naive_row, 0},     {"naive_col", transpose_naive_col, 0},
-    {"unroll4_row", transpose_unroll4_row, 0}, {"unroll4_col", transpose_unroll4_col, 0},
-    {"smem_tiled", transpose_smem_tiled, 0},   {"smem_padded", transpose_smem_padded, 0},
-    {"tile64_vec", transpose_tile64_vec, 0},   {"cublas", transpose_cublas, 1},
-};
 
 typedef struct {
   const transpose_variant *v;
@@ -100,15 +87,15 @@ static int transpose_verify(void *p, char *err, size_t errlen) {
 static const bench_ops kTransposeOps = {transpose_setup, transpose_run, transpose_verify, transpose_teardown};
 
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < sizeof kVariants / sizeof *kVariants; v++)
+  for (size_t v = 0; v < transpose_nvariants; v++)
     for (size_t i = 0; i < sizeof kShapes / sizeof *kShapes; i++) {
       double n = (double)kShapes[i].nx * kShapes[i].ny;
       /* Bytes: the fewest the operation must move, each element read once and
        * written once. */
-      bench_register(&(bench_case){.family = "transpose", .variant = kVariants[v].name,
+      bench_register(&(bench_case){.family = "transpose", .variant = transpose_variants[v].name,
                                    .params = {{"nx", kShapes[i].nx}, {"ny", kShapes[i].ny}}, .bytes = 2 * 4 * n,
-                                   .reference = kVariants[v].reference, .ops = &kTransposeOps,
-                                   .arg = &kVariants[v]});
+                                   .reference = transpose_variants[v].reference, .ops = &kTransposeOps,
+                                   .arg = &transpose_variants[v]});
     }
   return bench_main(argc, argv);
 }

@@ -8,21 +8,12 @@
 #include <stdlib.h>
 
 #include "kernels/transpose/transpose.h"
+#include "kernels/transpose/transpose_variants.h"
 #include "tests/support/gpu_check.h"
 #include "tests/support/host_check.h"
 
-typedef cudaError_t (*transpose_fn)(const float *, float *, int, int, cudaStream_t);
-
-static const struct {
-  const char *name;
-  transpose_fn fn;
-} kVariants[] = {
-    {"naive_row", transpose_naive_row},     {"naive_col", transpose_naive_col},
-    {"unroll4_row", transpose_unroll4_row}, {"unroll4_col", transpose_unroll4_col},
-    {"smem_tiled", transpose_smem_tiled},   {"smem_padded", transpose_smem_padded},
-    {"tile64_vec", transpose_tile64_vec},   {"cublas", transpose_cublas},
-};
-#define NVARIANTS (int)(sizeof kVariants / sizeof kVariants[0])
+/* The variants: kernels/transpose/transpose_variants.c. */
+#define NVARIANTS (int)transpose_nvariants
 
 /* nx x ny (in has ny rows of nx). None is a multiple of a tile (32, 64, 128)
  * except where said; rectangular both ways. The first group has odd sizes (the
@@ -45,16 +36,16 @@ static void check_variant(int v, const guarded_buf *in_buf, const double *want, 
   float *got = malloc((n + 1) * sizeof(float));
   ck_assert_ptr_nonnull(got);
   guarded_buf out = gbuf_alloc(n, out_off);
-  CUDA_OK(kVariants[v].fn(in_buf->ptr, out.ptr, nx, ny, 0));
+  CUDA_OK(transpose_variants[v].fn(in_buf->ptr, out.ptr, nx, ny, 0));
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&out, got);
   compare_report r = compare_f32(got, want, NULL, n, 0.0, 0.0);
   char line[256];
   format_report(&r, line, sizeof line);
-  printf("%-12s nx=%-5d ny=%-5d offsets in=%zu out=%zu: %s %s\n", kVariants[v].name, nx, ny, in_buf->offset, out_off,
+  printf("%-12s nx=%-5d ny=%-5d offsets in=%zu out=%zu: %s %s\n", transpose_variants[v].name, nx, ny, in_buf->offset, out_off,
          line, r.bad ? "FAIL" : "ok");
   fflush(stdout);
-  ck_assert_msg(r.bad == 0, "%s nx=%d ny=%d offsets %zu/%zu: %s", kVariants[v].name, nx, ny, in_buf->offset, out_off,
+  ck_assert_msg(r.bad == 0, "%s nx=%d ny=%d offsets %zu/%zu: %s", transpose_variants[v].name, nx, ny, in_buf->offset, out_off,
                 line);
   gbuf_free(&out);
   free(got);
@@ -116,7 +107,7 @@ START_TEST(rejects_bad_arguments) {
   CUDA_OK(cudaMalloc((void **)&d, 64 * sizeof(float)));
   const float *odd = (const float *)((const char *)d + 2);
   for (int v = 0; v < NVARIANTS; v++) {
-    transpose_fn fn = kVariants[v].fn;
+    transpose_fn fn = transpose_variants[v].fn;
     ck_assert_int_eq(fn(NULL, NULL, 0, 5, 0), cudaSuccess);
     ck_assert_int_eq(fn(NULL, NULL, 5, 0, 0), cudaSuccess);
     ck_assert_int_eq(fn(d, d + 32, -1, 4, 0), cudaErrorInvalidValue);
