@@ -1,7 +1,8 @@
 /* Mann-Whitney U test: do the values of one sample tend to be larger than
- * those of another? Used by the regression gate to ask whether a run's sample
- * times are significantly longer than the baseline's. Distribution-free: GPU
- * timings are skewed (clock dips, interference), so no normality is assumed. */
+ * those of another? The regression gate used it on pooled samples until it
+ * compared CUDA contexts instead (perf/gate/context_stats.h): samples of one
+ * context share its offset and are not independent. Kept for the test that
+ * shows the difference. */
 #ifndef PERF_MANN_WHITNEY_H
 #define PERF_MANN_WHITNEY_H
 
