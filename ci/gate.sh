@@ -15,7 +15,7 @@
 # Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel), except
 # 5 when every test passed but the report could not be rendered or history rows could not be
 # appended (summary.md says which, at the top).
-# BAZEL may name another Bazel command (e.g. an offline bundle's, see README); then
+# BAZEL may name another Bazel command (e.g. an offline bundle's, see docs/ci.md); then
 # no packages are installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shows the remote cache at work on one machine (README, "Scale-out"): a real HTTP cache, two
+# Shows the remote cache at work on one machine (docs/ci.md, "Scale-out"): a real HTTP cache, two
 # fresh clones, and the second one's build and test actions served from the cache, while the
 # perf tests still run every time.
 #

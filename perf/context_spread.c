@@ -1,4 +1,4 @@
-/* How fast does the per-context offset of a short kernel average out (perf/RESULTS.md,
+/* How fast does the per-context offset of a short kernel average out (docs/RESULTS.md,
  * "Run-to-run spread at small sizes")? Each CUDA context shifts every sample of a 7 us
  * kernel by 100-400 ns, so a stable figure needs the mean over many contexts. This
  * program takes the runner's sample (read flush -> start -> add_float4 -> stop) in K

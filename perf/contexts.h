@@ -2,7 +2,7 @@
  *
  * A 7 us kernel's median moves by 100-400 ns from one CUDA context to the
  * next: every context has its own offset, the same for all samples in it
- * (perf/RESULTS.md, "Run-to-run spread at small sizes"). No number of samples
+ * (docs/RESULTS.md, "Run-to-run spread at small sizes"). No number of samples
  * in one context averages it out; only more contexts do, and a context made
  * in the same process varies the offset as a new process does. So the runner,
  * after measuring everything in its first context, makes K more contexts one

@@ -119,7 +119,7 @@ void flags_usage(FILE *f, const char *prog) {
           "                                      each with min_time/k and no --max_noise target; its time is\n"
           "                                      the mean of their medians\n"
           "                                      (default 1: the first context alone). Every context has its\n"
-          "                                      own offset, which shifts a 7 us kernel by up to 5%% (perf/RESULTS.md)\n"
+          "                                      own offset, which shifts a 7 us kernel by up to 5%% (docs/RESULTS.md)\n"
           "  --contexts_below=<t>us              short: a median under t microseconds (default 50us)\n"
           "  --help                              this text\n"
           "Environment: BENCH_SEED=<n> fixes the random inputs (default: drawn from the clock; the seed is\n"

@@ -1,4 +1,4 @@
-/* Where the run-to-run spread of small benchmarks comes from (perf/RESULTS.md,
+/* Where the run-to-run spread of small benchmarks comes from (docs/RESULTS.md,
  * "Run-to-run spread at small sizes"). One process times add_float4 at N floats
  * several ways, interleaved in blocks of 50 samples, and prints the median
  * event interval (ns) of each on one line. Run it in several processes and

@@ -524,7 +524,7 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
 
 /* Each context gets a K-th of the time, as K processes would, and no noise target: what a
  * short benchmark's time rests on is the spread between contexts (about 1 % at 7 us), and a
- * context's median of min_time/K of samples is already far tighter (0.05-0.2 %, perf/RESULTS.md,
+ * context's median of min_time/K of samples is already far tighter (0.05-0.2 %, docs/RESULTS.md,
  * "How many samples a context needs"). Chasing --max_noise within a context only added samples,
  * up to the timeout. */
 static measure_cfg context_cfg(const measure_cfg *cfg, int contexts) {

@@ -10,7 +10,7 @@
 gate_policy default_policy(void) {
   /* min_delta 0.25 us: a floor under the tolerance for the shortest kernels only (5 % of a
    * 5 us kernel); machine-to-machine spread is handled by baselines from several machines
-   * (k_noise) and the test on contexts, not by a floor (README, "How the gate decides"). */
+   * (k_noise) and the test on contexts, not by a floor (docs/gate.md). */
   gate_policy p = {.tolerance = 0.03, .k_noise = 3.0, .alpha = 0.01, .min_delta_ns = 250.0, .metric = METRIC_TIME,
                    .nfam = 0};
   return p;

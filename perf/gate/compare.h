@@ -15,7 +15,7 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
 
 /* How many CUDA contexts gate check asks the benchmark to measure short benchmarks in: the
  * mean of 16 context medians of a 7 us kernel spreads about 0.9 % between processes on an
- * H100, against 4.4 % for one context (perf/RESULTS.md, "Contexts in one process"). */
+ * H100, against 4.4 % for one context (docs/RESULTS.md, "Contexts in one process"). */
 #define GATE_CONTEXTS 16
 
 typedef struct {
