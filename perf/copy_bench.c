@@ -5,24 +5,13 @@
 #include <stdlib.h>
 
 #include "kernels/copy/copy.h"
+#include "kernels/copy/copy_variants.h"
 #include "perf/bench.h"
 #include "perf/bench_util.h"
 #include "perf/verify.h"
 
 static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 
-typedef cudaError_t (*copy_fn)(const float *, float *, size_t, cudaStream_t);
-
-typedef struct {
-  const char *name;
-  copy_fn fn;
-  int reference;
-} copy_variant;
-
-static const copy_variant kVariants[] = {
-    {"copy_float4", copy_float4, 0},
-    {"memcpy", copy_memcpy, 1},
-};
 
 typedef struct {
   const copy_variant *v;
@@ -79,10 +68,10 @@ static int copy_verify(void *p, char *err, size_t errlen) {
 static const bench_ops kCopyOps = {copy_setup, copy_run, copy_verify, copy_teardown};
 
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < sizeof kVariants / sizeof *kVariants; v++)
+  for (size_t v = 0; v < copy_nvariants; v++)
     for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++)
-      bench_register(&(bench_case){.family = "copy", .variant = kVariants[v].name, .params = {{"N", kSizes[i]}},
-                                   .bytes = 2 * 4 * (double)kSizes[i], .reference = kVariants[v].reference,
-                                   .ops = &kCopyOps, .arg = &kVariants[v]});
+      bench_register(&(bench_case){.family = "copy", .variant = copy_variants[v].name, .params = {{"N", kSizes[i]}},
+                                   .bytes = 2 * 4 * (double)kSizes[i], .reference = copy_variants[v].reference,
+                                   .ops = &kCopyOps, .arg = &copy_variants[v]});
   return bench_main(argc, argv);
 }

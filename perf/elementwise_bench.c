@@ -1,11 +1,12 @@
-/* Benchmarks of kernels/elementwise: every variant at every size.
- * Adding a variant is one row in kAdd (same signature as ew_add), in kSaxpy
- * (same signature as ew_saxpy) or a new ops table for a new signature. */
+/* Benchmarks of kernels/elementwise: every variant at every size. The variants
+ * are the tables of kernels/elementwise/elementwise_variants.c (one per
+ * signature); a new signature needs a new ops table here. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/elementwise_variants.h"
 #include "perf/bench.h"
 #include "perf/bench_util.h"
 #include "perf/verify.h"
@@ -16,20 +17,9 @@ static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 
 /* ---------- c = a + b ---------- */
 
-typedef cudaError_t (*add_fn)(const float *, const float *, float *, size_t, cudaStream_t);
 
 typedef struct {
-  const char *name;
-  add_fn fn;
-} add_variant;
-
-static const add_variant kAdd[] = {
-    {"add", ew_add},
-    {"add_float4", ew_add_float4},
-};
-
-typedef struct {
-  const add_variant *v;
+  const ew_add_variant *v;
   size_t n;
   float *a, *b, *c;    /* device */
   float *ha, *hb;      /* host copies of the inputs */
@@ -78,7 +68,7 @@ static int add_verify(void *p, char *err, size_t errlen) {
   float *got;
   if (bench_download(s->c, s->n, &got, err, errlen)) return -1;
   /* One correctly rounded float add: relative error <= 2^-24. */
-  int rc = verify_f32(s->v->name, got, s->n, add_ref, s, 0, 0x1p-24, 0.0, err, errlen);
+  int rc = verify_f32(s->v->name, got, s->n, add_ref, s, 0, EW_ADD_RTOL, 0.0, err, errlen);
   free(got);
   return rc;
 }
@@ -87,22 +77,9 @@ static const bench_ops kAddOps = {add_setup, add_run, add_verify, add_teardown};
 
 /* ---------- y = alpha * x + y ---------- */
 
-typedef cudaError_t (*saxpy_fn)(float, const float *, float *, size_t, cudaStream_t);
 
 typedef struct {
-  const char *name;
-  saxpy_fn fn;
-  int reference; /* a library baseline, never the code under test */
-} saxpy_variant;
-
-static const saxpy_variant kSaxpy[] = {
-    {"saxpy", ew_saxpy, 0},
-    {"saxpy_float4", ew_saxpy_float4, 0},
-    {"cublas_saxpy", ew_saxpy_cublas, 1},
-};
-
-typedef struct {
-  const saxpy_variant *v;
+  const ew_saxpy_variant *v;
   size_t n;
   float alpha;
   float *x, *y;
@@ -156,7 +133,7 @@ static int saxpy_verify(void *p, char *err, size_t errlen) {
   float *got;
   if (bench_download(s->y, s->n, &got, err, errlen)) return -1;
   /* The product may round before the add (or fuse): error <= 2^-23 (|alpha x| + |y|). */
-  int rc = verify_f32(s->v->name, got, s->n, saxpy_ref, s, 1, 0x1p-23, 0.0, err, errlen);
+  int rc = verify_f32(s->v->name, got, s->n, saxpy_ref, s, 1, EW_SAXPY_RTOL, 0.0, err, errlen);
   free(got);
   return rc;
 }
@@ -164,19 +141,21 @@ static int saxpy_verify(void *p, char *err, size_t errlen) {
 static const bench_ops kSaxpyOps = {saxpy_setup, saxpy_run, saxpy_verify, saxpy_teardown};
 
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < sizeof kAdd / sizeof *kAdd; v++)
+  for (size_t v = 0; v < ew_add_nvariants; v++)
     for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
       double n = (double)kSizes[i];
-      bench_register(&(bench_case){.family = "elementwise", .variant = kAdd[v].name, .params = {{"N", kSizes[i]}},
-                                   .bytes = 3 * 4 * n, .flops = n, .ops = &kAddOps, .arg = &kAdd[v]});
+      bench_register(&(bench_case){.family = "elementwise", .variant = ew_add_variants[v].name,
+                                   .params = {{"N", kSizes[i]}}, .bytes = 3 * 4 * n, .flops = n, .ops = &kAddOps,
+                                   .arg = &ew_add_variants[v]});
     }
   /* Reads x and y, writes y: 12 bytes per element. */
-  for (size_t v = 0; v < sizeof kSaxpy / sizeof *kSaxpy; v++)
+  for (size_t v = 0; v < ew_saxpy_nvariants; v++)
     for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
       double n = (double)kSizes[i];
-      bench_register(&(bench_case){.family = "elementwise", .variant = kSaxpy[v].name, .params = {{"N", kSizes[i]}},
-                                   .bytes = 3 * 4 * n, .flops = 2 * n, .reference = kSaxpy[v].reference,
-                                   .ops = &kSaxpyOps, .arg = &kSaxpy[v]});
+      bench_register(&(bench_case){.family = "elementwise", .variant = ew_saxpy_variants[v].name,
+                                   .params = {{"N", kSizes[i]}}, .bytes = 3 * 4 * n, .flops = 2 * n,
+                                   .reference = ew_saxpy_variants[v].reference, .ops = &kSaxpyOps,
+                                   .arg = &ew_saxpy_variants[v]});
     }
   return bench_main(argc, argv);
 }

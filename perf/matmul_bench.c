@@ -172,8 +172,8 @@ int main(int argc, char **argv) {
        * figure that matters here. */
       bench_register(&(bench_case){.family = "matmul", .variant = matmul_variants[v].name,
                                    .params = {{"M", n}, {"N", n}, {"K", n}}, .bytes = 4 * (M * K + K * N + M * N),
-                                   .flops = 2 * M * N * K, .reference = matmul_variants[v].reference, .ops = &kMatmulOps,
-                                   .arg = &matmul_variants[v]});
+                                   .flops = 2 * M * N * K, .reference = matmul_variants[v].reference,
+                                   .ops = &kMatmulOps, .arg = &matmul_variants[v]});
     }
   return bench_main(argc, argv);
 }

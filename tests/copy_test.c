@@ -1,13 +1,15 @@
 /* Correctness of kernels/copy: every element of the destination must equal the
  * source bit for bit (a copy does no arithmetic, so the tolerance is zero).
- * Every size below runs for both variants; copy_float4 also with each
- * misalignment of its two pointers. Destinations are poisoned before the run,
+ * Every variant of kernels/copy/copy_variants.c runs at every size below, with
+ * its pointers aligned, misaligned alike (a float4 path starts after a scalar
+ * head) and misaligned differently. Destinations are poisoned before the run,
  * every element is checked, and guard zones catch writes past either end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/copy/copy.h"
+#include "kernels/copy/copy_variants.h"
 #include "tests/support/gpu_check.h"
 #include "tests/support/host_check.h"
 
@@ -15,7 +17,9 @@
 static const size_t kSizes[] = {0, 1, 3, 4, 5, 31, 257, 4097, 4099, 65537, 1000003, 16777259};
 #define NSIZES (int)(sizeof kSizes / sizeof kSizes[0])
 
-typedef cudaError_t (*copy_fn)(const float *, float *, size_t, cudaStream_t);
+/* Float offsets of source and destination from 16-byte alignment: aligned, alike, mixed. */
+static const size_t kOffsets[][2] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {1, 2}, {0, 3}, {2, 0}, {1, 3}};
+#define NOFFSETS (sizeof kOffsets / sizeof kOffsets[0])
 
 static void check_copy(const char *variant, copy_fn fn, size_t n, size_t off_src, size_t off_dst) {
   test_rng rng;
@@ -47,26 +51,10 @@ static void check_copy(const char *variant, copy_fn fn, size_t n, size_t off_src
   free(want);
 }
 
-START_TEST(memcpy_all_sizes) {
-  check_copy("memcpy", copy_memcpy, kSizes[_i], 0, 0);
-  check_copy("memcpy", copy_memcpy, kSizes[_i], 1, 3);
-}
-END_TEST
-
-START_TEST(float4_aligned) { check_copy("copy_float4", copy_float4, kSizes[_i], 0, 0); }
-END_TEST
-
-/* Same misalignment on both pointers: the vector body starts after a scalar head. */
-START_TEST(float4_same_offset) {
-  for (size_t off = 1; off < 4; off++) check_copy("copy_float4", copy_float4, kSizes[_i], off, off);
-}
-END_TEST
-
-/* Different misalignments cannot share a float4 index: the scalar path must take over. */
-START_TEST(float4_mixed_offsets) {
-  check_copy("copy_float4", copy_float4, kSizes[_i], 1, 2);
-  check_copy("copy_float4", copy_float4, kSizes[_i], 0, 3);
-  check_copy("copy_float4", copy_float4, kSizes[_i], 2, 0);
+/* _i runs over variants x sizes. */
+START_TEST(copy_variants_all_sizes) {
+  const copy_variant *v = &copy_variants[_i / NSIZES];
+  for (size_t o = 0; o < NOFFSETS; o++) check_copy(v->name, v->fn, kSizes[_i % NSIZES], kOffsets[o][0], kOffsets[o][1]);
 }
 END_TEST
 
@@ -91,14 +79,9 @@ int main(void) {
   require_gpu("copy_test");
   test_seed();
   Suite *s = suite_create("copy");
-  TCase *mc = tcase_create("memcpy");
-  tcase_add_loop_test(mc, memcpy_all_sizes, 0, NSIZES);
-  suite_add_tcase(s, mc);
-  TCase *f4 = tcase_create("copy_float4");
-  tcase_add_loop_test(f4, float4_aligned, 0, NSIZES);
-  tcase_add_loop_test(f4, float4_same_offset, 0, NSIZES);
-  tcase_add_loop_test(f4, float4_mixed_offsets, 0, NSIZES);
-  suite_add_tcase(s, f4);
+  TCase *copies = tcase_create("copies");
+  tcase_add_loop_test(copies, copy_variants_all_sizes, 0, (int)copy_nvariants * NSIZES);
+  suite_add_tcase(s, copies);
   TCase *args = tcase_create("arguments");
   tcase_add_test(args, rejects_bad_arguments);
   suite_add_tcase(s, args);

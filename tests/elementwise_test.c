@@ -1,13 +1,16 @@
 /* Correctness of kernels/elementwise against an fp64 CPU reference.
- * Every size below is exercised for every variant; add_float4 and saxpy_float4
- * also with each misalignment of their pointers, the same on all or mixed.
- * add's output is poisoned before each run (saxpy's y is an input too), every
- * element is checked, and poisoned guard zones catch writes past either end. */
+ * Every variant of the tables in kernels/elementwise/elementwise_variants.c
+ * runs at every size below, with its pointers aligned, misaligned alike (a
+ * float4 path starts after a scalar head) and misaligned differently (the
+ * scalar path must take over). add's output is poisoned before each run
+ * (saxpy's y is an input too), every element is checked, and poisoned guard
+ * zones catch writes past either end. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "kernels/elementwise/elementwise.h"
+#include "kernels/elementwise/elementwise_variants.h"
 #include "tests/support/gpu_check.h"
 #include "tests/support/host_check.h"
 
@@ -15,10 +18,13 @@
 static const size_t kSizes[] = {0, 1, 3, 4, 5, 31, 257, 4097, 4099, 65537, 1000003, 16777259};
 #define NSIZES (int)(sizeof kSizes / sizeof kSizes[0])
 
-typedef cudaError_t (*add_fn)(const float *, const float *, float *, size_t, cudaStream_t);
+/* Float offsets of the pointers from 16-byte alignment: aligned, alike, mixed. */
+static const size_t kAddOffsets[][3] = {{0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {3, 3, 3}, {1, 2, 3}, {0, 1, 0}};
+static const size_t kSaxpyOffsets[][2] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {1, 2}, {0, 1}, {3, 0}};
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* c = a + b is one correctly rounded float add: relative error <= 2^-24. */
-static void check_add(const char *variant, add_fn fn, size_t n, size_t off_a, size_t off_b, size_t off_c) {
+/* c = a + b, within EW_ADD_RTOL of the exact sum. */
+static void check_add(const char *variant, ew_add_fn fn, size_t n, size_t off_a, size_t off_b, size_t off_c) {
   test_rng rng;
   rng_seed(&rng, test_seed() ^ (n * 1315423911u + off_a * 7 + off_b * 11 + off_c * 13));
   float *a = malloc((n + 1) * sizeof(float)), *b = malloc((n + 1) * sizeof(float)),
@@ -36,7 +42,7 @@ static void check_add(const char *variant, add_fn fn, size_t n, size_t off_a, si
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&dc, c);
 
-  compare_report r = compare_f32(c, want, NULL, n, FLOAT_UNIT_ROUNDOFF, 0.0);
+  compare_report r = compare_f32(c, want, NULL, n, EW_ADD_RTOL, 0.0);
   char line[256];
   format_report(&r, line, sizeof line);
   printf("%-10s n=%-9zu offsets a=%zu b=%zu c=%zu: %s %s\n", variant, n, off_a, off_b, off_c, line,
@@ -51,34 +57,23 @@ static void check_add(const char *variant, add_fn fn, size_t n, size_t off_a, si
   free(want);
 }
 
-START_TEST(add_all_sizes) { check_add("add", ew_add, kSizes[_i], 0, 0, 0); }
-END_TEST
-
-START_TEST(add_float4_aligned) { check_add("add_float4", ew_add_float4, kSizes[_i], 0, 0, 0); }
-END_TEST
-
-/* Same misalignment on all three pointers: the vector body starts after a scalar head. */
-START_TEST(add_float4_same_offset) {
-  for (size_t off = 1; off < 4; off++) check_add("add_float4", ew_add_float4, kSizes[_i], off, off, off);
+/* _i runs over variants x sizes. */
+START_TEST(add_variants) {
+  const ew_add_variant *v = &ew_add_variants[_i / NSIZES];
+  for (size_t o = 0; o < NELEMS(kAddOffsets); o++)
+    check_add(v->name, v->fn, kSizes[_i % NSIZES], kAddOffsets[o][0], kAddOffsets[o][1], kAddOffsets[o][2]);
 }
 END_TEST
 
-/* Different misalignments cannot share a float4 index: the scalar path must take over. */
-START_TEST(add_float4_mixed_offsets) {
-  check_add("add_float4", ew_add_float4, kSizes[_i], 1, 2, 3);
-  check_add("add_float4", ew_add_float4, kSizes[_i], 0, 1, 0);
-}
-END_TEST
-
-typedef cudaError_t (*saxpy_fn)(float, const float *, float *, size_t, cudaStream_t);
 
 /* y = alpha*x + y: the product may round before the add (or fuse with it), so
  * the error is bounded relative to |alpha*x| + |y|, not to a result that may
  * cancel. Unfused, with round-to-nearest relative errors of at most u/(1+u)
  * (u = 2^-24) per operation: |err| <= u/(1+u) (|alpha x| + |fl(alpha x) + y|)
- * < 2u (|alpha x| + |y|); fused (one rounding, as cuBLAS may do): <= u |alpha x + y|.
- * The fp64 reference is exact up to 2^-53 relative, far inside that margin. */
-static void check_saxpy(const char *variant, saxpy_fn fn, size_t n, size_t off_x, size_t off_y) {
+ * < 2u (|alpha x| + |y|) = EW_SAXPY_RTOL (...); fused (one rounding, as cuBLAS
+ * may do): <= u |alpha x + y|. The fp64 reference is exact up to 2^-53
+ * relative, far inside that margin. */
+static void check_saxpy(const char *variant, ew_saxpy_fn fn, size_t n, size_t off_x, size_t off_y) {
   test_rng rng;
   rng_seed(&rng, test_seed() ^ (n * 2654435761u + off_x * 7 + off_y * 11));
   float alpha = (float)(4.0 * rng_uniform(&rng) - 2.0);
@@ -97,7 +92,7 @@ static void check_saxpy(const char *variant, saxpy_fn fn, size_t n, size_t off_x
   CUDA_OK(fn(alpha, dx.ptr, dy.ptr, n, 0));
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&dy, y);
-  compare_report r = compare_f32(y, want, scale, n, 2 * FLOAT_UNIT_ROUNDOFF, 0.0);
+  compare_report r = compare_f32(y, want, scale, n, EW_SAXPY_RTOL, 0.0);
   char line[256];
   format_report(&r, line, sizeof line);
   printf("%-12s n=%-9zu offsets x=%zu y=%zu alpha=%g: %s %s\n", variant, n, off_x, off_y, alpha, line,
@@ -111,33 +106,11 @@ static void check_saxpy(const char *variant, saxpy_fn fn, size_t n, size_t off_x
   free(scale);
 }
 
-START_TEST(saxpy_all_sizes) {
-  check_saxpy("saxpy", ew_saxpy, kSizes[_i], 0, 0);
-  check_saxpy("saxpy", ew_saxpy, kSizes[_i], 1, 1);
-}
-END_TEST
-
-START_TEST(saxpy_float4_aligned) { check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], 0, 0); }
-END_TEST
-
-/* Same misalignment on x and y: a scalar head of 4 - off elements, then vectors. */
-START_TEST(saxpy_float4_same_offset) {
-  for (size_t off = 1; off < 4; off++) check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], off, off);
-}
-END_TEST
-
-/* x and y at different offsets: the scalar path must take over (whichever is the aligned one). */
-START_TEST(saxpy_float4_mixed_offsets) {
-  check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], 1, 2);
-  check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], 0, 1);
-  check_saxpy("saxpy_float4", ew_saxpy_float4, kSizes[_i], 3, 0);
-}
-END_TEST
-
-/* The library reference must be right before its timings mean anything. */
-START_TEST(saxpy_cublas_all_sizes) {
-  check_saxpy("cublas_saxpy", ew_saxpy_cublas, kSizes[_i], 0, 0);
-  check_saxpy("cublas_saxpy", ew_saxpy_cublas, kSizes[_i], 1, 2);
+/* _i runs over variants x sizes; the library reference must be right before its timings mean anything. */
+START_TEST(saxpy_variants) {
+  const ew_saxpy_variant *v = &ew_saxpy_variants[_i / NSIZES];
+  for (size_t o = 0; o < NELEMS(kSaxpyOffsets); o++)
+    check_saxpy(v->name, v->fn, kSizes[_i % NSIZES], kSaxpyOffsets[o][0], kSaxpyOffsets[o][1]);
 }
 END_TEST
 
@@ -169,27 +142,16 @@ START_TEST(rejects_bad_arguments) {
 }
 END_TEST
 
-static TCase *variant_case(const char *name, const TTest *test) {
-  TCase *tc = tcase_create(name);
-  tcase_add_loop_test(tc, test, 0, NSIZES);
-  return tc;
-}
-
 int main(void) {
   require_gpu("elementwise_test");
   test_seed();
   Suite *s = suite_create("elementwise");
-  suite_add_tcase(s, variant_case("add", add_all_sizes));
-  TCase *f4 = variant_case("add_float4", add_float4_aligned);
-  tcase_add_loop_test(f4, add_float4_same_offset, 0, NSIZES);
-  tcase_add_loop_test(f4, add_float4_mixed_offsets, 0, NSIZES);
-  suite_add_tcase(s, f4);
-  suite_add_tcase(s, variant_case("saxpy", saxpy_all_sizes));
-  TCase *s4 = variant_case("saxpy_float4", saxpy_float4_aligned);
-  tcase_add_loop_test(s4, saxpy_float4_same_offset, 0, NSIZES);
-  tcase_add_loop_test(s4, saxpy_float4_mixed_offsets, 0, NSIZES);
-  suite_add_tcase(s, s4);
-  suite_add_tcase(s, variant_case("cublas_saxpy", saxpy_cublas_all_sizes));
+  TCase *add = tcase_create("add");
+  tcase_add_loop_test(add, add_variants, 0, (int)ew_add_nvariants * NSIZES);
+  suite_add_tcase(s, add);
+  TCase *saxpy = tcase_create("saxpy");
+  tcase_add_loop_test(saxpy, saxpy_variants, 0, (int)ew_saxpy_nvariants * NSIZES);
+  suite_add_tcase(s, saxpy);
   TCase *args = tcase_create("arguments");
   tcase_add_test(args, rejects_bad_arguments);
   suite_add_tcase(s, args);

@@ -100,7 +100,8 @@ START_TEST(all_variants) {
       CUDA_OK(cudaDeviceSynchronize()); /* the upload may still be in flight; g_stream does not wait for it */
       for (int v = 0; v < NVARIANTS; v++)
         failures +=
-            check_variant(&reduce_variants[v], dx.ptr, n, offset, (input_kind)kind, work, work_bytes, &dsum, want, abs_sum);
+            check_variant(&reduce_variants[v], dx.ptr, n, offset, (input_kind)kind, work, work_bytes, &dsum, want,
+                          abs_sum);
       gbuf_download(&dx, back); /* also checks nothing was written around x */
       ck_assert_msg(n == 0 || memcmp(back, x, n * sizeof(float)) == 0, "n=%zu: a variant modified its input", n);
       gbuf_free(&dx);

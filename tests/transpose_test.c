@@ -42,11 +42,11 @@ static void check_variant(int v, const guarded_buf *in_buf, const double *want, 
   compare_report r = compare_f32(got, want, NULL, n, 0.0, 0.0);
   char line[256];
   format_report(&r, line, sizeof line);
-  printf("%-12s nx=%-5d ny=%-5d offsets in=%zu out=%zu: %s %s\n", transpose_variants[v].name, nx, ny, in_buf->offset, out_off,
-         line, r.bad ? "FAIL" : "ok");
+  const char *name = transpose_variants[v].name;
+  printf("%-12s nx=%-5d ny=%-5d offsets in=%zu out=%zu: %s %s\n", name, nx, ny, in_buf->offset, out_off, line,
+         r.bad ? "FAIL" : "ok");
   fflush(stdout);
-  ck_assert_msg(r.bad == 0, "%s nx=%d ny=%d offsets %zu/%zu: %s", transpose_variants[v].name, nx, ny, in_buf->offset, out_off,
-                line);
+  ck_assert_msg(r.bad == 0, "%s nx=%d ny=%d offsets %zu/%zu: %s", name, nx, ny, in_buf->offset, out_off, line);
   gbuf_free(&out);
   free(got);
 }
