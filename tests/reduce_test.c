@@ -20,7 +20,8 @@
  *    sum |x_i|.
  * Tolerance for the float inputs: sum_error_bound(depth, sum |x_i|), with the
  * depth (most roundings any element goes through) derived per variant from its
- * summation order below, plus the fp64 reference's own error, n 2^-53 sum |x_i|.
+ * summation order in kernels/reduce/reduce_variants.c, plus the fp64
+ * reference's own error, n 2^-53 sum |x_i|.
  */
 #include <math.h>
 #include <stdio.h>
