@@ -19,8 +19,8 @@
  * Tolerance for the float inputs: sum_error_bound(depth, sum |x_i y_i|), the
  * depth (most roundings any product goes through, its own rounding included)
  * derived per variant in kernels/dot/dot_variants.c, plus the fp64 reference's
- * own error (products are
- * exact in double; the sum adds at most n 2^-53 sum |x_i y_i|).
+ * own error (products are exact in double; the sum adds at most
+ * n 2^-53 sum |x_i y_i|).
  */
 #include <math.h>
 #include <stdio.h>
