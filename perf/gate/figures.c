@@ -176,6 +176,21 @@ static int physical_ns(ctx *c, double x, const char *where, const char *key, lon
   return 1;
 }
 
+/* Appends the numbers of the JSON array a, times scale, to *x (which holds *n), each a physical
+ * time named by key and index in an error; keeps one spare slot. 0, or 1 with c->failed. */
+static int append_ns(ctx *c, const json_t *a, double scale, const char *where, const char *key, double **x,
+                     size_t *n) {
+  size_t add = json_array_size(a);
+  *x = realloc(*x, (*n + add + 1) * sizeof **x);
+  for (size_t k = 0; k < add; k++) {
+    const json_t *v = json_array_get(a, k);
+    double t = json_is_number(v) ? json_number_value(v) * scale : NAN;
+    if (physical_ns(c, t, where, key, (long)k)) return 1;
+    (*x)[(*n)++] = t;
+  }
+  return 0;
+}
+
 static void copy_str(ctx *c, json_t *obj, const char *where, const char *key, char *dst, size_t len) {
   json_t *v = field(c, obj, where, key, JSON_STRING);
   if (v) store_str(c, where, key, json_string_value(v), dst, len);
@@ -223,36 +238,22 @@ static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate
   json_t *cs = field(c, m, where, "contexts_ns", JSON_ARRAY);
   json_t *s = field(c, m, where, "samples_ns", JSON_ARRAY);
   if (!cs || !s || physical_ns(c, out->median_ns, where, "median_ns", -1)) return 1;
-  out->ncontexts = json_array_size(cs);
-  if (out->ncontexts == 0)
+  if (json_array_size(cs) == 0)
     return c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_ns: empty; a measure needs the median of each "
                             "context it was measured in (the gate's test compares contexts): re-bless", c->path, where);
-  out->contexts_ns = malloc((out->ncontexts + 1) * sizeof(double));
-  for (size_t i = 0; i < out->ncontexts; i++) {
-    json_t *v = json_array_get(cs, i);
-    double x = json_is_number(v) ? json_number_value(v) : NAN;
-    if (physical_ns(c, x, where, "contexts_ns", (long)i)) return 1;
-    out->contexts_ns[i] = x;
-  }
+  if (append_ns(c, cs, 1.0, where, "contexts_ns", &out->contexts_ns, &out->ncontexts)) return 1;
   double mean = mean_of(out->contexts_ns, out->ncontexts);
   if (fabs(mean - out->median_ns) > 1e-6 * mean)
     return c->failed = fail(c->err, c->errlen, "%s: field %s.median_ns: %.10g is not the mean of contexts_ns (%.10g): "
                             "an edited baseline? Re-bless", c->path, where, out->median_ns, mean);
-  out->nsamples = json_array_size(s);
-  if (out->nsamples == 0)
+  if (json_array_size(s) == 0)
     return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns: empty; a measure keeps its samples: re-bless",
                             c->path, where);
+  if (append_ns(c, s, 1.0, where, "samples_ns", &out->samples_ns, &out->nsamples)) return 1;
   json_t *taken = json_object_get(m, "samples_taken");
   out->samples_taken = json_is_integer(taken) && json_integer_value(taken) >= (json_int_t)out->nsamples
                            ? (size_t)json_integer_value(taken)
                            : out->nsamples;
-  out->samples_ns = malloc((out->nsamples + 1) * sizeof(double));
-  for (size_t i = 0; i < out->nsamples; i++) {
-    json_t *v = json_array_get(s, i);
-    double x = json_is_number(v) ? json_number_value(v) : NAN;
-    if (physical_ns(c, x, where, "samples_ns", (long)i)) return 1;
-    out->samples_ns[i] = x;
-  }
   return c->failed;
 }
 
@@ -692,21 +693,10 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
                      c->path, where);
     return;
   }
-  size_t nc = cm ? json_array_size(cm) : 0;
-  m->contexts_ns = realloc(m->contexts_ns, (m->ncontexts + nc + 1) * sizeof(double));
-  for (size_t k = 0; k < nc; k++) {
-    json_t *v = json_array_get(cm, k);
-    double x = json_is_number(v) ? json_number_value(v) * scale : NAN;
-    if (physical_ns(c, x, where, "context_medians", (long)k)) return;
-    m->contexts_ns[m->ncontexts++] = x;
-  }
-  m->samples_ns = realloc(m->samples_ns, (m->nsamples + json_array_size(s) + 1) * sizeof(double));
-  for (size_t k = 0; k < json_array_size(s); k++) {
-    json_t *v = json_array_get(s, k);
-    double x = json_is_number(v) ? json_number_value(v) * scale : NAN;
-    if (physical_ns(c, x, where, "samples", (long)k)) return;
-    m->samples_ns[m->nsamples++] = x;
-  }
+  /* With no context_medians (json_array_size(NULL) is 0) this still makes the spare slot that
+   * run_medians fills with the one context's median. */
+  if (append_ns(c, cm, scale, where, "context_medians", &m->contexts_ns, &m->ncontexts)) return;
+  append_ns(c, s, scale, where, "samples", &m->samples_ns, &m->nsamples);
 }
 
 /* Each benchmark's time, and its bytes per second at that time. Measured in several contexts:
