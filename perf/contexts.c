@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perf/sampler.h"
 #include "perf/stats.h"
 
 int contexts_is_short(const bench_result *r, double below_ns) {
@@ -31,18 +32,6 @@ static void context_noise(rep_result *rep) {
   rep->noise = s.stddev / sqrt((double)rep->ncontext) / s.mean;
 }
 
-/* Clock and temperature readings: the widest range seen over the pooled contexts. */
-static void pool_readings(rep_result *into, const rep_result *from) {
-  if (!from->clocks_valid) return;
-  int first = !into->clocks_valid;
-  if (first || from->sm_mhz_min < into->sm_mhz_min) into->sm_mhz_min = from->sm_mhz_min;
-  if (first || from->sm_mhz_max > into->sm_mhz_max) into->sm_mhz_max = from->sm_mhz_max;
-  if (first || from->mem_mhz_min < into->mem_mhz_min) into->mem_mhz_min = from->mem_mhz_min;
-  if (first || from->mem_mhz_max > into->mem_mhz_max) into->mem_mhz_max = from->mem_mhz_max;
-  if (from->temp_c_max > into->temp_c_max) into->temp_c_max = from->temp_c_max;
-  into->clocks_valid = 1;
-}
-
 int contexts_pool(rep_result *into, const rep_result *from) {
   if (from->n == 0) return -1;
   double median = stats_median(from->gpu_ns, from->n);
@@ -67,7 +56,9 @@ int contexts_pool(rep_result *into, const rep_result *from) {
   into->discarded += from->discarded;
   into->timed_out |= from->timed_out;
   into->throttle |= from->throttle;
-  pool_readings(into, from);
+  if (from->clocks_valid) /* the widest range seen over the pooled contexts */
+    sampler_widen_clocks(into, from->sm_mhz_min, from->sm_mhz_max, from->mem_mhz_min, from->mem_mhz_max,
+                         from->temp_c_max);
   context_noise(into);
   return 0;
 }

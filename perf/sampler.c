@@ -31,15 +31,20 @@ static int push(sampler *s, double gpu_ns, double host_ns) {
   return 0;
 }
 
-static void note_reading(rep_result *rep, const nvml_reading *rd) {
+void sampler_widen_clocks(rep_result *rep, unsigned sm_lo, unsigned sm_hi, unsigned mem_lo, unsigned mem_hi,
+                          unsigned temp_max) {
   int first = !rep->clocks_valid;
-  if (first || rd->sm_mhz < rep->sm_mhz_min) rep->sm_mhz_min = rd->sm_mhz;
-  if (first || rd->sm_mhz > rep->sm_mhz_max) rep->sm_mhz_max = rd->sm_mhz;
-  if (first || rd->mem_mhz < rep->mem_mhz_min) rep->mem_mhz_min = rd->mem_mhz;
-  if (first || rd->mem_mhz > rep->mem_mhz_max) rep->mem_mhz_max = rd->mem_mhz;
-  if (rd->temp_c > rep->temp_c_max) rep->temp_c_max = rd->temp_c;
-  rep->throttle |= rd->reasons;
+  if (first || sm_lo < rep->sm_mhz_min) rep->sm_mhz_min = sm_lo;
+  if (first || sm_hi > rep->sm_mhz_max) rep->sm_mhz_max = sm_hi;
+  if (first || mem_lo < rep->mem_mhz_min) rep->mem_mhz_min = mem_lo;
+  if (first || mem_hi > rep->mem_mhz_max) rep->mem_mhz_max = mem_hi;
+  if (temp_max > rep->temp_c_max) rep->temp_c_max = temp_max;
   rep->clocks_valid = 1;
+}
+
+static void note_reading(rep_result *rep, const nvml_reading *rd) {
+  sampler_widen_clocks(rep, rd->sm_mhz, rd->sm_mhz, rd->mem_mhz, rd->mem_mhz, rd->temp_c);
+  rep->throttle |= rd->reasons;
 }
 
 void sampler_reading(sampler *s, const nvml_reading *rd, double now) {

@@ -52,6 +52,12 @@ int sampler_add(sampler *s, double gpu_ns, double host_ns, double now);
  * NULL if it failed (the samples are then kept). */
 void sampler_reading(sampler *s, const nvml_reading *rd, double now);
 
+/* Widens rep's clock and temperature ranges by readings spanning [sm_lo, sm_hi] and
+ * [mem_lo, mem_hi] MHz, up to temp_max C (one NVML reading, or a whole repetition being pooled
+ * into another, perf/contexts.h), and marks its clocks valid. */
+void sampler_widen_clocks(rep_result *rep, unsigned sm_lo, unsigned sm_hi, unsigned mem_lo, unsigned mem_hi,
+                          unsigned temp_max);
+
 /* 1 when the repetition is over: the stopping rule holds, or the timeout
  * passed (then rep->timed_out is set). Never while a verdict is pending. */
 int sampler_done(sampler *s, double now);
