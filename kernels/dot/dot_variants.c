@@ -1,17 +1,12 @@
 #include "kernels/dot/dot_variants.h"
 
+#include "kernels/common/grid_rule.h"
+
 enum { B = DOT_BLOCK, CAP = DOT_MAX_PARTIALS, UNROLL = 4 };
 
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
-static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
-
-/* Items per thread of a grid-stride loop over `items` with a grid of
- * min(device fill, ceil(items / per_block), CAP) blocks of B threads: the
- * work's own grid (per_block / B items per thread), or a capped one of at
- * least min(SMs, CAP) blocks (a device fill is >= 1 block per SM). */
+/* Items per thread of the family's grid-stride loops (kernels/common/grid_rule.h). */
 static size_t per_thread(size_t items, size_t per_block, size_t sms) {
-  return max_size(ceil_div(per_block, B), ceil_div(items, min_size(sms, CAP) * B));
+  return grid_items_per_thread(items, per_block, B, CAP, sms);
 }
 
 /* log2(B) = 8 tree levels per block. */
@@ -23,19 +18,20 @@ static size_t depth_tree_host(size_t n, size_t sms) {
 static size_t depth_tree_atomic(size_t n, size_t sms) {
   /* As above, then the block totals atomicAdded one after another, in any
    * order: up to one add per block. */
-  return 1 + per_thread(n, B, sms) + 8 + min_size(ceil_div(n, B), CAP);
+  size_t blocks = grid_ceil_div(n, B);
+  return 1 + per_thread(n, B, sms) + 8 + (blocks < CAP ? blocks : CAP);
 }
 static size_t depth_vec4(size_t n, size_t sms) {
   /* The product, 2 levels inside a float4 pair, 2 combining 4 pairs, one add
    * per step into the running sum (<= float4s per thread, or <= elements per
    * thread on the scalar path), head and tail scalars; 10 shuffle levels; the
    * last block: CAP / B adds per thread, 10 levels. */
-  return 1 + 4 + per_thread(n, UNROLL * B, sms) + 2 + 10 + ceil_div(CAP, B) + 10;
+  return 1 + 4 + per_thread(n, UNROLL * B, sms) + 2 + 10 + grid_ceil_div(CAP, B) + 10;
 }
 static size_t depth_library(size_t n, size_t sms) {
   /* cuBLAS's order is its own: assumed to spread the work over at least one
    * warp per SM, with at most 64 levels of trees and finishing passes. */
-  return 1 + ceil_div(n, 32 * sms) + 64;
+  return 1 + grid_ceil_div(n, 32 * sms) + 64;
 }
 
 const dot_variant dot_variants[] = {

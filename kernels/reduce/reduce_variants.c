@@ -1,24 +1,19 @@
 #include "kernels/reduce/reduce_variants.h"
 
-enum { B = REDUCE_BLOCK, CAP = REDUCE_MAX_PARTIALS, UNROLL = 4 };
+#include "kernels/common/grid_rule.h"
 
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
-static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+enum { B = REDUCE_BLOCK, CAP = REDUCE_MAX_PARTIALS, UNROLL = 4 };
 
 /* Passes of a multi-pass variant whose blocks each turn `reach` values into one. */
 static size_t passes(size_t n, size_t reach) {
   size_t p = 1;
-  for (size_t c = ceil_div(n, reach); c > 1; c = ceil_div(c, reach)) p++;
+  for (size_t c = grid_ceil_div(n, reach); c > 1; c = grid_ceil_div(c, reach)) p++;
   return p;
 }
 
-/* Items per thread of a grid-stride loop over `items` with a grid of
- * min(device fill, ceil(items / per_block), CAP) blocks of B threads: the
- * work's own grid (per_block / B items per thread), or a capped one of at
- * least min(SMs, CAP) blocks (a device fill is >= 1 block per SM). */
+/* Items per thread of the family's grid-stride loops (kernels/common/grid_rule.h). */
 static size_t per_thread(size_t items, size_t per_block, size_t sms) {
-  return max_size(ceil_div(per_block, B), ceil_div(items, min_size(sms, CAP) * B));
+  return grid_items_per_thread(items, per_block, B, CAP, sms);
 }
 
 /* log2(B) = 8 tree levels per block. */
@@ -33,18 +28,18 @@ static size_t depth_v3_v5(size_t n, size_t sms) {
 static size_t depth_v6(size_t n, size_t sms) {
   /* 2 adds per grid-stride step, 8 tree levels; the one-block second pass over
    * <= CAP totals: 2 CAP / 2B adds per thread, 8 levels. */
-  return 2 * per_thread(n, 2 * B, sms) + 8 + 2 * ceil_div(CAP, 2 * B) + 8;
+  return 2 * per_thread(n, 2 * B, sms) + 8 + 2 * grid_ceil_div(CAP, 2 * B) + 8;
 }
 static size_t depth_v7(size_t n, size_t sms) {
   /* 2 levels inside a float4, 2 combining 4 float4s, one add per step into the
    * running sum (<= float4s per thread), head and tail scalars; 10 shuffle
    * levels; the last block: CAP / B adds per thread, 10 levels. */
-  return 4 + per_thread(ceil_div(n, 4), UNROLL * B, sms) + 2 + 10 + ceil_div(CAP, B) + 10;
+  return 4 + per_thread(grid_ceil_div(n, 4), UNROLL * B, sms) + 2 + 10 + grid_ceil_div(CAP, B) + 10;
 }
 static size_t depth_library(size_t n, size_t sms) {
   /* CUB's order is its own: assumed to spread the work over at least one warp
    * per SM, with at most 64 levels of trees and finishing passes. */
-  return ceil_div(n, 32 * sms) + 64;
+  return grid_ceil_div(n, 32 * sms) + 64;
 }
 
 const reduce_variant reduce_variants[] = {
