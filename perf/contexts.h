@@ -7,7 +7,7 @@
  * in the same process varies the offset as a new process does. So the runner,
  * after measuring everything in its first context, makes K more contexts one
  * after another and measures the short benchmarks again in each, with
- * min_time/K. Each context's repetition is pooled here: its median joins
+ * min_time/K (at most 200 samples). Each context's repetition is pooled here: its median joins
  * context_ns, its samples the repetition's; the reported time is the mean of
  * the context medians and the noise the standard error of that mean. The
  * self-check is not repeated there: the first context checked the output of

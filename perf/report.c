@@ -407,9 +407,9 @@ void report_console_header(FILE *f, const run_context *c, int w) {
           c->min_samples, c->min_time_s, c->max_noise_pct, c->timeout_s);
   if (c->contexts > 1)
     fprintf(f,
-            "Benchmarks under %g us measured again in %d fresh CUDA contexts (min time / %d each): Time is the mean "
-            "of their medians, noise the spread between them\n",
-            c->contexts_below_s * 1e6, c->contexts, c->contexts);
+            "Benchmarks under %g us measured again in %d fresh CUDA contexts (min time / %d, at most %d samples each): "
+            "Time is the mean of their medians, noise the spread between them\n",
+            c->contexts_below_s * 1e6, c->contexts, c->contexts, CONTEXTS_MAX_SAMPLES);
   char line[512];
   int len = snprintf(line, sizeof line, ROW_FMT, w, "Benchmark", "Time", "CPU", "Iterations", "GB/s", "%peak",
                      "%copy", "FLOP/s", "  ", "Notes");

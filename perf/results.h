@@ -28,6 +28,12 @@ typedef struct {
   const char *key, *value;
 } context_entry;
 
+/* Samples a context takes at most. A short benchmark's time rests on the spread between
+ * contexts (about 1 % at 7 us); the median of 200 samples of one context is within 0.1-0.2 %
+ * (docs/RESULTS.md, "How many samples a context needs"), which adds about 2 % to the variance
+ * of a context median, where the 900 samples of min_time/16 of a 7 us kernel cost 4.5 x the time. */
+#define CONTEXTS_MAX_SAMPLES 200
+
 typedef struct {
   const char *executable;
   char date[64];               /* ISO 8601 local time with offset */

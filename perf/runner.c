@@ -46,11 +46,13 @@ typedef struct {
   gpu_nvml *nvml;
   int nvml_ok;            /* readings work: clocks are recorded */
   double nvml_interval_s; /* least time between two readings */
+  double prepare_s;       /* wall time so far in set-up, self-check and teardown (the rest is sampling) */
 } runner;
 
 typedef struct {
   long min_samples;
   double min_time_s, max_noise, timeout_s, warmup_s;
+  long max_samples; /* 0: no cap */
 } measure_cfg;
 
 typedef cudaError_t (*run_fn)(void *state, cudaStream_t stream);
@@ -89,6 +91,7 @@ static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, re
       .min_time_s = cfg->min_time_s,
       .max_noise = cfg->max_noise,
       .timeout_s = cfg->timeout_s,
+      .max_samples = cfg->max_samples,
       .clock_floor_mhz = ctx->clock_filter ? ctx->min_clock_ratio * ctx->gpu.sm_clock_max_mhz : 0,
       .readings = R->nvml_ok,
       .nvml_interval_s = R->nvml_interval_s,
@@ -306,9 +309,11 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
   r->bytes = c->bytes;
   r->flops = c->flops;
   void *state = NULL;
+  double t0 = now_s();
   if (c->ops->setup(c, R->ctx.seed + 0x9E3779B97F4A7C15ull * (idx + 1), &state, err, sizeof err) != 0) {
     r->failed = 1;
     snprintf(r->error, sizeof r->error, "setup: %s", err);
+    R->prepare_s += now_s() - t0;
     return;
   }
   /* setup's copies and memsets ran on the legacy default stream, which the
@@ -322,7 +327,9 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
   } else if (check && c->ops->verify(state, err, sizeof err) != 0) {
     r->failed = 1;
     snprintf(r->error, sizeof r->error, "self-check failed, not timed: %s", err);
-  } else {
+  }
+  R->prepare_s += now_s() - t0;
+  if (!r->failed) {
     r->reps = calloc((size_t)R->opt.repetitions, sizeof *r->reps);
     if (!r->reps) {
       r->failed = 1;
@@ -336,7 +343,9 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
       r->nreps = i + 1;
     }
   }
+  t0 = now_s();
   c->ops->teardown(state);
+  R->prepare_s += now_s() - t0;
   if (r->failed) {
     for (int i = 0; i < r->nreps; i++) free_rep(&r->reps[i]);
     free(r->reps);
@@ -522,16 +531,15 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
   return rc == 0 ? failed : -1;
 }
 
-/* Each context gets a K-th of the time, as K processes would, and no noise target: what a
- * short benchmark's time rests on is the spread between contexts (about 1 % at 7 us), and a
- * context's median of min_time/K of samples is already far tighter (0.05-0.2 %, docs/RESULTS.md,
- * "How many samples a context needs"). Chasing --max_noise within a context only added samples,
- * up to the timeout. */
+/* Each context gets a K-th of the time, as K processes would, at most CONTEXTS_MAX_SAMPLES,
+ * and no noise target: chasing --max_noise within a context only added samples, up to the
+ * timeout. */
 static measure_cfg context_cfg(const measure_cfg *cfg, int contexts) {
   measure_cfg each = *cfg;
   each.min_time_s /= contexts;
   each.timeout_s /= contexts;
   each.max_noise = INFINITY;
+  each.max_samples = CONTEXTS_MAX_SAMPLES;
   return each;
 }
 
@@ -556,7 +564,7 @@ static int measure_in_contexts(runner *R, const selection *sel, const measure_cf
   runner saved = *R;
   fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more CUDA contexts\n", prog, nshort,
           o->contexts_below_s * 1e6, o->contexts);
-  double t0 = now_s();
+  double t0 = now_s(), prepare0 = R->prepare_s;
   char err[512] = "";
   for (int k = 0; k < o->contexts && !err[0]; k++) {
     int n = measure_in_one_context(R, sel, is_short, &each, res, k, err, sizeof err);
@@ -568,7 +576,8 @@ static int measure_in_contexts(runner *R, const selection *sel, const measure_cf
   R->start = saved.start;
   R->stop = saved.stop;
   R->flush = saved.flush;
-  fprintf(stderr, "%s: the %d contexts took %.1f s\n", prog, o->contexts, now_s() - t0);
+  fprintf(stderr, "%s: the %d contexts took %.1f s (set-up and teardown %.1f s)\n", prog, o->contexts, now_s() - t0,
+          R->prepare_s - prepare0);
   /* A context that could not be made leaves benchmarks measured in fewer than K: they fail. */
   for (size_t i = 0; i < sel->n; i++) {
     if (!is_short[i] || res[i].failed) continue;
@@ -655,7 +664,7 @@ int bench_main(int argc, char **argv) {
     rc = 1;
     goto done;
   }
-  measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s};
+  measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s, 0};
   int contexts = o->contexts > 1; /* results are reported once every context has measured */
   measure_cfg quick = context_cfg(&cfg, o->contexts);
   measure_cfg probe_cfg = cfg;
@@ -671,6 +680,7 @@ int bench_main(int argc, char **argv) {
     rc = 1;
     goto done;
   }
+  double t_first = now_s();
   for (size_t i = 0; i < sel.n; i++) {
     run_case(&R, sel.index[i], &cfg, contexts ? &quick : NULL, 1, &res[i]);
     if (res[i].failed) {
@@ -679,6 +689,9 @@ int bench_main(int argc, char **argv) {
     }
     if (o->format == FORMAT_CONSOLE && !contexts) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
   }
+  double first_s = now_s() - t_first, first_prepare_s = R.prepare_s;
+  fprintf(stderr, "%s: %zu benchmark(s) in the first CUDA context took %.1f s (set-up, self-check and teardown %.1f s)\n",
+          prog, sel.n, first_s, first_prepare_s);
   if (contexts && measure_in_contexts(&R, &sel, &cfg, res) > 0) rc = 1;
   if (o->format == FORMAT_CONSOLE && contexts)
     for (size_t i = 0; i < sel.n; i++) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);

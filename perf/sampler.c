@@ -77,6 +77,7 @@ int sampler_done(sampler *s, double now) {
   const sampler_cfg *c = &s->cfg;
   if ((long)s->kept.n >= c->min_samples && s->kept.sum * 1e-9 >= c->min_time_s && s->rep->noise <= c->max_noise)
     return 1;
+  if (c->max_samples > 0 && (long)s->kept.n >= c->max_samples && (long)s->kept.n >= c->min_samples) return 1;
   if (now - s->t0 >= c->timeout_s) {
     s->rep->timed_out = 1;
     return 1;

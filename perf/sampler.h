@@ -25,6 +25,7 @@ typedef struct {
   double min_time_s;
   double max_noise;        /* fraction, e.g. 0.003 */
   double timeout_s;
+  long max_samples;        /* 0: no cap; else done once this many are kept (min_samples still first) */
   double clock_floor_mhz;  /* 0: never discard */
   int readings;            /* NVML can be read at all */
   double nvml_interval_s;  /* least time between two readings */

@@ -53,6 +53,36 @@ START_TEST(min_samples_dominates_for_long_kernels) {
 }
 END_TEST
 
+/* A context of --contexts takes at most max_samples: a 7 us kernel would need about 14 000
+ * samples for 0.1 s. min_samples still comes first. */
+START_TEST(max_samples_caps_a_short_kernel) {
+  sampler_cfg cfg = kNoNvml;
+  cfg.max_noise = INFINITY;
+  cfg.max_samples = 200;
+  sampler s;
+  rep_result rep;
+  sampler_init(&s, &cfg, &rep, 0);
+  int n = 0;
+  do {
+    n++;
+    sampler_add(&s, 7e3 + (n % 7), 1, n * 1e-5);
+  } while (!sampler_done(&s, n * 1e-5));
+  ck_assert_int_eq(n, 200);
+  ck_assert_int_eq(rep.timed_out, 0);
+  free_rep(&rep);
+
+  cfg.min_samples = 300;
+  sampler_init(&s, &cfg, &rep, 0);
+  n = 0;
+  do {
+    n++;
+    sampler_add(&s, 7e3, 1, n * 1e-5);
+  } while (!sampler_done(&s, n * 1e-5));
+  ck_assert_int_eq(n, 300);
+  free_rep(&rep);
+}
+END_TEST
+
 START_TEST(noisy_samples_run_until_the_standard_error_is_small) {
   sampler_cfg cfg = kNoNvml;
   cfg.min_samples = 2;
@@ -218,6 +248,7 @@ int main(void) {
   TCase *tc = tcase_create("sampler");
   tcase_add_test(tc, stops_when_count_and_time_are_reached);
   tcase_add_test(tc, min_samples_dominates_for_long_kernels);
+  tcase_add_test(tc, max_samples_caps_a_short_kernel);
   tcase_add_test(tc, noisy_samples_run_until_the_standard_error_is_small);
   tcase_add_test(tc, timeout_ends_sampling_and_is_reported);
   tcase_add_test(tc, low_clock_discards_the_samples_before_the_reading);
