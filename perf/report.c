@@ -93,7 +93,7 @@ static int compute_aggregates(const run_context *ctx, const bench_result *r, agg
 static const char *kReserved[] = {
     "date",       "host_name",          "executable",         "num_cpus",    "load_avg",
     "library_version", "library_build_type", "json_schema_version", "seed", "gpu",
-    "copy_bandwidth_GBps", "copy_probe_bytes", "nvml", "clock_filter", "l2_flush",
+    "copy_bandwidth_GBps", "copy_probe_bytes", "launch_ns", "nvml", "clock_filter", "l2_flush",
     "l2_flush_bytes", "l2_flush_method", "timing", "caches", "mhz_per_cpu", "cpu_scaling_enabled",
 };
 
@@ -175,6 +175,11 @@ static json_t *context_json(const run_context *c) {
   json_object_set_new(o, "gpu", gpu_json(&c->gpu));
   set_num(o, "copy_bandwidth_GBps", c->copy_gbps);
   set_num(o, "copy_probe_bytes", c->copy_probe_bytes);
+  if (c->n_launch > 0) {
+    json_t *a = json_array();
+    for (int i = 0; i < c->n_launch; i++) json_array_append_new(a, json_real(c->launch_ns[i]));
+    json_object_set_new(o, "launch_ns", a);
+  }
   set_str(o, "nvml", c->nvml);
   char filter[160];
   if (c->clock_filter)
@@ -392,6 +397,8 @@ void report_console_header(FILE *f, const run_context *c, int w) {
             c->copy_gbps, c->copy_probe_bytes / 1073741824.0);
   else
     fprintf(f, "Copy probe: not measured; %%copy left out\n");
+  if (c->n_launch > 0 && c->launch_ns[0] > 0)
+    fprintf(f, "Launch probe: an empty kernel takes %.0f ns, timed like a sample\n", c->launch_ns[0]);
   if (c->l2_flush)
     fprintf(f, "L2 flushed before each sample (%.0f MiB %s, untimed)", c->l2_flush_bytes / 1048576.0,
             c->l2_flush_write ? "write: dirty lines" : "read: clean lines");

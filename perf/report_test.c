@@ -60,6 +60,10 @@ START_TEST(json_round_trip_values) {
   ck_assert_str_eq(json_string_value(json_object_get(c, "commit")), "abc123");
   ck_assert_double_eq_tol(num(c, "copy_bandwidth_GBps"), 3000, 1e-9);
   ck_assert_str_eq(json_string_value(json_object_get(c, "l2_flush_method")), "read");
+  json_t *launch = json_object_get(c, "launch_ns");
+  ck_assert_uint_eq(json_array_size(launch), 3); /* the first context and two more */
+  ck_assert_double_eq_tol(json_number_value(json_array_get(launch, 0)), 3904, 1e-9);
+  ck_assert_double_eq_tol(json_number_value(json_array_get(launch, 2)), 4032, 1e-9);
   json_t *gpu = json_object_get(c, "gpu");
   ck_assert_str_eq(json_string_value(json_object_get(gpu, "uuid")), "GPU-00000000-0000-0000-0000-000000000000");
   ck_assert_double_eq_tol(num(gpu, "peak_GBps"), 3352.32, 1e-6);
@@ -307,6 +311,7 @@ START_TEST(reserved_context_keys) {
   ck_assert(report_context_key_reserved("json_schema_version"));
   ck_assert(report_context_key_reserved("gpu"));
   ck_assert(report_context_key_reserved("copy_bandwidth_GBps"));
+  ck_assert(report_context_key_reserved("launch_ns"));
   ck_assert(!report_context_key_reserved("commit"));
 }
 END_TEST

@@ -33,6 +33,7 @@ typedef struct {
  * (docs/RESULTS.md, "How many samples a context needs"), which adds about 2 % to the variance
  * of a context median, where the 900 samples of min_time/16 of a 7 us kernel cost 4.5 x the time. */
 #define CONTEXTS_MAX_SAMPLES 200
+#define CONTEXTS_MAX 256 /* the most --contexts takes (perf/flags.c) */
 
 typedef struct {
   const char *executable;
@@ -56,6 +57,12 @@ typedef struct {
   int repetitions;
   int contexts;                /* --contexts: K more CUDA contexts measure the short benchmarks */
   double contexts_below_s;     /* --contexts_below: what "short" means (median in seconds) */
+  /* The launch probe: median time of an empty kernel, timed like a sample (flush, start, kernel,
+   * stop), in the first CUDA context and then in each of --contexts; 0 where not measured. It is
+   * recorded, not used by the gate: it shows how much of a short benchmark's time, and of the
+   * offset between contexts and machines, is the launch's. */
+  double launch_ns[CONTEXTS_MAX + 1];
+  int n_launch;
   double min_time_s, min_warmup_s, max_noise_pct, timeout_s;
   long min_samples;
 } run_context;

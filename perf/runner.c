@@ -280,6 +280,29 @@ static void copy_probe(runner *R, const measure_cfg *cfg) {
   cudaGetLastError();
 }
 
+/* ---------- the launch probe ---------- */
+
+static cudaError_t run_empty(void *state, cudaStream_t stream) {
+  (void)state;
+  return bench_empty_kernel(stream);
+}
+
+/* Times an empty kernel like a benchmark, in the current context, and appends its median to
+ * the run's launch_ns (results.h). Only recorded: a failure is reported and leaves 0. */
+static void launch_probe(runner *R) {
+  if (R->ctx.n_launch > CONTEXTS_MAX) return;
+  measure_cfg cfg = {10, 0, INFINITY, 1.0, 0, CONTEXTS_MAX_SAMPLES};
+  rep_result rep;
+  char err[256];
+  double median = 0;
+  if (measure(R, run_empty, NULL, &cfg, &rep, err, sizeof err) == 0 && rep.n > 0)
+    median = stats_median(rep.gpu_ns, rep.n);
+  else
+    fprintf(stderr, "%s: launch probe: %s\n", R->ctx.executable, err);
+  free_rep(&rep);
+  R->ctx.launch_ns[R->ctx.n_launch++] = median;
+}
+
 /* ---------- one benchmark case ---------- */
 
 /* One repetition. With `quick` (the first context under --contexts), it is first measured
@@ -500,6 +523,7 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
   driver_context first, made;
   if (driver_context_current(&first, err, errlen) || driver_context_create(o->device, &made, err, errlen)) return -1;
   int failed = 0, rc = open_sampling(R, err, errlen);
+  if (rc == 0) launch_probe(R);
   for (size_t i = 0; rc == 0 && i < sel->n; i++) {
     if (!is_short[i] || res[i].failed) continue;
     bench_result one;
@@ -670,6 +694,7 @@ int bench_main(int argc, char **argv) {
   measure_cfg probe_cfg = cfg;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
   copy_probe(&R, &probe_cfg);
+  launch_probe(&R);
 
   int width = report_console_width(sel.name_ptrs, sel.n, o->repetitions);
   int agg_console = o->report_aggregates_only || o->display_aggregates_only;

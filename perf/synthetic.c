@@ -37,6 +37,10 @@ void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
   snprintf(g->runtime_version, sizeof g->runtime_version, "13.0");
   ctx->copy_gbps = 3000;
   ctx->copy_probe_bytes = 1073741824.0;
+  ctx->n_launch = 3;
+  ctx->launch_ns[0] = 3904;
+  ctx->launch_ns[1] = 3968;
+  ctx->launch_ns[2] = 4032;
   snprintf(ctx->nvml, sizeof ctx->nvml, "ok");
   ctx->clock_filter = 1;
   ctx->min_clock_ratio = 0.7;

@@ -15,6 +15,13 @@ extern "C" cudaError_t bench_gpu_spin(unsigned long long ns, cudaStream_t stream
   return cudaGetLastError();
 }
 
+static __global__ void empty_kernel(void) {}
+
+extern "C" cudaError_t bench_empty_kernel(cudaStream_t stream) {
+  empty_kernel<<<1, 32, 0, stream>>>();
+  return cudaGetLastError();
+}
+
 // Reads every 16 bytes of the buffer. The buffer holds zeros (set once by the
 // caller), so the store below never happens; the compiler cannot know that,
 // so the loads stay. Nothing is written: the L2 ends up holding clean lines.
