@@ -84,7 +84,29 @@ typedef struct {
   size_t ncontexts, nsamples;
 } scaled;
 
-static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref) {
+double launch_probe_of(const gate_figures *f, const gate_measure *m) {
+  if (m->run >= f->nruns) return 0;
+  const gate_run_info *r = &f->runs[m->run];
+  return m->ncontexts > 1 ? r->launch_contexts_ns : r->launch_first_ns;
+}
+
+double launch_reference(const gate_figures *f, const gate_bench *b) {
+  double *p = malloc((b->nruns + 1) * sizeof *p);
+  double ref = 0;
+  size_t n = 0;
+  for (size_t r = 0; r < b->nruns; r++) {
+    double x = launch_probe_of(f, &b->runs[r]);
+    if (!(x > 0)) break;
+    p[n++] = x;
+  }
+  if (n == b->nruns && n > 0) ref = median(p, n);
+  free(p);
+  return ref;
+}
+
+/* launch_ref > 0: each measure is taken net of its run's launch probe against launch_ref. */
+static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref,
+                          double launch_ref) {
   scaled s = {0};
   size_t total = 0;
   for (size_t r = 0; r < b->nruns; r++) total += b->runs[r].ncontexts;
@@ -94,8 +116,9 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
     const gate_measure *m = &b->runs[r];
     double copy = m->run < f->nruns ? f->runs[m->run].copy_bytes_per_second : 0;
     double k = (metric == METRIC_COPY_RATIO && copy > 0 && copy_ref > 0) ? copy / copy_ref : 1.0;
-    times[r] = m->median_ns * k;
-    for (size_t i = 0; i < m->ncontexts; i++) s.contexts[s.ncontexts++] = m->contexts_ns[i] * k;
+    double shift = launch_ref > 0 ? launch_probe_of(f, m) - launch_ref : 0;
+    times[r] = (m->median_ns - shift) * k;
+    for (size_t i = 0; i < m->ncontexts; i++) s.contexts[s.ncontexts++] = (m->contexts_ns[i] - shift) * k;
     s.nsamples += m->samples_taken > m->nsamples ? m->samples_taken : m->nsamples; /* a baseline keeps 64 */
   }
   double *sorted = malloc((b->nruns + 1) * sizeof *sorted);
@@ -143,7 +166,14 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     const gate_bench *rb = find_bench(run, bb->name);
     comparison *x = &c[n++];
     x->name = bb->name;
-    scaled bs = scale_bench(base, bb, p->metric, copy_ref);
+    /* Times net of the launch probe where every run of both sides has one: what an empty kernel
+     * takes differs between hosts of one GPU model (1.7 us between two kinds of H200 host,
+     * docs/RESULTS.md), and that is the platform's, not the kernel's. */
+    double launch_ref = launch_reference(base, bb);
+    if (rb && !(launch_reference(run, rb) > 0)) launch_ref = 0;
+    x->launch_shift_ns = NAN;
+    if (launch_ref > 0) x->launch_shift_ns = launch_probe_of(run, &rb->runs[0]) - launch_ref;
+    scaled bs = scale_bench(base, bb, p->metric, copy_ref, launch_ref);
     x->base_ns = bs.time;
     x->noise = bs.noise;
     x->base_runs = bb->nruns;
@@ -157,7 +187,7 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
       free(bs.contexts);
       continue;
     }
-    scaled rs = scale_bench(run, rb, p->metric, copy_ref);
+    scaled rs = scale_bench(run, rb, p->metric, copy_ref, launch_ref);
     x->run_gbps = rb->bytes_per_second / 1e9;
     x->run_copy_frac = copy_fraction(run, rb);
     judge(x, &bs, &rs, p);
@@ -169,7 +199,8 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     comparison *x = &c[n++];
     x->name = run->b[i].name;
     x->v = VERDICT_NEW;
-    scaled rs = scale_bench(run, &run->b[i], p->metric, copy_ref > 0 ? copy_ref : median_copy(run));
+    x->launch_shift_ns = NAN;
+    scaled rs = scale_bench(run, &run->b[i], p->metric, copy_ref > 0 ? copy_ref : median_copy(run), 0);
     x->run_ns = rs.time;
     x->run_contexts = rs.ncontexts;
     x->run_samples = rs.nsamples;

@@ -53,7 +53,17 @@ typedef struct {
   size_t run_contexts, run_samples;
   double base_gbps, run_gbps;
   double base_copy_frac, run_copy_frac; /* bandwidth as a fraction of the copy probe (0: unknown) */
+  /* How much longer the run's launch probe took than the baseline's (its runs' median): both
+   * sides' times above are net of it. NAN: a side has no probe, times are as measured. */
+  double launch_shift_ns;
 } comparison;
+
+/* The launch probe behind a measure: the --contexts one for a benchmark measured in several
+ * contexts, else the first context's. 0: not measured. */
+double launch_probe_of(const gate_figures *f, const gate_measure *m);
+/* A benchmark's launch probe over its runs (their median), which the gate takes times net of;
+ * 0 when a run has none (then neither side is adjusted). */
+double launch_reference(const gate_figures *f, const gate_bench *b);
 
 /* Compares every benchmark of `base` and `run` (by name). Returns the number
  * of comparisons in *out (malloc'ed; free with free()). Baseline entries

@@ -326,6 +326,41 @@ static void read_contexts_method(ctx *c, json_t *o, const char *where, gate_run_
     c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_below_s: expected a number >= 0", c->path, where);
 }
 
+/* An optional launch probe figure of a baseline's run: absent is 0 (not measured). */
+static double optional_probe(ctx *c, json_t *o, const char *where, const char *name) {
+  json_t *v = json_object_get(o, name);
+  if (!v || c->failed) return 0;
+  double x = json_is_number(v) ? json_number_value(v) : -1;
+  if (!(x >= 0) || !isfinite(x)) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected a time in ns >= 0 (0: not measured); re-bless",
+                     c->path, where, name);
+    return 0;
+  }
+  return x;
+}
+
+/* A run file's context.launch_ns: the probe's median in the first context, then in each of
+ * --contexts. Absent in runs made before the probe: both 0. */
+static void read_launch_probe(ctx *c, json_t *cx, gate_run_info *info) {
+  json_t *a = json_object_get(cx, "launch_ns");
+  if (!a || c->failed) return;
+  size_t n = json_is_array(a) ? json_array_size(a) : 0;
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    json_t *v = json_array_get(a, i);
+    double x = json_is_number(v) ? json_number_value(v) : -1;
+    if (!(x >= 0) || !isfinite(x)) n = 0;
+    else if (i > 0) sum += x;
+  }
+  if (n == 0) {
+    c->failed = fail(c->err, c->errlen, "%s: field context.launch_ns: expected a list of times in ns >= 0 (the "
+                     "runner's launch probe, first context first); re-run the benchmark", c->path);
+    return;
+  }
+  info->launch_first_ns = json_number_value(json_array_get(a, 0));
+  info->launch_contexts_ns = n > 1 ? sum / (double)(n - 1) : 0;
+}
+
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
@@ -362,6 +397,8 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       read_flush_method(&c, r, where, "l2_flush", out->runs[i].l2_flush, sizeof out->runs[i].l2_flush);
       optional_str(&c, r, where, "gpu_uuid", "", out->runs[i].gpu_uuid, sizeof out->runs[i].gpu_uuid);
       read_contexts_method(&c, r, where, &out->runs[i], 1);
+      out->runs[i].launch_first_ns = optional_probe(&c, r, where, "launch_first_ns");
+      out->runs[i].launch_contexts_ns = optional_probe(&c, r, where, "launch_contexts_ns");
     }
   }
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
@@ -468,10 +505,11 @@ static json_t *runs_json(ctx *c, const gate_figures *f) {
     char where[32];
     snprintf(where, sizeof where, "runs[%zu]", i);
     if (finite_field(c, where, "copy_bytes_per_second", r->copy_bytes_per_second)) break;
-    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:f}", "date", r->date, "commit", r->commit, "host",
-                              r->host, "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second", r->copy_bytes_per_second,
-                              "l2_flush", r->l2_flush, "contexts", r->contexts, "contexts_below_s",
-                              r->contexts_below_s), where, "(its fields)");
+    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:f, s:f, s:f}", "date", r->date, "commit",
+                              r->commit, "host", r->host, "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second",
+                              r->copy_bytes_per_second, "l2_flush", r->l2_flush, "contexts", r->contexts,
+                              "contexts_below_s", r->contexts_below_s, "launch_first_ns", r->launch_first_ns,
+                              "launch_contexts_ns", r->launch_contexts_ns), where, "(its fields)");
   }
   return runs;
 }
@@ -651,6 +689,7 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
   if (json_is_object(gpu_cx)) optional_str(c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
   json_t *timing = json_object_get(cx, "timing");
   read_contexts_method(c, json_is_object(timing) ? timing : cx, "context.timing", info, 0);
+  read_launch_probe(c, cx, info);
 }
 
 /* One "iteration" entry: its samples join those of earlier repetitions of the same benchmark. */

@@ -50,6 +50,10 @@ typedef struct {
   char gpu_uuid[64];            /* which GPU of the model ("" in files made before the field) */
   int contexts;                 /* --contexts: short benchmarks were measured in this many contexts */
   double contexts_below_s;      /* ... "short": a median under this */
+  /* The runner's launch probe (an empty kernel timed like a sample; perf/results.h): its median
+   * in the first CUDA context, and the mean of its medians in the --contexts ones. 0: not
+   * measured (runs before the probe). The gate compares times net of it (perf/gate/compare.h). */
+  double launch_first_ns, launch_contexts_ns;
 } gate_run_info;
 
 typedef struct {

@@ -116,6 +116,105 @@ static void context_run(const char *file, unsigned seed, const double *medians, 
   set_contexts(file, 0, medians, k);
 }
 
+/* context.launch_ns of a run file: `first` in the first context, `each` in the 16 others. */
+static void set_launch(const char *file, double first, double each) {
+  json_t *a = json_array();
+  json_array_append_new(a, json_real(first));
+  for (int i = 0; i < 16; i++) json_array_append_new(a, json_real(each + (i % 2 ? 40 : -40)));
+  set_context(file, "launch_ns", a);
+}
+
+/* A run of add (16 contexts, around `add_ns`) and saxpy (one context) whose launch probe took
+ * `launch` (first context) and `launch - 100` (the others); launch 0: no probe. */
+static void probed_run(const char *file, unsigned seed, double add_ns, double saxpy_ns, double launch) {
+  double med[16];
+  contexts_around(add_ns, 0.05 * seed, med, 16);
+  const fake_bench b[2] = {{"elementwise/add/N:1", add_ns}, {"elementwise/saxpy/N:1", saxpy_ns}};
+  write_run(file, H100, 132, 3000.0, b, 2, seed);
+  set_contexts(file, 0, med, 16);
+  if (launch > 0) set_launch(file, launch, launch - 100);
+}
+
+static gate_figures load_ok(const char *file) {
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_run(at(file), &f, err, sizeof err) == 0, "%s", err);
+  return f;
+}
+
+/* Hosts of one GPU model differ in what a launch takes (an empty kernel: 2.8 us on one kind of
+ * H200 host, 4.5 us on another, and every short kernel 1.7 us longer there): with the launch
+ * probe on both sides the gate compares times net of it, so such a host is not a regression and
+ * a real slowdown on it still is. Without a probe on a side, times are compared as measured. */
+START_TEST(launch_probe_differences_between_hosts_are_not_regressions) {
+  gate_figures runs[2], base, run;
+  char err[1024];
+  probed_run("probe_base0.json", 60, 7000, 300000, 2900);
+  probed_run("probe_base1.json", 61, 7020, 300300, 2920);
+  runs[0] = load_ok("probe_base0.json");
+  runs[1] = load_ok("probe_base1.json");
+  ck_assert_double_eq_tol(runs[0].runs[0].launch_first_ns, 2900, 1e-9);
+  ck_assert_double_eq_tol(runs[0].runs[0].launch_contexts_ns, 2800, 1e-9);
+  ck_assert_msg(merge_runs(runs, 2, &base, err, sizeof err) == 0, "%s", err);
+  gate_policy p = default_policy();
+  comparison *c;
+
+  /* A slow-launch host: +1.7 us on everything, the probe too: same, shift shown. */
+  probed_run("probe_host.json", 62, 8700, 301700, 4600);
+  run = load_ok("probe_host.json");
+  size_t n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_SAME);
+  ck_assert_double_eq_tol(c[0].launch_shift_ns, 4500 - 2810, 1e-6); /* contexts' probe */
+  ck_assert_double_eq_tol(c[1].launch_shift_ns, 4600 - 2910, 1e-6); /* first context's */
+  ck_assert_double_lt(fabs(c[0].delta), 0.01);
+  free(c);
+  free_figures(&run);
+
+  /* The same host with a 6 % slower kernel: slower. */
+  probed_run("probe_host_slow.json", 63, 7000 * 1.06 + 1700, 301700, 4600);
+  run = load_ok("probe_host_slow.json");
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
+  ck_assert_double_gt(c[0].delta, 0.05);
+  free(c);
+  free_figures(&run);
+
+  /* That host without a probe (a runner from before it): compared as measured, slower. */
+  probed_run("probe_host_none.json", 64, 8700, 301700, 0);
+  run = load_ok("probe_host_none.json");
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
+  ck_assert(isnan(c[0].launch_shift_ns));
+  free(c);
+  free_figures(&run);
+  free_figures(&base);
+
+  /* A baseline with a run lacking the probe: no side is adjusted. */
+  probed_run("probe_base_none.json", 65, 7010, 300100, 0);
+  runs[0] = load_ok("probe_base0.json");
+  runs[1] = load_ok("probe_base_none.json");
+  ck_assert_msg(merge_runs(runs, 2, &base, err, sizeof err) == 0, "%s", err);
+  run = load_ok("probe_host.json");
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
+  free(c);
+  free_figures(&run);
+
+  /* The probe survives a bless: a baseline saved and read back keeps it per run. */
+  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+  free_figures(&base);
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+  ck_assert_double_eq_tol(base.runs[0].launch_first_ns + base.runs[1].launch_first_ns, 2900, 1e-9);
+  free_figures(&base);
+
+  /* A probe that is not a list of times is bad input, named. */
+  probed_run("probe_bad.json", 66, 7000, 300000, 0);
+  set_context("probe_bad.json", "launch_ns", json_string("fast"));
+  expect_error(load_run(at("probe_bad.json"), &run, err, sizeof err), err, "field context.launch_ns");
+}
+END_TEST
+
 /* The unit of evidence is the context: a short benchmark's verdict rests on its context
  * medians, the baseline's against the run's, not on thousands of correlated samples. */
 START_TEST(short_benchmarks_are_judged_on_their_contexts) {
@@ -611,6 +710,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, noisy_baseline_widens_the_threshold);
   tcase_add_test(tc, changes_under_the_absolute_floor_pass);
   tcase_add_test(tc, short_benchmarks_are_judged_on_their_contexts);
+  tcase_add_test(tc, launch_probe_differences_between_hosts_are_not_regressions);
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);
   tcase_add_test(tc, long_strings_are_refused);

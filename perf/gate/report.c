@@ -35,6 +35,9 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   if (c->v == VERDICT_NEW) snprintf(buf, len, "new: %zu ctx/%s", c->run_contexts, rs);
   else if (c->v == VERDICT_MISSING) snprintf(buf, len, "%zu ctx/%s vs none", c->base_contexts, bs);
   else snprintf(buf, len, "%zu ctx/%s vs %zu ctx/%s", c->base_contexts, bs, c->run_contexts, rs);
+  size_t used = strlen(buf);
+  if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING && isfinite(c->launch_shift_ns) && used < len)
+    snprintf(buf + used, len - used, ", launch %+.2f us", c->launch_shift_ns / 1e3);
 }
 
 void failure_message(const comparison *c, char *buf, size_t len) {
@@ -93,7 +96,9 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
   fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing (gated on %s).\n\n", n, slower, faster,
           added, missing, metric_name(metric));
   fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs. p: one-sided "
-               "test on the contexts' medians (%s). Evidence: contexts/samples, baseline vs new.\n\n",
+               "test on the contexts' medians (%s). Evidence: contexts/samples, baseline vs new; \"launch\": how much "
+               "longer this run's launch probe (an empty kernel) took than the baseline's, which both sides' times "
+               "are net of.\n\n",
           "slower for a positive delta, faster for a negative one");
   fprintf(out, "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |\n");
   fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
@@ -176,6 +181,7 @@ static json_t *verdict_json(const comparison *c) {
     bad |= !e || json_object_set_new(e, "baseline_noise", json_real(c->noise));
     bad |= !e || json_object_set_new(e, "p_slower", json_real(c->p_slower));
     bad |= !e || json_object_set_new(e, "p_faster", json_real(c->p_faster));
+    if (isfinite(c->launch_shift_ns)) bad |= !e || json_object_set_new(e, "launch_shift_ns", json_real(c->launch_shift_ns));
   }
   if (c->v != VERDICT_NEW) {
     bad |= !e || json_object_set_new(e, "baseline_runs", json_integer((json_int_t)c->base_runs));
