@@ -53,32 +53,31 @@ START_TEST(min_samples_dominates_for_long_kernels) {
 }
 END_TEST
 
+/* Samples of a 7 us kernel, 10 us apart, until the sampler is done; returns how many. */
+static int samples_until_done(const sampler_cfg *cfg, rep_result *rep) {
+  sampler s;
+  sampler_init(&s, cfg, rep, 0);
+  int n = 0;
+  do {
+    n++;
+    sampler_add(&s, 7e3 + (n % 7), 1, n * 1e-5);
+  } while (!sampler_done(&s, n * 1e-5));
+  return n;
+}
+
 /* A context of --contexts takes at most max_samples: a 7 us kernel would need about 14 000
  * samples for 0.1 s. min_samples still comes first. */
 START_TEST(max_samples_caps_a_short_kernel) {
   sampler_cfg cfg = kNoNvml;
   cfg.max_noise = INFINITY;
   cfg.max_samples = 200;
-  sampler s;
   rep_result rep;
-  sampler_init(&s, &cfg, &rep, 0);
-  int n = 0;
-  do {
-    n++;
-    sampler_add(&s, 7e3 + (n % 7), 1, n * 1e-5);
-  } while (!sampler_done(&s, n * 1e-5));
-  ck_assert_int_eq(n, 200);
+  ck_assert_int_eq(samples_until_done(&cfg, &rep), 200);
   ck_assert_int_eq(rep.timed_out, 0);
   free_rep(&rep);
 
   cfg.min_samples = 300;
-  sampler_init(&s, &cfg, &rep, 0);
-  n = 0;
-  do {
-    n++;
-    sampler_add(&s, 7e3, 1, n * 1e-5);
-  } while (!sampler_done(&s, n * 1e-5));
-  ck_assert_int_eq(n, 300);
+  ck_assert_int_eq(samples_until_done(&cfg, &rep), 300);
   free_rep(&rep);
 }
 END_TEST
