@@ -169,10 +169,9 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     /* Times net of the launch probe where every run of both sides has one: what an empty kernel
      * takes differs between hosts of one GPU model (1.7 us between two kinds of H200 host,
      * docs/RESULTS.md), and that is the platform's, not the kernel's. */
-    double launch_ref = launch_reference(base, bb);
-    if (rb && !(launch_reference(run, rb) > 0)) launch_ref = 0;
-    x->launch_shift_ns = NAN;
-    if (launch_ref > 0) x->launch_shift_ns = launch_probe_of(run, &rb->runs[0]) - launch_ref;
+    double run_probe = rb ? launch_reference(run, rb) : 0;
+    double launch_ref = run_probe > 0 ? launch_reference(base, bb) : 0;
+    x->launch_shift_ns = launch_ref > 0 ? run_probe - launch_ref : NAN;
     scaled bs = scale_bench(base, bb, p->metric, copy_ref, launch_ref);
     x->base_ns = bs.time;
     x->noise = bs.noise;

@@ -180,6 +180,20 @@ START_TEST(launch_probe_differences_between_hosts_are_not_regressions) {
   free(c);
   free_figures(&run);
 
+  /* A benchmark of the baseline the run did not measure: missing, whatever the probes. */
+  double med[16];
+  contexts_around(8700, 0.3, med, 16);
+  const fake_bench only_add[1] = {{"elementwise/add/N:1", 8700}};
+  write_run("probe_host_missing.json", H100, 132, 3000.0, only_add, 1, 67);
+  set_contexts("probe_host_missing.json", 0, med, 16);
+  set_launch("probe_host_missing.json", 4600, 4500);
+  run = load_ok("probe_host_missing.json");
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_MISSING);
+  free(c);
+  free_figures(&run);
+
   /* That host without a probe (a runner from before it): compared as measured, slower. */
   probed_run("probe_host_none.json", 64, 8700, 301700, 0);
   run = load_ok("probe_host_none.json");
