@@ -523,7 +523,6 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
   driver_context first, made;
   if (driver_context_current(&first, err, errlen) || driver_context_create(o->device, &made, err, errlen)) return -1;
   int failed = 0, rc = open_sampling(R, err, errlen);
-  if (rc == 0) launch_probe(R);
   for (size_t i = 0; rc == 0 && i < sel->n; i++) {
     if (!is_short[i] || res[i].failed) continue;
     bench_result one;
@@ -546,6 +545,9 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
     for (int r = 0; r < one.nreps; r++) free_rep(&one.reps[r]);
     free(one.reps);
   }
+  /* The probe goes last: timed before the benchmarks, it made the 3-launch reduce v0..v5 that
+   * follow it 0.9 us slower in every context (docs/RESULTS.md, an A/B on one H100). */
+  if (rc == 0) launch_probe(R);
   close_sampling(R);
   char why[256];
   if (driver_context_set_current(first, why, sizeof why) || driver_context_destroy(made, why, sizeof why)) {
