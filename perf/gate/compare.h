@@ -49,8 +49,9 @@ typedef struct {
   double noise;           /* the baseline's spread between runs, as a fraction */
   double p_slower;        /* test on contexts: the run's context medians longer than the baseline's */
   double p_faster;
-  size_t base_runs, base_contexts, base_samples; /* the evidence behind each side */
+  size_t base_runs, base_contexts, base_samples; /* the evidence behind each side (contexts kept) */
   size_t run_contexts, run_samples;
+  size_t base_set_aside, run_set_aside; /* contexts set aside as interrupted (kept_contexts) */
   double base_gbps, run_gbps;
   double base_copy_frac, run_copy_frac; /* bandwidth as a fraction of the copy probe (0: unknown) */
   /* How much longer the run's launch probe took than the baseline's (its runs' median): both
@@ -64,6 +65,10 @@ double launch_probe_of(const gate_figures *f, const gate_measure *m);
 /* A benchmark's launch probe over its runs (their median), which the gate takes times net of;
  * 0 when a run has none (then neither side is adjusted). */
 double launch_reference(const gate_figures *f, const gate_bench *b);
+
+/* Copies into `kept` the per-context values v[0..n) that are not outliers of their run (more than
+ * 5 scaled MADs, and 20 %, from its median; only with 8 or more contexts); returns how many. */
+size_t kept_contexts(const double *v, size_t n, double *kept);
 
 /* Compares every benchmark of `base` and `run` (by name). Returns the number
  * of comparisons in *out (malloc'ed; free with free()). Baseline entries

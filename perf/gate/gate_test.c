@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "perf/gate/compare.h"
+#include "perf/gate/report.h"
 #include "perf/gate/figures.h"
 #include "perf/gate/testutil.h"
 #include "tests/support/check_run.h"
@@ -276,6 +277,37 @@ START_TEST(short_benchmarks_are_judged_on_their_contexts) {
   free(c);
   free_figures(&run);
 
+  /* 5 % slower, and one of the 16 contexts interrupted (2.5 times as long, as on an H100): the
+   * context is set aside, so the run's mean and the test see the 5 %. Kept, it would make the
+   * mean 14 % and p about 0.08: the slowdown would pass. */
+  contexts_around(7000 * 1.05, 0.7, med, 16);
+  med[5] *= 2.5;
+  context_run("ctx_interrupted.json", 54, med, 16);
+  ck_assert_msg(load_run(at("ctx_interrupted.json"), &run, err, sizeof err) == 0, "%s", err);
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
+  ck_assert_double_lt(fabs(c[0].delta - 0.05), 0.01);
+  ck_assert_uint_eq(c[0].run_set_aside, 1);
+  ck_assert_uint_eq(c[0].run_contexts, 15);
+  ck_assert_uint_eq(c[0].base_set_aside, 0);
+  char ev[128];
+  evidence_text(&c[0], ev, sizeof ev);
+  ck_assert_msg(strstr(ev, "set aside 0/1 ctx") != NULL, "%s", ev);
+  free(c);
+  free_figures(&run);
+
+  /* Unchanged but for one interrupted context: same, and the delta is the kept contexts'. */
+  contexts_around(7000, 0.55, med, 16);
+  med[9] *= 1.7;
+  context_run("ctx_interrupted_same.json", 55, med, 16);
+  ck_assert_msg(load_run(at("ctx_interrupted_same.json"), &run, err, sizeof err) == 0, "%s", err);
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  ck_assert_double_lt(fabs(c[0].delta), 0.01);
+  ck_assert_uint_eq(c[0].run_set_aside, 1);
+  free(c);
+  free_figures(&run);
+
   /* Unchanged, a fresh draw of contexts: same. */
   contexts_around(7000, 0.55, med, 16);
   context_run("ctx_same.json", 52, med, 16);
@@ -307,6 +339,29 @@ START_TEST(short_benchmarks_are_judged_on_their_contexts) {
   free_figures(&again);
   for (int r = 0; r < 2; r++) free_figures(&runs[r]);
   free_figures(&base);
+}
+END_TEST
+
+/* Which contexts are set aside: far outliers only, and only with 8 or more contexts. */
+START_TEST(interrupted_contexts_are_set_aside) {
+  double v[16], kept[16];
+  for (int i = 0; i < 16; i++) v[i] = 7000 + 30 * (i % 5); /* spread about 0.6 % */
+  ck_assert_uint_eq(kept_contexts(v, 16, kept), 16);
+  ck_assert_double_eq(kept[3], v[3]); /* in their order */
+  v[4] = 7000 * 2.5;                   /* interrupted: 2.5 times as long */
+  v[11] = 7000 * 0.5;                  /* and one half as long */
+  ck_assert_uint_eq(kept_contexts(v, 16, kept), 14);
+  for (int i = 0; i < 14; i++) ck_assert_double_lt(fabs(kept[i] - 7060), 100);
+  v[4] = 7000 * 1.15;                  /* 15 %: the heavy tail of the ordinary spread, kept */
+  ck_assert_uint_eq(kept_contexts(v, 16, kept), 15);
+  v[4] = 7000 * 1.25;                  /* 25 %: set aside */
+  ck_assert_uint_eq(kept_contexts(v, 16, kept), 14);
+  /* Seven contexts: too few to tell an outlier, all kept. */
+  double seven[7] = {7000, 7010, 7020, 7000, 7030, 7010, 20000};
+  ck_assert_uint_eq(kept_contexts(seven, 7, kept), 7);
+  /* A wide spread (a kernel that finishes on the host): 5 scaled MADs, beyond 20 %, decide. */
+  double wide[8] = {7000, 8000, 9000, 7500, 8500, 6500, 9500, 10500};
+  ck_assert_uint_eq(kept_contexts(wide, 8, kept), 8);
 }
 END_TEST
 
@@ -725,6 +780,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, changes_under_the_absolute_floor_pass);
   tcase_add_test(tc, short_benchmarks_are_judged_on_their_contexts);
   tcase_add_test(tc, launch_probe_differences_between_hosts_are_not_regressions);
+  tcase_add_test(tc, interrupted_contexts_are_set_aside);
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);
   tcase_add_test(tc, long_strings_are_refused);

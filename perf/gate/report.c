@@ -36,6 +36,9 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   else if (c->v == VERDICT_MISSING) snprintf(buf, len, "%zu ctx/%s vs none", c->base_contexts, bs);
   else snprintf(buf, len, "%zu ctx/%s vs %zu ctx/%s", c->base_contexts, bs, c->run_contexts, rs);
   size_t used = strlen(buf);
+  if (c->run_set_aside + c->base_set_aside > 0 && used < len) /* interrupted contexts (compare.h) */
+    snprintf(buf + used, len - used, ", set aside %zu/%zu ctx", c->base_set_aside, c->run_set_aside);
+  used = strlen(buf);
   if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING && isfinite(c->launch_shift_ns) && used < len)
     snprintf(buf + used, len - used, ", launch %+.2f us", c->launch_shift_ns / 1e3);
 }
@@ -187,10 +190,12 @@ static json_t *verdict_json(const comparison *c) {
     bad |= !e || json_object_set_new(e, "baseline_runs", json_integer((json_int_t)c->base_runs));
     bad |= !e || json_object_set_new(e, "baseline_contexts", json_integer((json_int_t)c->base_contexts));
     bad |= !e || json_object_set_new(e, "baseline_samples", json_integer((json_int_t)c->base_samples));
+    bad |= !e || json_object_set_new(e, "baseline_contexts_set_aside", json_integer((json_int_t)c->base_set_aside));
   }
   if (c->v != VERDICT_MISSING) {
     bad |= !e || json_object_set_new(e, "run_contexts", json_integer((json_int_t)c->run_contexts));
     bad |= !e || json_object_set_new(e, "run_samples", json_integer((json_int_t)c->run_samples));
+    bad |= !e || json_object_set_new(e, "run_contexts_set_aside", json_integer((json_int_t)c->run_set_aside));
   }
   if (bad) {
     json_decref(e);
