@@ -25,7 +25,7 @@
 # No GPU found: the test runs unpinned and unlocked (GPU tests then fail with their own message).
 #
 # Logs one line per test to stderr and to $GPU_SLOT_DIR/slots.log:
-#   gpu_slot test=//perf:reduce_perf_test gpu=GPU-1b2c... lock=exclusive start=... end=... status=0
+#   gpu_slot test=//kernels/reduce:reduce_perf_test gpu=GPU-1b2c... lock=exclusive start=... end=... status=0
 set -uo pipefail
 
 dir="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}"

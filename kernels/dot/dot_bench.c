@@ -4,7 +4,7 @@
  * Self-check: the float result against the fp64 dot product of the same
  * inputs (products are exact in double), within the rounding bound of the
  * variant's summation order (its depth in kernels/dot/dot_variants.c, shared
- * with tests/dot_test.c). x and y are uniform in [0.5, 1): non-zero, products of one sign, so
+ * with dot_test.c). x and y are uniform in [0.5, 1): non-zero, products of one sign, so
  * the bound, relative to sum |x_i y_i| = the result itself, stays a small
  * fraction of it (at 2^28 on 132 SMs: 5e-4 for tree_host_finish, 7e-4 for
  * tree_atomic, 5e-4 for shuffle_vec4, 4e-3 for cuBLAS's assumed order); mixed

@@ -3,7 +3,7 @@
  *
  * Self-check: the float sum against the fp64 sum of the same inputs, within
  * the rounding bound of the variant's summation order (its depth in
- * kernels/reduce/reduce_variants.c, shared with tests/reduce_test.c). The inputs are uniform in [0.5, 1):
+ * kernels/reduce/reduce_variants.c, shared with reduce_test.c). The inputs are uniform in [0.5, 1):
  * non-zero and of one sign, so the bound, relative to sum |x_i| = the sum
  * itself, stays a small fraction of the result: at 2^28 on 132 SMs 2e-6 for
  * v0..v5, 1e-3 for v6, 1e-4 for v7, 4e-3 for CUB's assumed order; a lost or
