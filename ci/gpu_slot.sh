@@ -7,8 +7,8 @@
 # while the test runs. A test says what it needs in its env (BUILD):
 #   - a perf test (GPU_SLOT_EXCLUSIVE=1, set by perf_test in perf/defs.bzl) takes an
 #     EXCLUSIVE flock: nothing else runs on its GPU meanwhile, so timings are clean;
-#   - a correctness test on the GPU (GPU_SLOT_SHARED=1, tests/BUILD) takes a SHARED flock:
-#     correctness tests may share a GPU with each other, never with a perf test;
+#   - a correctness test on the GPU (GPU_SLOT_SHARED=1, set by kernel_family in kernels/defs.bzl)
+#     takes a SHARED flock: correctness tests may share a GPU with each other, never with a perf test;
 #   - any other test (CPU unit tests, which --run_under wraps too) runs at once, unlocked:
 #     queued behind the perf tests it would time out doing nothing.
 # With k GPUs up to k perf tests run at once, one per GPU. When every GPU is taken the
