@@ -85,7 +85,7 @@ def kernel_family(
         deps = [
             ":" + name,
             ":variants",
-            "//perf:runner",
+            "//perf/runner",
         ],
         visibility = public,
     )

@@ -6,9 +6,9 @@
 
 #include "kernels/copy/copy.h"
 #include "kernels/copy/copy_variants.h"
-#include "perf/bench.h"
-#include "perf/bench_util.h"
-#include "perf/verify.h"
+#include "perf/runner/bench.h"
+#include "perf/runner/bench_util.h"
+#include "perf/runner/verify.h"
 
 static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 

@@ -16,8 +16,8 @@
 
 #include "kernels/dot/dot.h"
 #include "kernels/dot/dot_variants.h"
-#include "perf/bench.h"
-#include "perf/bench_util.h"
+#include "perf/runner/bench.h"
+#include "perf/runner/bench_util.h"
 
 /* 1 Mi floats per array (2 x 4 MiB, inside L2: the flush matters), 16 Mi
  * (2 x 64 MiB) and 256 Mi (2 x 1 GiB, far beyond the 50 MB L2). */

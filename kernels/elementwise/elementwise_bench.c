@@ -7,9 +7,9 @@
 
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/elementwise/elementwise_variants.h"
-#include "perf/bench.h"
-#include "perf/bench_util.h"
-#include "perf/verify.h"
+#include "perf/runner/bench.h"
+#include "perf/runner/bench_util.h"
+#include "perf/runner/verify.h"
 
 /* 1 Mi floats (4 MiB per array, inside L2: the flush matters), 16 Mi (64 MiB)
  * and 256 Mi (1 GiB per array, far beyond the 50 MB L2). */

@@ -23,9 +23,9 @@
 
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_variants.h"
-#include "perf/bench.h"
-#include "perf/bench_util.h"
-#include "perf/verify.h"
+#include "perf/runner/bench.h"
+#include "perf/runner/bench_util.h"
+#include "perf/runner/verify.h"
 
 /* M = N = K: 12 MiB of operands (inside L2: the flush matters), 48 MiB and
  * 192 MiB (far beyond the 50 MB L2). */

@@ -18,8 +18,8 @@
 
 #include "kernels/reduce/reduce.h"
 #include "kernels/reduce/reduce_variants.h"
-#include "perf/bench.h"
-#include "perf/bench_util.h"
+#include "perf/runner/bench.h"
+#include "perf/runner/bench_util.h"
 
 /* 1 Mi floats (4 MiB, inside L2: the flush matters), 16 Mi (64 MiB) and
  * 256 Mi (1 GiB, far beyond the 50 MB L2). */

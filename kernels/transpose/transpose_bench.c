@@ -8,9 +8,9 @@
 
 #include "kernels/transpose/transpose.h"
 #include "kernels/transpose/transpose_variants.h"
-#include "perf/bench.h"
-#include "perf/bench_util.h"
-#include "perf/verify.h"
+#include "perf/runner/bench.h"
+#include "perf/runner/bench_util.h"
+#include "perf/runner/verify.h"
 
 /* nx x ny (`in` has ny rows of nx): 4 MiB (inside L2: the flush matters),
  * 256 MiB (far beyond the 50 MB L2), and an odd 128 MiB shape whose sizes are
