@@ -74,8 +74,8 @@ def kernel_family(
         deps = [
             ":" + name,
             ":variants",
+            "//kernels/common:host_check",
             "//tests/support:gpu_check",
-            "//tests/support:host_check",
         ],
     )
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "tests/support/host_check.h"
+#include "kernels/common/host_check.h"
 
 #ifdef __cplusplus
 extern "C" {

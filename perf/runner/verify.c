@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tests/support/host_check.h"
+#include "kernels/common/host_check.h"
 
 enum { CHUNK = 1 << 20 };
 

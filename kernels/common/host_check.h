@@ -1,8 +1,9 @@
-/* Host-only helpers for correctness tests: seeded random inputs, poisoning,
- * and comparison of float results against an fp64 reference. No CUDA here, so
- * these helpers are themselves tested on the CPU machine. */
-#ifndef TESTS_SUPPORT_HOST_CHECK_H
-#define TESTS_SUPPORT_HOST_CHECK_H
+/* Host-only helpers for the correctness checks, shared by the Check tests (tests/support) and the
+ * benchmarks' self-checks (perf/runner): seeded random inputs, poisoning, and comparison of float
+ * results against an fp64 reference. No CUDA here, so these helpers are themselves tested on the
+ * CPU machine (host_check_test). */
+#ifndef KERNELS_COMMON_HOST_CHECK_H
+#define KERNELS_COMMON_HOST_CHECK_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
-/* CPU tests of the host-only test helpers. */
+/* CPU tests of the host-only check helpers (kernels/common/host_check). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/support/host_check.h"
+#include "kernels/common/host_check.h"
 #include "tests/support/check_run.h"
 
 START_TEST(rng_is_reproducible_and_seed_dependent) {
