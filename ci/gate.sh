@@ -66,13 +66,14 @@ if [ -r "$slot_log" ]; then
 fi
 
 # Bazel keeps each test's undeclared outputs (zipped by some versions); gather the perf tests' (run JSON,
-# verdicts, summary) next to their logs and JUnit XML. A failed gate keeps its data too.
+# verdicts, summary) next to their logs and JUnit XML, as perf/<family>_perf_test/ (each family's perf
+# test is //kernels/<family>:<family>_perf_test). A failed gate keeps its data too.
 unpack() {
   if command -v unzip >/dev/null; then unzip -qo "$1" -d "$2"
   else python3 -m zipfile -e "$1" "$2"; fi
 }
 testlogs="$("${bazel[@]}" info bazel-testlogs --config=gpu 2>/dev/null)" || echo "gate: bazel info failed: no test logs collected"
-for dir in "$testlogs"/perf/*_perf_test; do
+for dir in "$testlogs"/kernels/*/*_perf_test; do
   [ -d "$dir" ] || continue
   name="$(basename "$dir")"
   out="$artifacts/perf/$name"
@@ -82,8 +83,11 @@ for dir in "$testlogs"/perf/*_perf_test; do
   if [ -f "$dir/test.outputs/outputs.zip" ]; then unpack "$dir/test.outputs/outputs.zip" "$out"
   elif [ -d "$dir/test.outputs" ]; then cp -rL "$dir/test.outputs/." "$out/"; fi
 done
+# The logs of the tests in tests/ and of each family's Check test (//kernels/<family>:<family>_test),
+# as tests/<test>.log.
 mkdir -p "$artifacts/tests"
-for log in "$testlogs"/tests/*/test.log; do
+for log in "$testlogs"/tests/*/test.log "$testlogs"/kernels/*/*_test/test.log; do
+  case "$log" in */*_perf_test/test.log) continue ;; esac
   [ -f "$log" ] && cp -L "$log" "$artifacts/tests/$(basename "$(dirname "$log")").log"
 done
 

@@ -7,8 +7,8 @@
 # while the test runs. A test says what it needs in its env (BUILD):
 #   - a perf test (GPU_SLOT_EXCLUSIVE=1, set by perf_test in perf/defs.bzl) takes an
 #     EXCLUSIVE flock: nothing else runs on its GPU meanwhile, so timings are clean;
-#   - a correctness test on the GPU (GPU_SLOT_SHARED=1, tests/BUILD) takes a SHARED flock:
-#     correctness tests may share a GPU with each other, never with a perf test;
+#   - a correctness test on the GPU (GPU_SLOT_SHARED=1, set by kernel_family in kernels/defs.bzl)
+#     takes a SHARED flock: correctness tests may share a GPU with each other, never with a perf test;
 #   - any other test (CPU unit tests, which --run_under wraps too) runs at once, unlocked:
 #     queued behind the perf tests it would time out doing nothing.
 # With k GPUs up to k perf tests run at once, one per GPU. When every GPU is taken the
@@ -25,7 +25,7 @@
 # No GPU found: the test runs unpinned and unlocked (GPU tests then fail with their own message).
 #
 # Logs one line per test to stderr and to $GPU_SLOT_DIR/slots.log:
-#   gpu_slot test=//perf:reduce_perf_test gpu=GPU-1b2c... lock=exclusive start=... end=... status=0
+#   gpu_slot test=//kernels/reduce:reduce_perf_test gpu=GPU-1b2c... lock=exclusive start=... end=... status=0
 set -uo pipefail
 
 dir="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}"

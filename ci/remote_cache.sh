@@ -12,7 +12,7 @@
 #    each clone, with an output base of its own, runs
 #      bazel test //... --config=cpu --config=remote --remote_cache=http://127.0.0.1:PORT
 #    plus BAZEL FLAGS, writing a JSON execution log. Then it runs the perf tests
-#    (//perf:*_perf_test, filtered out by --config=cpu) explicitly with --test_tag_filters=,
+#    (//kernels/<family>:<family>_perf_test, filtered out by --config=cpu) explicitly with --test_tag_filters=,
 #    together with a passing control test that carries the perf tests' tags (written into the
 #    clone only). Without a GPU the perf tests fail; that is expected.
 # 3. Counts, from Bazel's "INFO: N processes" line, the execution logs (remoteCacheHit) and
@@ -205,10 +205,10 @@ for n in 1 2; do
   # The perf tests, named explicitly since --config=cpu filters them (tag gpu). The control is
   # an always-passing test with their exact tags: a failed test is never cached anyway, a
   # passing one shows what the tags themselves do.
-  mapfile -t perf_tests < <(bz "$n" query --noshow_progress 'attr(name, "_perf_test$", tests(//perf:all))' 2>/dev/null)
-  tags="$(bz "$n" query --noshow_progress --output=build "${perf_tests[0]:-//perf:elementwise_perf_test}" 2>/dev/null |
+  mapfile -t perf_tests < <(bz "$n" query --noshow_progress 'attr(name, "_perf_test$", tests(//kernels/...))' 2>/dev/null)
+  tags="$(bz "$n" query --noshow_progress --output=build "${perf_tests[0]:-//kernels/elementwise:elementwise_perf_test}" 2>/dev/null |
     sed -n 's/^ *tags = \(\[.*\]\),$/\1/p')"
-  [ ${#perf_tests[@]} -gt 0 ] && [ -n "$tags" ] || { echo "remote_cache: no //perf:*_perf_test found" >&2; exit 2; }
+  [ ${#perf_tests[@]} -gt 0 ] && [ -n "$tags" ] || { echo "remote_cache: no //kernels/...:*_perf_test found" >&2; exit 2; }
   mkdir -p "$tmp/clone$n/remote_cache_control"
   printf '#!/bin/sh\nexit 0\n' >"$tmp/clone$n/remote_cache_control/pass.sh"
   chmod +x "$tmp/clone$n/remote_cache_control/pass.sh"
@@ -275,13 +275,13 @@ echo "perf tests, run explicitly with --test_tag_filters= (${#perf_tests[@]}: ${
 echo "  and the control //remote_cache_control:perf_tags_test (passes; same tags: $tags):"
 for n in 1 2; do
   list="$(spawns "$tmp/exec$n-perf.json")"
-  perf="$(awk -F'\t' '$6 ~ /^\/\/perf:[A-Za-z0-9_]+_perf_test$/' <<<"$list")"
+  perf="$(awk -F'\t' '$6 ~ /^\/\/kernels\/[A-Za-z0-9_]+:[A-Za-z0-9_]+_perf_test$/' <<<"$list")"
   control="$(awk -F'\t' '$1 == "test" && $6 == "//remote_cache_control:perf_tags_test"' <<<"$list")"
   np=$(grep -c . <<<"$perf" || true)
   runs=$(awk -F'\t' '$1 == "test"' <<<"$perf" | grep -c . || true)
   ncacheable=$(awk -F'\t' '$4 == "true"' <<<"$perf" | grep -c . || true)
   nhit=$(awk -F'\t' '$2 == "true"' <<<"$perf" | grep -c . || true)
-  bad=$(awk -F'\t' '($6 ~ /^\/\/perf:/ || $6 ~ /^\/\/remote_cache_control:/) && ($2 == "true" || $4 == "true")' <<<"$list" | grep -c . || true)
+  bad=$(awk -F'\t' '($6 ~ /^\/\/kernels\/[A-Za-z0-9_]+:[A-Za-z0-9_]+_perf_test$/ || $6 ~ /^\/\/remote_cache_control:/) && ($2 == "true" || $4 == "true")' <<<"$list" | grep -c . || true)
   runners="$(awk -F'\t' '{ print $5 }' <<<"$perf" | sort -u | paste -sd, -)"
   exits="$(awk -F'\t' '$1 == "test" { print $3 }' <<<"$perf" | sort | uniq -c | awk '{ printf "%s%d exit %s", (NR > 1 ? ", " : ""), $1, $2 }')"
   echo "  clone $n: $np perf test spawns ($runs test runs + their test.xml): executed ($runners); remoteCacheable=true: $ncacheable, remote cache hits: $nhit; test runs: $exits"

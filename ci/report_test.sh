@@ -21,15 +21,16 @@ mkdir -p "$work/bin" "$work/testlogs"
 bases="$(ls "$repo"/baselines/*.json | wc -l)"
 [ "$bases" -ge 2 ] || { echo "FAIL: the tree holds $bases baseline(s); this test is about more GPUs than the run's"; exit 1; }
 
-# The perf tests' outputs as Bazel keeps them: bazel-testlogs/perf/<test>/test.outputs/.
+# The perf tests' outputs as Bazel keeps them: bazel-testlogs/kernels/<family>/<test>/test.outputs/.
 tar -xzf "$tarball" -C "$work"
 for d in "$work"/artifacts/perf/*_perf_test; do
-  mkdir -p "$work/testlogs/perf/$(basename "$d")/test.outputs"
-  cp "$d"/*.json "$work/testlogs/perf/$(basename "$d")/test.outputs/"
+  t="$(basename "$d")"
+  mkdir -p "$work/testlogs/kernels/${t%_perf_test}/$t/test.outputs"
+  cp "$d"/*.json "$work/testlogs/kernels/${t%_perf_test}/$t/test.outputs/"
 done
-families="$(ls -d "$work"/testlogs/perf/*_perf_test | wc -l)"
+families="$(ls -d "$work"/testlogs/kernels/*/*_perf_test | wc -l)"
 [ "$families" -ge 6 ] || { echo "FAIL: the fixture has $families perf tests, expected all six families"; exit 1; }
-run_gpu="$(sed -n 's/^ *"name": *"\(NVIDIA[^"]*\)".*/\1/p' "$work"/testlogs/perf/elementwise_perf_test/test.outputs/verdicts.json | head -1)"
+run_gpu="$(sed -n 's/^ *"name": *"\(NVIDIA[^"]*\)".*/\1/p' "$work"/testlogs/kernels/elementwise/elementwise_perf_test/test.outputs/verdicts.json | head -1)"
 [ -n "$run_gpu" ] || { echo "FAIL: the fixture's verdicts.json names no GPU"; exit 1; }
 
 cat >"$work/bin/nvidia-smi" <<SMI
@@ -72,7 +73,7 @@ slug="$(basename "$(ls "$report"/*-elementwise-ladder.png)" -elementwise-ladder.
 for png in "$report"/*.png; do
   case "$(basename "$png")" in "$slug"-*) ;; *) echo "FAIL: $png is not a chart of the run's GPU ($slug)"; exit 1 ;; esac
 done
-for d in "$work"/testlogs/perf/*_perf_test; do
+for d in "$work"/testlogs/kernels/*/*_perf_test; do
   fam="$(basename "$d" _perf_test)"
   [ -f "$report/$slug-$fam-ladder.png" ] || { echo "FAIL: no ladder chart of $fam"; exit 1; }
 done

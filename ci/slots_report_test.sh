@@ -14,11 +14,11 @@ rec() {  # rec TEST GPU LOCK START END
 # Clean: two perf tests at once on two GPUs, then two correctness tests together on GPU A, and a
 # perf test on A that starts the moment the last of them ends (touching is not overlapping).
 {
-  rec //perf:a_perf_test GPU-a exclusive 00.000 04.000
-  rec //perf:b_perf_test GPU-b exclusive 00.500 06.000
-  rec //tests:x_test GPU-a shared 04.100 07.000
-  rec //tests:y_test GPU-a shared 04.200 08.000
-  rec //perf:c_perf_test GPU-a exclusive 08.000 10.000
+  rec //kernels/a:a_perf_test GPU-a exclusive 00.000 04.000
+  rec //kernels/b:b_perf_test GPU-b exclusive 00.500 06.000
+  rec //kernels/x:x_test GPU-a shared 04.100 07.000
+  rec //kernels/y:y_test GPU-a shared 04.200 08.000
+  rec //kernels/c:c_perf_test GPU-a exclusive 08.000 10.000
 } >"$work/clean.log"
 out="$(bash "$report" "$work/clean.log")"; st=$?
 echo "$out"
@@ -29,10 +29,10 @@ grep -q '^wall: 10.0 s from the first start to the last end, 2 GPUs$' <<<"$out" 
 grep -q '^no overlap' <<<"$out" || fail "clean log: no 'no overlap' line"
 
 # Overlap: a correctness test ran on GPU-b while its perf test held it.
-{ cat "$work/clean.log"; rec //tests:z_test GPU-b shared 05.000 05.500; } >"$work/overlap.log"
+{ cat "$work/clean.log"; rec //kernels/z:z_test GPU-b shared 05.000 05.500; } >"$work/overlap.log"
 out="$(bash "$report" "$work/overlap.log")"; st=$?
 [ "$st" -eq 1 ] || fail "overlap log: exit $st, expected 1"
-grep -q '^OVERLAP on gpu GPU-b: //perf:b_perf_test (exclusive) and //tests:z_test (shared)$' <<<"$out" ||
+grep -q '^OVERLAP on gpu GPU-b: //kernels/b:b_perf_test (exclusive) and //kernels/z:z_test (shared)$' <<<"$out" ||
   fail "overlap log: no OVERLAP line naming both tests: $out"
 
 # Bad input: a line that is not a record, and a missing file.
@@ -44,7 +44,7 @@ bash "$report" "$work/missing.log" 2>/dev/null; st=$?
 [ "$st" -eq 2 ] || fail "missing log: exit $st, expected 2"
 
 # A record whose end is before its start would give a negative duration: refused, line named.
-{ cat "$work/clean.log"; rec //tests:w_test GPU-b shared 09.000 08.500; } >"$work/backwards.log"
+{ cat "$work/clean.log"; rec //kernels/w:w_test GPU-b shared 09.000 08.500; } >"$work/backwards.log"
 err="$(bash "$report" "$work/backwards.log" 2>&1)"; st=$?
 [ "$st" -eq 2 ] || fail "end before start: exit $st, expected 2: $err"
 grep -q 'backwards.log line 6 ends before it starts' <<<"$err" || fail "end before start: message does not name line 6: $err"

@@ -1,5 +1,5 @@
-/* The variants of kernels/copy: the one table that the Check test (tests/copy_test.c) and the
- * benchmark (perf/copy_bench.c) both loop over. A copy does no arithmetic: it must be bit-exact. */
+/* The variants of kernels/copy: the one table that the Check test (copy_test.c) and the
+ * benchmark (copy_bench.c) both loop over. A copy does no arithmetic: it must be bit-exact. */
 #ifndef KERNELS_COPY_COPY_VARIANTS_H
 #define KERNELS_COPY_COPY_VARIANTS_H
 

@@ -1,5 +1,5 @@
 /* The variants of kernels/dot with their accuracy model: the one table that the Check test
- * (tests/dot_test.c) and the benchmark (perf/dot_bench.c) both loop over. */
+ * (dot_test.c) and the benchmark (dot_bench.c) both loop over. */
 #ifndef KERNELS_DOT_DOT_VARIANTS_H
 #define KERNELS_DOT_DOT_VARIANTS_H
 

@@ -1,5 +1,5 @@
 /* The variants of kernels/elementwise and their accuracy: the tables that the Check test
- * (tests/elementwise_test.c) and the benchmark (perf/elementwise_bench.c) both loop over, one per
+ * (elementwise_test.c) and the benchmark (elementwise_bench.c) both loop over, one per
  * signature (c = a + b; y = alpha x + y). */
 #ifndef KERNELS_ELEMENTWISE_ELEMENTWISE_VARIANTS_H
 #define KERNELS_ELEMENTWISE_ELEMENTWISE_VARIANTS_H

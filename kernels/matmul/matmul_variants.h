@@ -1,5 +1,5 @@
 /* The variants of kernels/matmul with their accuracy model: the one table that the Check test
- * (tests/matmul_test.c) and the benchmark (perf/matmul_bench.c) both loop over. */
+ * (matmul_test.c) and the benchmark (matmul_bench.c) both loop over. */
 #ifndef KERNELS_MATMUL_MATMUL_VARIANTS_H
 #define KERNELS_MATMUL_MATMUL_VARIANTS_H
 

@@ -1,5 +1,5 @@
 /* The variants of kernels/reduce, in ladder order, with their accuracy model: the one table that
- * the Check test (tests/reduce_test.c) and the benchmark (perf/reduce_bench.c) both loop over. */
+ * the Check test (reduce_test.c) and the benchmark (reduce_bench.c) both loop over. */
 #ifndef KERNELS_REDUCE_REDUCE_VARIANTS_H
 #define KERNELS_REDUCE_REDUCE_VARIANTS_H
 

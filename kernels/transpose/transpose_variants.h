@@ -1,5 +1,5 @@
-/* The variants of kernels/transpose: the one table that the Check test (tests/transpose_test.c) and
- * the benchmark (perf/transpose_bench.c) both loop over. A transpose is exact: no accuracy model. */
+/* The variants of kernels/transpose: the one table that the Check test (transpose_test.c) and
+ * the benchmark (transpose_bench.c) both loop over. A transpose is exact: no accuracy model. */
 #ifndef KERNELS_TRANSPOSE_TRANSPOSE_VARIANTS_H
 #define KERNELS_TRANSPOSE_TRANSPOSE_VARIANTS_H
 

@@ -25,7 +25,7 @@ static char **bench_argv(const options *o, const char *json_out, const char *fil
   argv[k++] = xasprintf("--benchmark_out=%s", json_out);
   argv[k++] = xasprintf("--benchmark_out_format=json");
   argv[k++] = xasprintf("--benchmark_repetitions=%d", o->repetitions);
-  /* Short benchmarks in K contexts: the context is the gate's unit of evidence (perf/contexts.h). */
+  /* Short benchmarks in K contexts: the context is the gate's unit of evidence (perf/runner/contexts.h). */
   argv[k++] = xasprintf("--contexts=%d", o->contexts);
   if (filter) argv[k++] = xasprintf("--benchmark_filter=%s", filter);
   /* The commit under test, for the baseline and history rows (CI sets PERF_COMMIT). */

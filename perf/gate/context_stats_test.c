@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "perf/gate/context_stats.h"
-#include "perf/mann_whitney.h"
+#include "perf/gate/mann_whitney.h"
 #include "tests/support/check_run.h"
 
 #define PI 3.14159265358979323846

@@ -23,7 +23,7 @@ typedef struct {
 } gate_gpu;
 
 /* One run's measurement of a benchmark. The unit of evidence is the CUDA context: every
- * sample of a context shares its offset (perf/contexts.h), so the statistics work on one
+ * sample of a context shares its offset (perf/runner/contexts.h), so the statistics work on one
  * median per context. A long benchmark is measured in one context, a short one in K. */
 typedef struct {
   size_t run;          /* index into gate_figures.runs: where, when, and the copy speed then */
@@ -50,7 +50,7 @@ typedef struct {
   char gpu_uuid[64];            /* which GPU of the model ("" in files made before the field) */
   int contexts;                 /* --contexts: short benchmarks were measured in this many contexts */
   double contexts_below_s;      /* ... "short": a median under this */
-  /* The runner's launch probe (an empty kernel timed like a sample; perf/results.h): its median
+  /* The runner's launch probe (an empty kernel timed like a sample; perf/runner/results.h): its median
    * in the first CUDA context, and the mean of its medians in the --contexts ones. 0: not
    * measured (runs before the probe). The gate compares times net of it (perf/gate/compare.h). */
   double launch_first_ns, launch_contexts_ns;

@@ -613,11 +613,11 @@ START_TEST(families_share_one_baseline) {
 }
 END_TEST
 
-/* A real runner output from an H100 (perf/testdata) reads as the gate expects. */
+/* A real runner output from an H100 (perf/runner/testdata) reads as the gate expects. */
 START_TEST(real_h100_run_is_read) {
   gate_figures f;
   char err[1024];
-  ck_assert_msg(load_run("perf/testdata/h100_elementwise.json", &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_run("perf/runner/testdata/h100_elementwise.json", &f, err, sizeof err) == 0, "%s", err);
   ck_assert_str_eq(f.gpu.slug, "nvidia-h100-80gb-hbm3");
   ck_assert_int_eq(f.gpu.sm_count, 132);
   ck_assert_uint_eq(f.n, 9);
@@ -632,7 +632,7 @@ START_TEST(real_h100_run_is_read) {
 
   /* A run of gate check (--contexts=16) on an H100: the short benchmarks bring 16 context
    * medians and their mean as the time; the 2^28 ones their one context. */
-  ck_assert_msg(load_run("perf/testdata/h100_copy_16contexts.json", &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_run("perf/runner/testdata/h100_copy_16contexts.json", &f, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(f.runs[0].contexts, 16);
   ck_assert_double_eq_tol(f.runs[0].contexts_below_s, 50e-6, 1e-12);
   b = find_bench(&f, "copy/memcpy/N:1048576");

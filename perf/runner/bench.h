@@ -1,0 +1,105 @@
+/* Benchmark registration API.
+ *
+ * One benchmark binary per kernel family. Its main() registers cases and hands
+ * over to the runner:
+ *
+ *   int main(int argc, char **argv) {
+ *     for (each variant v, each size n)
+ *       bench_register(&(bench_case){.family = "elementwise", .variant = v->name,
+ *                                    .params = {{"N", n}}, .bytes = 12.0 * n, .flops = n,
+ *                                    .ops = &add_ops, .arg = v});
+ *     return bench_main(argc, argv);
+ *   }
+ *
+ * A case is named the Google Benchmark way, family/variant/param:value/...,
+ * e.g. "elementwise/add_float4/N:33554432" or "transpose/tiled/nx:8192/ny:8192".
+ *
+ * For every selected case the runner calls, in this order:
+ *   setup     once: allocate, fill inputs with non-zero random data from `seed`,
+ *             poison outputs. The state it returns is passed to the other ops.
+ *             It may use synchronous or default-stream calls: the runner
+ *             synchronises the device before the first run.
+ *   run       once, then verify: the one-time correctness self-check. A case
+ *             whose verify fails is reported as an error (exit status 1), never
+ *             timed.
+ *   run       many times, each one a timed sample: CUDA events on `stream`
+ *             bracket exactly this call (an L2 flush precedes it, untimed).
+ *             run must be re-runnable and may include host work (it is timed
+ *             too). It launches on `stream` and returns the launch's error.
+ *   teardown  once, also after a failure of verify or run (not after a failed
+ *             setup, which must clean up after itself).
+ *
+ * Registering a case touches no CUDA API, so --benchmark_list_tests works on a
+ * machine without a GPU.
+ */
+#ifndef PERF_RUNNER_BENCH_H
+#define PERF_RUNNER_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BENCH_MAX_PARAMS 4
+
+/* A named integer parameter, printed "name:value". Unused slots have name NULL. */
+typedef struct {
+  const char *name;
+  long long value;
+} bench_param;
+
+typedef struct bench_case bench_case;
+
+typedef struct {
+  /* Returns 0, or non-zero with a message in err (then nothing is left allocated). */
+  int (*setup)(const bench_case *c, uint64_t seed, void **state, char *err, size_t errlen);
+  cudaError_t (*run)(void *state, cudaStream_t stream);
+  /* Checks the output of setup + one run against an fp64 CPU reference.
+   * Returns 0, or non-zero with a message in err. */
+  int (*verify)(void *state, char *err, size_t errlen);
+  void (*teardown)(void *state);
+} bench_ops;
+
+struct bench_case {
+  const char *family;  /* "elementwise", "copy", "reduce", ... */
+  const char *variant; /* "add_float4", "memcpy", ... */
+  bench_param params[BENCH_MAX_PARAMS];
+  double bytes;        /* bytes read + written by one run (GB/s is computed from it) */
+  double flops;        /* floating-point operations of one run; 0: not reported */
+  int reference;       /* a library baseline (cudaMemcpy, cuBLAS, CUB): reported, marked
+                          "reference", never the code under test */
+  const bench_ops *ops;
+  const void *arg;     /* the variant's own data (e.g. which kernel), for the ops */
+};
+
+/* Copies *c into the registry (strings must outlive the program: literals).
+ * Exits 1 with a message on a malformed case (no ops, empty names, too long a
+ * name, a duplicate name): a registration bug, found before anything runs. */
+void bench_register(const bench_case *c);
+
+size_t bench_count(void);
+const bench_case *bench_get(size_t i);
+/* Google Benchmark's family_index (one per family/variant, in registration
+ * order) and per_family_instance_index (order of the case within it). */
+int bench_family_index(size_t i);
+int bench_instance_index(size_t i);
+
+/* Writes "family/variant/p:v/..." into buf. Returns the length, or -1 if it
+ * does not fit. */
+int bench_case_name(const bench_case *c, char *buf, size_t len);
+
+/* Forgets every registered case (for tests). */
+void bench_registry_clear(void);
+
+/* The runner: parses the flags, runs the selected cases, reports. Returns the
+ * process exit status: 0 ok, 1 a benchmark failed or no GPU, 2 usage error. */
+int bench_main(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,93 @@
+#include "perf/runner/bench_util.h"
+#include "perf/runner/verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+static int cuda_fail(const char *call, cudaError_t e, char *err, size_t errlen) {
+  snprintf(err, errlen, "%s: %s (%s)", call, cudaGetErrorName(e), cudaGetErrorString(e));
+  return -1;
+}
+
+int bench_random_device(size_t n, float lo, float hi, test_rng *rng, float **dev, float **host, char *err,
+                        size_t errlen) {
+  *dev = NULL;
+  *host = malloc((n ? n : 1) * sizeof(float));
+  if (!*host) {
+    snprintf(err, errlen, "out of host memory for %zu floats", n);
+    return -1;
+  }
+  fill_uniform(*host, n, lo, hi, rng);
+  cudaError_t e = cudaMalloc((void **)dev, (n ? n : 1) * sizeof(float));
+  if (e != cudaSuccess) {
+    free(*host);
+    *host = NULL;
+    *dev = NULL;
+    return cuda_fail("cudaMalloc", e, err, errlen);
+  }
+  e = cudaMemcpy(*dev, *host, n * sizeof(float), cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) {
+    cudaFree(*dev);
+    free(*host);
+    *dev = NULL;
+    *host = NULL;
+    return cuda_fail("cudaMemcpy host to device", e, err, errlen);
+  }
+  return 0;
+}
+
+int bench_poisoned_device(size_t n, float **dev, char *err, size_t errlen) {
+  cudaError_t e = cudaMalloc((void **)dev, (n ? n : 1) * sizeof(float));
+  if (e != cudaSuccess) {
+    *dev = NULL;
+    return cuda_fail("cudaMalloc", e, err, errlen);
+  }
+  e = cudaMemset(*dev, 0xFF, n * sizeof(float));
+  if (e != cudaSuccess) {
+    cudaFree(*dev);
+    *dev = NULL;
+    return cuda_fail("cudaMemset", e, err, errlen);
+  }
+  return 0;
+}
+
+int bench_download(const float *dev, size_t n, float **host, char *err, size_t errlen) {
+  *host = malloc((n ? n : 1) * sizeof(float));
+  if (!*host) {
+    snprintf(err, errlen, "out of host memory for %zu floats", n);
+    return -1;
+  }
+  cudaError_t e = cudaMemcpy(*host, dev, n * sizeof(float), cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    free(*host);
+    *host = NULL;
+    return cuda_fail("cudaMemcpy device to host", e, err, errlen);
+  }
+  return 0;
+}
+
+int bench_sm_count(size_t *sms, char *err, size_t errlen) {
+  int dev = 0, count = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev);
+  if (e != cudaSuccess) return cuda_fail("SM count (cudaDeviceGetAttribute)", e, err, errlen);
+  *sms = (size_t)count;
+  return 0;
+}
+
+static void scalar_ref(const void *ctx, size_t begin, size_t count, double *want, double *scale) {
+  (void)begin;
+  (void)count;
+  (void)scale;
+  want[0] = *(const double *)ctx;
+}
+
+int bench_verify_scalar(const char *what, const float *dev_value, double want, double tol, char *err, size_t errlen) {
+  float *got;
+  if (bench_download(dev_value, 1, &got, err, errlen)) return -1;
+  int rc = verify_f32(what, got, 1, scalar_ref, &want, 0, 0.0, tol, err, errlen);
+  free(got);
+  return rc;
+}

@@ -1,0 +1,85 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf/runner/bench.h"
+
+#define NAME_MAX_LEN 256
+
+typedef struct {
+  bench_case c;
+  int family_index, instance_index;
+} entry;
+
+static entry *g_entries;
+static size_t g_count, g_cap;
+
+static void die(const char *what, const bench_case *c) {
+  fprintf(stderr, "bench_register: %s (family '%s', variant '%s')\n", what, c->family ? c->family : "(null)",
+          c->variant ? c->variant : "(null)");
+  exit(1);
+}
+
+int bench_case_name(const bench_case *c, char *buf, size_t len) {
+  int k = snprintf(buf, len, "%s/%s", c->family, c->variant);
+  if (k < 0 || (size_t)k >= len) return -1;
+  for (int i = 0; i < BENCH_MAX_PARAMS && c->params[i].name; i++) {
+    int m = snprintf(buf + k, len - (size_t)k, "/%s:%lld", c->params[i].name, c->params[i].value);
+    if (m < 0 || (size_t)m >= len - (size_t)k) return -1;
+    k += m;
+  }
+  return k;
+}
+
+static int valid_token(const char *s) {
+  /* '/' separates name parts and ':' a parameter from its value. */
+  return s && *s && !strpbrk(s, "/: \t\n");
+}
+
+void bench_register(const bench_case *c) {
+  if (!valid_token(c->family) || !valid_token(c->variant))
+    die("family and variant must be non-empty, without '/', ':' or spaces", c);
+  for (int i = 0; i < BENCH_MAX_PARAMS && c->params[i].name; i++)
+    if (!valid_token(c->params[i].name)) die("parameter names must be non-empty, without '/', ':' or spaces", c);
+  if (!c->ops || !c->ops->setup || !c->ops->run || !c->ops->verify || !c->ops->teardown)
+    die("every case needs setup, run, verify and teardown ops", c);
+  if (!(c->bytes >= 0) || !(c->flops >= 0)) die("bytes and flops must be >= 0", c);
+
+  char name[NAME_MAX_LEN], other[NAME_MAX_LEN];
+  if (bench_case_name(c, name, sizeof name) < 0) die("name longer than 255 characters", c);
+  int family_index = -1, instance = 0, families = 0;
+  for (size_t i = 0; i < g_count; i++) {
+    const bench_case *o = &g_entries[i].c;
+    bench_case_name(o, other, sizeof other);
+    if (strcmp(name, other) == 0) die("duplicate benchmark name", c);
+    if (g_entries[i].family_index + 1 > families) families = g_entries[i].family_index + 1;
+    if (strcmp(o->family, c->family) == 0 && strcmp(o->variant, c->variant) == 0) {
+      family_index = g_entries[i].family_index;
+      instance++;
+    }
+  }
+  if (family_index < 0) family_index = families;
+
+  if (g_count == g_cap) {
+    size_t cap = g_cap ? 2 * g_cap : 16;
+    entry *e = realloc(g_entries, cap * sizeof *e);
+    if (!e) die("out of memory", c);
+    g_entries = e;
+    g_cap = cap;
+  }
+  g_entries[g_count].c = *c;
+  g_entries[g_count].family_index = family_index;
+  g_entries[g_count].instance_index = instance;
+  g_count++;
+}
+
+size_t bench_count(void) { return g_count; }
+const bench_case *bench_get(size_t i) { return i < g_count ? &g_entries[i].c : NULL; }
+int bench_family_index(size_t i) { return i < g_count ? g_entries[i].family_index : -1; }
+int bench_instance_index(size_t i) { return i < g_count ? g_entries[i].instance_index : -1; }
+
+void bench_registry_clear(void) {
+  free(g_entries);
+  g_entries = NULL;
+  g_count = g_cap = 0;
+}

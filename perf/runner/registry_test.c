@@ -1,0 +1,91 @@
+/* CPU tests of benchmark registration and naming (perf/runner/registry). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf/runner/bench.h"
+#include "tests/support/check_run.h"
+
+static int dummy_setup(const bench_case *c, uint64_t seed, void **s, char *e, size_t n) {
+  (void)c, (void)seed, (void)s, (void)e, (void)n;
+  return 0;
+}
+static cudaError_t dummy_run(void *s, cudaStream_t st) {
+  (void)s, (void)st;
+  return cudaSuccess;
+}
+static int dummy_verify(void *s, char *e, size_t n) {
+  (void)s, (void)e, (void)n;
+  return 0;
+}
+static void dummy_teardown(void *s) { (void)s; }
+static const bench_ops kOps = {dummy_setup, dummy_run, dummy_verify, dummy_teardown};
+
+START_TEST(names_follow_google_benchmark) {
+  char buf[256];
+  bench_case c = {.family = "elementwise", .variant = "add_float4", .params = {{"N", 33554432}}, .ops = &kOps};
+  ck_assert_int_eq(bench_case_name(&c, buf, sizeof buf), (int)strlen("elementwise/add_float4/N:33554432"));
+  ck_assert_str_eq(buf, "elementwise/add_float4/N:33554432");
+  bench_case t = {.family = "transpose", .variant = "tiled", .params = {{"nx", 8192}, {"ny", 4096}}, .ops = &kOps};
+  bench_case_name(&t, buf, sizeof buf);
+  ck_assert_str_eq(buf, "transpose/tiled/nx:8192/ny:4096");
+  bench_case none = {.family = "reduce", .variant = "v6_multi_add", .ops = &kOps};
+  bench_case_name(&none, buf, sizeof buf);
+  ck_assert_str_eq(buf, "reduce/v6_multi_add");
+  ck_assert_int_eq(bench_case_name(&c, buf, 10), -1); /* does not fit */
+}
+END_TEST
+
+START_TEST(family_and_instance_indices) {
+  bench_registry_clear();
+  const char *variants[] = {"add", "add_float4"};
+  for (int v = 0; v < 2; v++)
+    for (long long n = 1 << 20; n <= 1 << 24; n <<= 4)
+      bench_register(&(bench_case){.family = "elementwise", .variant = variants[v], .params = {{"N", n}},
+                                   .bytes = 12.0 * n, .ops = &kOps});
+  bench_register(&(bench_case){.family = "copy", .variant = "add", .params = {{"N", 1}}, .ops = &kOps});
+  ck_assert_uint_eq(bench_count(), 5);
+  int fam[] = {0, 0, 1, 1, 2}, inst[] = {0, 1, 0, 1, 0};
+  for (size_t i = 0; i < 5; i++) {
+    ck_assert_int_eq(bench_family_index(i), fam[i]);
+    ck_assert_int_eq(bench_instance_index(i), inst[i]);
+  }
+  ck_assert_str_eq(bench_get(2)->variant, "add_float4");
+  ck_assert_double_eq(bench_get(1)->bytes, 12.0 * (1 << 24));
+  ck_assert_ptr_null(bench_get(5));
+  bench_registry_clear();
+  ck_assert_uint_eq(bench_count(), 0);
+}
+END_TEST
+
+/* Malformed registrations exit 1 before anything runs (Check forks each test). */
+START_TEST(duplicate_name_exits) {
+  bench_case c = {.family = "f", .variant = "v", .params = {{"N", 1}}, .ops = &kOps};
+  bench_register(&c);
+  bench_register(&c);
+}
+END_TEST
+
+START_TEST(slash_in_variant_exits) {
+  bench_register(&(bench_case){.family = "f", .variant = "a/b", .ops = &kOps});
+}
+END_TEST
+
+START_TEST(missing_ops_exits) {
+  bench_ops partial = kOps;
+  partial.verify = NULL;
+  bench_register(&(bench_case){.family = "f", .variant = "v", .ops = &partial});
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("registry");
+  TCase *tc = tcase_create("registry");
+  tcase_add_test(tc, names_follow_google_benchmark);
+  tcase_add_test(tc, family_and_instance_indices);
+  tcase_add_exit_test(tc, duplicate_name_exits, 1);
+  tcase_add_exit_test(tc, slash_in_variant_exits, 1);
+  tcase_add_exit_test(tc, missing_ops_exits, 1);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}

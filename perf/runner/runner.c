@@ -1,0 +1,749 @@
+/* The benchmark runner: flags, device discovery, the timing loop, reports.
+ *
+ * One sample, all queued on one stream without host synchronisation:
+ *   L2 flush (or, with --hot, a short spin kernel) -> start event -> run() ->
+ *   stop event; then wait for the stop event and read NVML.
+ * The GPU time (real_time) is the event interval. The host time (cpu_time) is
+ * the wall time of the run() call on the host: launch cost and any host step. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "perf/runner/bench.h"
+#include "perf/runner/filter.h"
+#include "perf/runner/flags.h"
+#include "perf/runner/nvml.h"
+#include "perf/runner/contexts.h"
+#include "perf/runner/driver_contexts.h"
+#include "perf/runner/report.h"
+#include "perf/runner/sampler.h"
+#include "perf/runner/untimed.h"
+#include "perf/runner/stats.h"
+
+/* Bytes one probe copy moves (read + written): well past any L2, so it
+ * measures DRAM bandwidth. */
+#define PROBE_BYTES (1ull << 30)
+
+/* With --hot there is no flush to queue ahead of the start event; a spin of
+ * this long covers the host's enqueueing of the event and the launch. */
+#define HOT_SPIN_NS 20000ull
+
+typedef struct {
+  bench_options opt;
+  run_context ctx;
+  /* What the timing loop needs in the current CUDA context (see open_sampling). */
+  cudaStream_t stream;
+  cudaEvent_t start, stop;
+  void *flush;
+  size_t flush_bytes;
+  gpu_nvml *nvml;
+  int nvml_ok;            /* readings work: clocks are recorded */
+  double nvml_interval_s; /* least time between two readings */
+  double prepare_s;       /* wall time so far in set-up, self-check and teardown (the rest is sampling) */
+} runner;
+
+typedef struct {
+  long min_samples;
+  double min_time_s, max_noise, timeout_s, warmup_s;
+  long max_samples; /* 0: no cap */
+} measure_cfg;
+
+typedef cudaError_t (*run_fn)(void *state, cudaStream_t stream);
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cuda_fail(const char *call, cudaError_t e, char *err, size_t errlen) {
+  snprintf(err, errlen, "%s: %s (%s)", call, cudaGetErrorName(e), cudaGetErrorString(e));
+  return -1;
+}
+
+#define TRY(call, what)                                                 \
+  do {                                                                  \
+    cudaError_t try_err_ = (call);                                      \
+    if (try_err_ != cudaSuccess) return cuda_fail(what, try_err_, err, errlen); \
+  } while (0)
+
+/* Warm-up, then samples until the stopping rule or the timeout (the policy
+ * is perf/runner/sampler's; this loop does the CUDA and NVML calls). */
+static int measure(runner *R, run_fn fn, void *state, const measure_cfg *cfg, rep_result *rep, char *err,
+                   size_t errlen) {
+  memset(rep, 0, sizeof *rep);
+  double t0 = now_s();
+  do {
+    TRY(fn(state, R->stream), "warm-up run");
+    TRY(cudaStreamSynchronize(R->stream), "warm-up run (execution)");
+  } while (now_s() - t0 < cfg->warmup_s);
+
+  const run_context *ctx = &R->ctx;
+  sampler_cfg scfg = {
+      .min_samples = cfg->min_samples,
+      .min_time_s = cfg->min_time_s,
+      .max_noise = cfg->max_noise,
+      .timeout_s = cfg->timeout_s,
+      .max_samples = cfg->max_samples,
+      .clock_floor_mhz = ctx->clock_filter ? ctx->min_clock_ratio * ctx->gpu.sm_clock_max_mhz : 0,
+      .readings = R->nvml_ok,
+      .nvml_interval_s = R->nvml_interval_s,
+  };
+  sampler sm;
+  sampler_init(&sm, &scfg, rep, now_s());
+  for (unsigned long count = 0;; count++) {
+    /* Queue GPU work ahead of the start event, with no host synchronisation:
+     * the event is then timestamped when the GPU finishes that work, with the
+     * kernel launch already queued behind it. On an idle stream the event would
+     * fire at once and the sample would include the host's launch latency. */
+    if (R->flush && !R->opt.l2_flush_write) {
+      /* Reading leaves clean lines: the timed kernel's misses evict them with
+       * no write-back, so it is not charged for the flush's own traffic. */
+      TRY(bench_l2_flush_read(R->flush, R->flush_bytes, R->ctx.gpu.sm_count, R->stream), "L2 flush (read kernel)");
+    } else if (R->flush) {
+      /* --l2_flush=write: a different byte each time, so no sample finds the
+       * flush buffer's contents already there. Up to an L2 of dirty lines is
+       * left for the timed kernel to write back. */
+      TRY(cudaMemsetAsync(R->flush, (int)(count & 0xFF), R->flush_bytes, R->stream), "L2 flush (cudaMemsetAsync)");
+    } else {
+      TRY(bench_gpu_spin(HOT_SPIN_NS, R->stream), "spin kernel");
+    }
+    TRY(cudaEventRecord(R->start, R->stream), "cudaEventRecord");
+    double h0 = now_s();
+    TRY(fn(state, R->stream), "run");
+    double h1 = now_s();
+    TRY(cudaEventRecord(R->stop, R->stream), "cudaEventRecord");
+    TRY(cudaEventSynchronize(R->stop), "run (execution)");
+    float ms = 0;
+    TRY(cudaEventElapsedTime(&ms, R->start, R->stop), "cudaEventElapsedTime");
+    /* Whole nanoseconds: events resolve about half a microsecond, so nothing
+     * is lost, and the JSON's sample lists stay short. */
+    double now = now_s();
+    int due = sampler_add(&sm, nearbyint((double)ms * 1e6), nearbyint((h1 - h0) * 1e9), now);
+    if (due < 0) {
+      snprintf(err, errlen, "out of host memory for samples");
+      return -1;
+    }
+    if (due) {
+      nvml_reading rd;
+      int ok = nvml_read(R->nvml, &rd) == 0;
+      sampler_reading(&sm, ok ? &rd : NULL, now_s());
+    }
+    if (sampler_done(&sm, now_s())) break;
+  }
+  return sampler_finish(&sm, ctx->min_clock_ratio, ctx->gpu.sm_clock_max_mhz, err, errlen);
+}
+
+static void free_rep(rep_result *rep) {
+  free(rep->gpu_ns);
+  free(rep->host_ns);
+  free(rep->context_ns);
+  rep->gpu_ns = rep->host_ns = rep->context_ns = NULL;
+  rep->n = rep->ncontext = 0;
+}
+
+/* ---------- device information ---------- */
+
+static void version_string(int v, char *buf, size_t len) { snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10); }
+
+static int gather_gpu(runner *R, int dev, char *err, size_t errlen) {
+  gpu_info *g = &R->ctx.gpu;
+  struct cudaDeviceProp p;
+  TRY(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
+  snprintf(g->name, sizeof g->name, "%s", p.name);
+  const unsigned char *u = (const unsigned char *)p.uuid.bytes;
+  snprintf(g->uuid, sizeof g->uuid,
+           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
+           u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  TRY(cudaDeviceGetPCIBusId(g->pci_bus_id, (int)sizeof g->pci_bus_id, dev), "cudaDeviceGetPCIBusId");
+  snprintf(g->compute_capability, sizeof g->compute_capability, "%d.%d", p.major, p.minor);
+  g->sm_count = p.multiProcessorCount;
+  g->l2_bytes = p.l2CacheSize;
+  g->global_mem_bytes = (long long)p.totalGlobalMem;
+  g->ecc = p.ECCEnabled != 0;
+  int mem_khz = 0, bus = 0, sm_khz = 0, v = 0;
+  /* CUDA 13 dropped these from cudaDeviceProp; the attributes remain. */
+  TRY(cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, dev), "cudaDeviceGetAttribute(bus width)");
+  if (cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess) mem_khz = 0;
+  if (cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) != cudaSuccess) sm_khz = 0;
+  cudaGetLastError(); /* an unsupported attribute is not a sticky error; clear it */
+  g->bus_width_bits = bus;
+  g->mem_clock_max_mhz = mem_khz / 1000.0;
+  g->sm_clock_max_mhz = sm_khz / 1000.0;
+  TRY(cudaDriverGetVersion(&v), "cudaDriverGetVersion");
+  version_string(v, g->cuda_driver_version, sizeof g->cuda_driver_version);
+  TRY(cudaRuntimeGetVersion(&v), "cudaRuntimeGetVersion");
+  version_string(v, g->runtime_version, sizeof g->runtime_version);
+
+  char why[200] = "";
+  R->nvml = nvml_open(getenv("BENCH_NVML_LIBRARY"), g->pci_bus_id, g->uuid, why, sizeof why);
+  unsigned sm = 0, mem = 0;
+  nvml_reading rd;
+  if (!R->nvml) {
+    snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "unavailable: %s; clock filtering disabled", why);
+  } else if (nvml_max_clocks(R->nvml, &sm, &mem) != 0 || nvml_read(R->nvml, &rd) != 0) {
+    snprintf(R->ctx.nvml, sizeof R->ctx.nvml,
+             "loaded, but clocks/temperature/throttle reasons are unreadable; clock filtering disabled");
+  } else {
+    R->nvml_ok = 1;
+    g->sm_clock_max_mhz = sm; /* the filter compares NVML's clock with NVML's maximum */
+    if (g->mem_clock_max_mhz <= 0) g->mem_clock_max_mhz = mem;
+    /* What a reading costs decides how often the timing loop reads. */
+    double t0 = now_s();
+    for (int i = 0; i < 10; i++) nvml_read(R->nvml, &rd);
+    double cost = (now_s() - t0) / 10;
+    R->nvml_interval_s = 10 * cost;
+    snprintf(R->ctx.nvml, sizeof R->ctx.nvml, "ok: a reading takes %.0f us, read at most every %.0f us", cost * 1e6,
+             R->nvml_interval_s * 1e6);
+  }
+  if (R->nvml) {
+    int ecc = nvml_ecc_enabled(R->nvml);
+    if (ecc >= 0) g->ecc = ecc;
+    nvml_driver_version(R->nvml, g->driver_version, sizeof g->driver_version);
+  }
+  /* Double data rate: two transfers per memory clock (the 2 x clock x bus width / 8). */
+  g->peak_gbps = 2.0 * g->mem_clock_max_mhz * 1e6 * g->bus_width_bits / 8 / 1e9;
+  R->ctx.clock_filter = R->nvml_ok && R->opt.min_clock_ratio > 0;
+  return 0;
+}
+
+static void gather_host(run_context *c, const char *argv0) {
+  c->executable = argv0;
+  time_t t = time(NULL);
+  struct tm tm;
+  localtime_r(&t, &tm);
+  char zone[8];
+  strftime(c->date, sizeof c->date, "%Y-%m-%dT%H:%M:%S", &tm);
+  strftime(zone, sizeof zone, "%z", &tm); /* +hhmm -> +hh:mm, as Google Benchmark writes it */
+  size_t k = strlen(c->date);
+  if (strlen(zone) == 5) snprintf(c->date + k, sizeof c->date - k, "%.3s:%s", zone, zone + 3);
+  if (gethostname(c->host_name, sizeof c->host_name) != 0) snprintf(c->host_name, sizeof c->host_name, "unknown");
+  c->host_name[sizeof c->host_name - 1] = '\0';
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  c->num_cpus = n > 0 ? (int)n : 0;
+  if (getloadavg(c->load_avg, 3) != 3) c->load_avg[0] = c->load_avg[1] = c->load_avg[2] = 0;
+#ifdef NDEBUG
+  c->build_type = "release";
+#else
+  c->build_type = "debug";
+#endif
+}
+
+/* ---------- copy probe ---------- */
+
+typedef struct {
+  void *src, *dst;
+  size_t bytes;
+} probe_state;
+
+static cudaError_t probe_run(void *state, cudaStream_t s) {
+  probe_state *p = state;
+  return cudaMemcpyAsync(p->dst, p->src, p->bytes, cudaMemcpyDeviceToDevice, s);
+}
+
+/* Device-to-device cudaMemcpy bandwidth, median over samples: the practical
+ * limit every memory-bound benchmark is compared with. A failure is reported
+ * in the context (no %copy), not fatal. */
+static void copy_probe(runner *R, const measure_cfg *cfg) {
+  probe_state p = {NULL, NULL, PROBE_BYTES / 2};
+  while (p.bytes >= (64u << 20)) {
+    if (cudaMalloc(&p.src, p.bytes) == cudaSuccess && cudaMalloc(&p.dst, p.bytes) == cudaSuccess) break;
+    cudaFree(p.src);
+    p.src = p.dst = NULL;
+    cudaGetLastError();
+    p.bytes /= 2;
+  }
+  char err[256] = "";
+  rep_result rep = {0};
+  if (!p.src) {
+    fprintf(stderr, "warning: copy probe: cannot allocate two 64 MiB buffers; %%copy left out\n");
+  } else if (cudaMemset(p.src, 0x3C, p.bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+    /* (0x3C: never copy zeros; the sync: the memset ran on the legacy stream) */
+    fprintf(stderr, "warning: copy probe: cudaMemset failed; %%copy left out\n");
+  } else if (measure(R, probe_run, &p, cfg, &rep, err, sizeof err) != 0) {
+    fprintf(stderr, "warning: copy probe: %s; %%copy left out\n", err);
+  } else {
+    double median_ns = stats_median(rep.gpu_ns, rep.n);
+    R->ctx.copy_probe_bytes = 2.0 * (double)p.bytes;
+    R->ctx.copy_gbps = R->ctx.copy_probe_bytes / median_ns;
+  }
+  free_rep(&rep);
+  cudaFree(p.src);
+  cudaFree(p.dst);
+  cudaGetLastError();
+}
+
+/* ---------- the launch probe ---------- */
+
+static cudaError_t run_empty(void *state, cudaStream_t stream) {
+  (void)state;
+  return bench_empty_kernel(stream);
+}
+
+/* Times an empty kernel like a benchmark, in the current context, and appends its median to
+ * the run's launch_ns (results.h). Only recorded: a failure is reported and leaves 0. */
+static void launch_probe(runner *R) {
+  if (R->ctx.n_launch > CONTEXTS_MAX) return;
+  measure_cfg cfg = {10, 0, INFINITY, 1.0, 0, CONTEXTS_MAX_SAMPLES};
+  rep_result rep;
+  char err[256];
+  double median = 0;
+  if (measure(R, run_empty, NULL, &cfg, &rep, err, sizeof err) == 0 && rep.n > 0)
+    median = stats_median(rep.gpu_ns, rep.n);
+  else
+    fprintf(stderr, "%s: launch probe: %s\n", R->ctx.executable, err);
+  free_rep(&rep);
+  R->ctx.launch_ns[R->ctx.n_launch++] = median;
+}
+
+/* ---------- one benchmark case ---------- */
+
+/* One repetition. With `quick` (the first context under --contexts), it is first measured
+ * with quick's shorter time: a short benchmark's measurement here only tells that it is
+ * short, and the other contexts' replace it (perf/runner/contexts.h); only a long one is then
+ * measured again with cfg. */
+static int measure_rep(runner *R, run_fn fn, void *state, const measure_cfg *cfg, const measure_cfg *quick,
+                       rep_result *rep, char *err, size_t errlen) {
+  if (quick) {
+    if (measure(R, fn, state, quick, rep, err, errlen) != 0) return -1;
+    if (rep->n > 0 && stats_median(rep->gpu_ns, rep->n) < R->opt.contexts_below_s * 1e9) return 0;
+    free_rep(rep);
+  }
+  return measure(R, fn, state, cfg, rep, err, errlen);
+}
+
+/* Sets up, self-checks (unless check is 0) and measures one case into r (see measure_rep
+ * for quick). */
+static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measure_cfg *quick, int check,
+                     bench_result *r) {
+  const bench_case *c = bench_get(idx);
+  char err[400] = "";
+  bench_case_name(c, r->name, sizeof r->name);
+  r->family_index = bench_family_index(idx);
+  r->instance_index = bench_instance_index(idx);
+  r->reference = c->reference;
+  r->bytes = c->bytes;
+  r->flops = c->flops;
+  void *state = NULL;
+  double t0 = now_s();
+  if (c->ops->setup(c, R->ctx.seed + 0x9E3779B97F4A7C15ull * (idx + 1), &state, err, sizeof err) != 0) {
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "setup: %s", err);
+    R->prepare_s += now_s() - t0;
+    return;
+  }
+  /* setup's copies and memsets ran on the legacy default stream, which the
+   * runner's non-blocking stream does not wait for. */
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) e = c->ops->run(state, R->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(R->stream);
+  if (e != cudaSuccess) {
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "self-check run: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+  } else if (check && c->ops->verify(state, err, sizeof err) != 0) {
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "self-check failed, not timed: %s", err);
+  }
+  R->prepare_s += now_s() - t0;
+  if (!r->failed) {
+    r->reps = calloc((size_t)R->opt.repetitions, sizeof *r->reps);
+    if (!r->reps) {
+      r->failed = 1;
+      snprintf(r->error, sizeof r->error, "out of host memory");
+    }
+    for (int i = 0; !r->failed && i < R->opt.repetitions; i++) {
+      if (measure_rep(R, c->ops->run, state, cfg, quick, &r->reps[i], err, sizeof err) != 0) {
+        r->failed = 1;
+        snprintf(r->error, sizeof r->error, "repetition %d: %s", i, err);
+      }
+      r->nreps = i + 1;
+    }
+  }
+  t0 = now_s();
+  c->ops->teardown(state);
+  R->prepare_s += now_s() - t0;
+  if (r->failed) {
+    for (int i = 0; i < r->nreps; i++) free_rep(&r->reps[i]);
+    free(r->reps);
+    r->reps = NULL;
+    r->nreps = 0;
+  }
+}
+
+/* ---------- main ---------- */
+
+static int usage_error(const char *prog, const char *msg) {
+  fprintf(stderr, "%s: %s\n", prog, msg);
+  fprintf(stderr, "usage: %s [--benchmark_filter=<regex>] [--benchmark_format=console|json|csv] ... (--help lists "
+                  "every flag)\n",
+          prog);
+  return 2;
+}
+
+/* `bazel run` starts the binary in its runfiles tree; a relative
+ * --benchmark_out means the directory the user ran bazel from. */
+static const char *resolve_out_path(const char *path, char *buf, size_t len) {
+  const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+  if (!path || path[0] == '/' || !wd || !*wd) return path;
+  snprintf(buf, len, "%s/%s", wd, path);
+  return buf;
+}
+
+static void write_report(FILE *f, out_format fmt, const runner *R, const bench_result *res, size_t n,
+                         int aggregates_only, int name_width) {
+  if (fmt == FORMAT_JSON) {
+    if (report_write_json(f, &R->ctx, res, n, aggregates_only) != 0) fprintf(stderr, "error: writing JSON failed\n");
+  } else if (fmt == FORMAT_CSV) {
+    report_csv_header(f);
+    for (size_t i = 0; i < n; i++) report_csv_result(f, &R->ctx, &res[i], aggregates_only);
+  } else {
+    report_console_header(f, &R->ctx, name_width);
+    for (size_t i = 0; i < n; i++) report_console_result(f, &R->ctx, &res[i], name_width, aggregates_only);
+  }
+}
+
+static uint64_t pick_seed(void) {
+  const char *env = getenv("BENCH_SEED");
+  if (env && *env) return strtoull(env, NULL, 0);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+}
+
+/* The registered cases whose names pass the filter: indices and names. */
+typedef struct {
+  size_t n, *index;
+  char (*names)[256];
+  const char **name_ptrs;
+} selection;
+
+static int select_cases(const char *spec, selection *sel, char *err, size_t errlen) {
+  bench_filter filter;
+  if (filter_compile(&filter, spec, err, errlen) != 0) return -1;
+  size_t total = bench_count() + 1;
+  sel->n = 0;
+  sel->index = malloc(total * sizeof *sel->index);
+  sel->names = malloc(total * sizeof *sel->names);
+  sel->name_ptrs = malloc(total * sizeof *sel->name_ptrs);
+  if (!sel->index || !sel->names || !sel->name_ptrs) {
+    filter_free(&filter);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < bench_count(); i++) {
+    char *name = sel->names[sel->n];
+    bench_case_name(bench_get(i), name, sizeof sel->names[0]);
+    if (filter_match(&filter, name)) {
+      sel->name_ptrs[sel->n] = name;
+      sel->index[sel->n++] = i;
+    }
+  }
+  filter_free(&filter);
+  return 0;
+}
+
+static void fill_context(run_context *ctx, const bench_options *o, const char *prog, context_entry *user) {
+  gather_host(ctx, prog);
+  ctx->seed = pick_seed();
+  for (int i = 0; i < o->n_context; i++) user[i] = (context_entry){o->context[i].key, o->context[i].value};
+  ctx->user = user;
+  ctx->n_user = (size_t)o->n_context;
+  ctx->min_clock_ratio = o->min_clock_ratio;
+  ctx->repetitions = o->repetitions;
+  ctx->contexts = o->contexts;
+  ctx->contexts_below_s = o->contexts_below_s;
+  ctx->min_time_s = o->min_time_s;
+  ctx->min_warmup_s = o->min_warmup_s;
+  ctx->max_noise_pct = o->max_noise_pct;
+  ctx->timeout_s = o->timeout_s;
+  ctx->min_samples = o->min_samples;
+}
+
+/* The stream, events and L2 flush buffer of the timing loop, made in the
+ * current CUDA context (each context of --contexts has its own). */
+static int open_sampling(runner *R, char *err, size_t errlen) {
+  TRY(cudaStreamCreateWithFlags(&R->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  TRY(cudaEventCreate(&R->start), "cudaEventCreate");
+  TRY(cudaEventCreate(&R->stop), "cudaEventCreate");
+  if (!R->opt.hot) {
+    /* Twice the L2, so no line of a benchmark's data survives the flush. */
+    long long l2 = R->ctx.gpu.l2_bytes > 0 ? R->ctx.gpu.l2_bytes : 64ll << 20;
+    R->flush_bytes = 2 * (size_t)l2;
+    TRY(cudaMalloc(&R->flush, R->flush_bytes), "cudaMalloc of the L2 flush buffer");
+    /* The read flush needs zeros (see perf/runner/untimed.h); written once, here. */
+    TRY(cudaMemset(R->flush, 0, R->flush_bytes), "cudaMemset of the L2 flush buffer");
+    TRY(cudaDeviceSynchronize(), "cudaMemset of the L2 flush buffer");
+  }
+  return 0;
+}
+
+static void close_sampling(runner *R) {
+  if (R->flush) cudaFree(R->flush);
+  if (R->start) cudaEventDestroy(R->start);
+  if (R->stop) cudaEventDestroy(R->stop);
+  if (R->stream) cudaStreamDestroy(R->stream);
+  R->flush = NULL;
+  R->start = R->stop = NULL;
+  R->stream = NULL;
+}
+
+/* Device description, NVML, and the sampling resources of the first context. */
+static int setup_device(runner *R, char *err, size_t errlen) {
+  const bench_options *o = &R->opt;
+  TRY(cudaSetDevice(o->device), "cudaSetDevice");
+  if (gather_gpu(R, o->device, err, errlen) != 0) return -1;
+  if (open_sampling(R, err, errlen) != 0) return -1;
+  if (!o->hot) {
+    R->ctx.l2_flush = 1;
+    R->ctx.l2_flush_write = o->l2_flush_write;
+    R->ctx.l2_flush_bytes = (double)R->flush_bytes;
+  }
+  return 0;
+}
+
+static void release_device(runner *R) {
+  nvml_close(R->nvml);
+  close_sampling(R);
+}
+
+/* Measures the short benchmarks (is_short) once more in a new CUDA context,
+ * made current for the time, and pools each repetition into res. A benchmark
+ * that fails there fails in res. Returns how many failed, or -1 with a message
+ * when the context itself could not be made, used or destroyed. */
+static int measure_in_one_context(runner *R, const selection *sel, const int *is_short, const measure_cfg *cfg,
+                                  bench_result *res, int k, char *err, size_t errlen) {
+  const bench_options *o = &R->opt;
+  driver_context first, made;
+  if (driver_context_current(&first, err, errlen) || driver_context_create(o->device, &made, err, errlen)) return -1;
+  int failed = 0, rc = open_sampling(R, err, errlen);
+  for (size_t i = 0; rc == 0 && i < sel->n; i++) {
+    if (!is_short[i] || res[i].failed) continue;
+    bench_result one;
+    memset(&one, 0, sizeof one);
+    /* The first context checked this case's output from the same inputs: here only the
+     * timing is new, and a check of a 2^24-element output costs more than its samples. */
+    run_case(R, sel->index[i], cfg, NULL, 0, &one);
+    for (int r = 0; !one.failed && r < one.nreps; r++)
+      if (contexts_pool(&res[i].reps[r], &one.reps[r]) != 0) {
+        one.failed = 1;
+        snprintf(one.error, sizeof one.error, "out of host memory");
+      }
+    if (one.failed) {
+      res[i].failed = 1;
+      failed++;
+      snprintf(res[i].error, sizeof res[i].error, "--contexts: in context %d of %d: %.400s", k + 1, o->contexts,
+               one.error);
+      fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
+    }
+    for (int r = 0; r < one.nreps; r++) free_rep(&one.reps[r]);
+    free(one.reps);
+  }
+  /* The probe goes last: timed before the benchmarks, it made the 3-launch reduce v0..v5 that
+   * follow it 0.9 us slower in every context (docs/RESULTS.md, an A/B on one H100). */
+  if (rc == 0) launch_probe(R);
+  close_sampling(R);
+  char why[256];
+  if (driver_context_set_current(first, why, sizeof why) || driver_context_destroy(made, why, sizeof why)) {
+    if (rc == 0) snprintf(err, errlen, "%s", why);
+    rc = -1;
+  }
+  return rc == 0 ? failed : -1;
+}
+
+/* Each context gets a K-th of the time, as K processes would, at most CONTEXTS_MAX_SAMPLES,
+ * and no noise target: chasing --max_noise within a context only added samples, up to the
+ * timeout. */
+static measure_cfg context_cfg(const measure_cfg *cfg, int contexts) {
+  measure_cfg each = *cfg;
+  each.min_time_s /= contexts;
+  each.timeout_s /= contexts;
+  each.max_noise = INFINITY;
+  each.max_samples = CONTEXTS_MAX_SAMPLES;
+  return each;
+}
+
+/* --contexts=K: the short benchmarks again in K more CUDA contexts of this
+ * process, one after another, pooled into res in place of the first context's
+ * samples (see perf/runner/contexts.h). Returns the number of benchmarks that failed. */
+static int measure_in_contexts(runner *R, const selection *sel, const measure_cfg *cfg, bench_result *res) {
+  const bench_options *o = &R->opt;
+  const char *prog = R->ctx.executable;
+  int *is_short = calloc(sel->n + 1, sizeof *is_short), nshort = 0, failed = 0;
+  if (!is_short) {
+    fprintf(stderr, "%s: error: out of memory\n", prog);
+    return 1;
+  }
+  for (size_t i = 0; i < sel->n; i++) nshort += is_short[i] = contexts_is_short(&res[i], o->contexts_below_s * 1e9);
+  if (nshort == 0) {
+    free(is_short);
+    return 0;
+  }
+  measure_cfg each = context_cfg(cfg, o->contexts);
+  /* The first context's flush buffer and stream stay; each new context gets its own. */
+  runner saved = *R;
+  fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more CUDA contexts\n", prog, nshort,
+          o->contexts_below_s * 1e6, o->contexts);
+  double t0 = now_s(), prepare0 = R->prepare_s;
+  char err[512] = "";
+  for (int k = 0; k < o->contexts && !err[0]; k++) {
+    int n = measure_in_one_context(R, sel, is_short, &each, res, k, err, sizeof err);
+    if (n > 0) failed += n;
+    if (n < 0 && !err[0]) snprintf(err, sizeof err, "unknown error");
+    if (n < 0) fprintf(stderr, "%s: error: --contexts: context %d of %d: %s\n", prog, k + 1, o->contexts, err);
+  }
+  R->stream = saved.stream;
+  R->start = saved.start;
+  R->stop = saved.stop;
+  R->flush = saved.flush;
+  fprintf(stderr, "%s: the %d contexts took %.1f s (set-up and teardown %.1f s)\n", prog, o->contexts, now_s() - t0,
+          R->prepare_s - prepare0);
+  /* A context that could not be made leaves benchmarks measured in fewer than K: they fail. */
+  for (size_t i = 0; i < sel->n; i++) {
+    if (!is_short[i] || res[i].failed) continue;
+    for (int r = 0; r < res[i].nreps; r++) {
+      if (res[i].reps[r].ncontext == (size_t)o->contexts) continue;
+      res[i].failed = 1;
+      failed++;
+      snprintf(res[i].error, sizeof res[i].error, "--contexts=%d: measured in %zu of %d contexts: %.400s",
+               o->contexts, res[i].reps[r].ncontext, o->contexts, err[0] ? err : "see above");
+      fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
+      break;
+    }
+  }
+  free(is_short);
+  return failed;
+}
+
+int bench_main(int argc, char **argv) {
+  const char *prog = argc > 0 && argv[0] ? argv[0] : "bench";
+  runner R;
+  memset(&R, 0, sizeof R);
+  const bench_options *o = &R.opt;
+  char err[512];
+  flags_status fs = flags_parse(argc, argv, &R.opt, err, sizeof err);
+  if (fs == FLAGS_HELP) {
+    flags_usage(stdout, prog);
+    return 0;
+  }
+  if (fs == FLAGS_ERROR) return usage_error(prog, err);
+  for (int i = 0; i < o->n_context; i++) {
+    if (report_context_key_reserved(o->context[i].key)) {
+      snprintf(err, sizeof err, "--benchmark_context: '%s' is a key the runner writes itself; choose another",
+               o->context[i].key);
+      return usage_error(prog, err);
+    }
+  }
+
+  selection sel = {0};
+  if (select_cases(o->filter, &sel, err, sizeof err) != 0) return usage_error(prog, err);
+  int rc = 0;
+  FILE *out = NULL;
+  bench_result *res = NULL;
+  if (sel.n == 0) {
+    fprintf(stderr, "%s: no benchmark matches --benchmark_filter=%s (--benchmark_list_tests lists them)\n", prog,
+            o->filter);
+    rc = 1;
+    goto done;
+  }
+  if (o->list_tests) {
+    for (size_t i = 0; i < sel.n; i++) printf("%s\n", sel.name_ptrs[i]);
+    goto done;
+  }
+
+  /* Everything from here needs the GPU. */
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    fprintf(stderr,
+            "%s: error: no usable CUDA device (cudaGetDeviceCount: %s). The benchmarks need an NVIDIA GPU with its "
+            "driver; --benchmark_list_tests and --help work without one.\n",
+            prog, e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
+    rc = 1;
+    goto done;
+  }
+  if (o->device >= count) {
+    snprintf(err, sizeof err, "--device=%d: this machine has %d CUDA device(s), ordinals 0..%d", o->device, count,
+             count - 1);
+    rc = usage_error(prog, err);
+    goto done;
+  }
+  /* Opened before the run, so a bad path fails in seconds, not after it. */
+  char out_buf[4096];
+  const char *out_path = resolve_out_path(o->out_path, out_buf, sizeof out_buf);
+  if (out_path && !(out = fopen(out_path, "w"))) {
+    fprintf(stderr, "%s: error: cannot open --benchmark_out=%s: %s\n", prog, out_path, strerror(errno));
+    rc = 1;
+    goto done;
+  }
+
+  context_entry user[MAX_CONTEXT];
+  fill_context(&R.ctx, o, prog, user);
+  if (setup_device(&R, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: error on CUDA device %d: %s\n", prog, o->device, err);
+    rc = 1;
+    goto done;
+  }
+  measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s, 0};
+  int contexts = o->contexts > 1; /* results are reported once every context has measured */
+  measure_cfg quick = context_cfg(&cfg, o->contexts);
+  measure_cfg probe_cfg = cfg;
+  if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
+  copy_probe(&R, &probe_cfg);
+  launch_probe(&R);
+
+  int width = report_console_width(sel.name_ptrs, sel.n, o->repetitions);
+  int agg_console = o->report_aggregates_only || o->display_aggregates_only;
+  if (o->format == FORMAT_CONSOLE) report_console_header(stdout, &R.ctx, width);
+  res = calloc(sel.n, sizeof *res);
+  if (!res) {
+    fprintf(stderr, "%s: error: out of memory\n", prog);
+    rc = 1;
+    goto done;
+  }
+  double t_first = now_s();
+  for (size_t i = 0; i < sel.n; i++) {
+    run_case(&R, sel.index[i], &cfg, contexts ? &quick : NULL, 1, &res[i]);
+    if (res[i].failed) {
+      rc = 1;
+      if (o->format != FORMAT_CONSOLE) fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
+    }
+    if (o->format == FORMAT_CONSOLE && !contexts) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
+  }
+  double first_s = now_s() - t_first, first_prepare_s = R.prepare_s;
+  fprintf(stderr, "%s: %zu benchmark(s) in the first CUDA context took %.1f s (set-up, self-check and teardown %.1f s)\n",
+          prog, sel.n, first_s, first_prepare_s);
+  if (contexts && measure_in_contexts(&R, &sel, &cfg, res) > 0) rc = 1;
+  if (o->format == FORMAT_CONSOLE && contexts)
+    for (size_t i = 0; i < sel.n; i++) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
+  if (o->format != FORMAT_CONSOLE) write_report(stdout, o->format, &R, res, sel.n, agg_console, width);
+  if (out) {
+    write_report(out, o->out_format, &R, res, sel.n, o->report_aggregates_only, width);
+    int failed = ferror(out);
+    if (fclose(out) != 0 || failed) {
+      fprintf(stderr, "%s: error: writing --benchmark_out=%s failed\n", prog, out_path);
+      rc = 1;
+    }
+    out = NULL;
+  }
+  fflush(stdout);
+
+done:
+  if (out) fclose(out);
+  for (size_t i = 0; res && i < sel.n; i++) {
+    for (int k = 0; k < res[i].nreps; k++) free_rep(&res[i].reps[k]);
+    free(res[i].reps);
+  }
+  free(res);
+  free(sel.index);
+  free(sel.names);
+  free(sel.name_ptrs);
+  release_device(&R);
+  return rc;
+}
