@@ -621,13 +621,10 @@ static int measure_in_contexts(runner *R, const selection *sel, const measure_cf
   return failed;
 }
 
-int bench_main(int argc, char **argv) {
-  const char *prog = argc > 0 && argv[0] ? argv[0] : "bench";
-  runner R;
-  memset(&R, 0, sizeof R);
-  const bench_options *o = &R.opt;
+/* Parses the flags. Returns -1 to go on, else the exit status (0 after --help, 2 for a bad flag). */
+static int parse_flags(int argc, char **argv, const char *prog, bench_options *o) {
   char err[512];
-  flags_status fs = flags_parse(argc, argv, &R.opt, err, sizeof err);
+  flags_status fs = flags_parse(argc, argv, o, err, sizeof err);
   if (fs == FLAGS_HELP) {
     flags_usage(stdout, prog);
     return 0;
@@ -640,24 +637,11 @@ int bench_main(int argc, char **argv) {
       return usage_error(prog, err);
     }
   }
+  return -1;
+}
 
-  selection sel = {0};
-  if (select_cases(o->filter, &sel, err, sizeof err) != 0) return usage_error(prog, err);
-  int rc = 0;
-  FILE *out = NULL;
-  bench_result *res = NULL;
-  if (sel.n == 0) {
-    fprintf(stderr, "%s: no benchmark matches --benchmark_filter=%s (--benchmark_list_tests lists them)\n", prog,
-            o->filter);
-    rc = 1;
-    goto done;
-  }
-  if (o->list_tests) {
-    for (size_t i = 0; i < sel.n; i++) printf("%s\n", sel.name_ptrs[i]);
-    goto done;
-  }
-
-  /* Everything from here needs the GPU. */
+/* A GPU, and the one --device names: -1 if there is, else the exit status after a message. */
+static int check_device(const char *prog, const bench_options *o) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -665,82 +649,120 @@ int bench_main(int argc, char **argv) {
             "%s: error: no usable CUDA device (cudaGetDeviceCount: %s). The benchmarks need an NVIDIA GPU with its "
             "driver; --benchmark_list_tests and --help work without one.\n",
             prog, e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
-    rc = 1;
-    goto done;
+    return 1;
   }
   if (o->device >= count) {
+    char err[256];
     snprintf(err, sizeof err, "--device=%d: this machine has %d CUDA device(s), ordinals 0..%d", o->device, count,
              count - 1);
-    rc = usage_error(prog, err);
-    goto done;
+    return usage_error(prog, err);
   }
-  /* Opened before the run, so a bad path fails in seconds, not after it. */
-  char out_buf[4096];
-  const char *out_path = resolve_out_path(o->out_path, out_buf, sizeof out_buf);
-  if (out_path && !(out = fopen(out_path, "w"))) {
-    fprintf(stderr, "%s: error: cannot open --benchmark_out=%s: %s\n", prog, out_path, strerror(errno));
-    rc = 1;
-    goto done;
-  }
+  return -1;
+}
 
-  context_entry user[MAX_CONTEXT];
-  fill_context(&R.ctx, o, prog, user);
-  if (setup_device(&R, err, sizeof err) != 0) {
-    fprintf(stderr, "%s: error on CUDA device %d: %s\n", prog, o->device, err);
-    rc = 1;
-    goto done;
-  }
+/* Measures the selected cases into res (the first context, then --contexts) and reports them on
+ * stdout and to `out`, which it closes. Returns the exit status: 1 if a case failed or `out`
+ * could not be written. */
+static int measure_and_report(runner *R, const selection *sel, bench_result *res, FILE *out, const char *out_path) {
+  const bench_options *o = &R->opt;
+  const char *prog = R->ctx.executable;
+  int rc = 0;
   measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s, 0};
   int contexts = o->contexts > 1; /* results are reported once every context has measured */
   measure_cfg quick = context_cfg(&cfg, o->contexts);
   measure_cfg probe_cfg = cfg;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
-  copy_probe(&R, &probe_cfg);
-  launch_probe(&R);
+  copy_probe(R, &probe_cfg);
+  launch_probe(R);
 
-  int width = report_console_width(sel.name_ptrs, sel.n, o->repetitions);
+  int width = report_console_width(sel->name_ptrs, sel->n, o->repetitions);
   int agg_console = o->report_aggregates_only || o->display_aggregates_only;
-  if (o->format == FORMAT_CONSOLE) report_console_header(stdout, &R.ctx, width);
-  res = calloc(sel.n, sizeof *res);
-  if (!res) {
-    fprintf(stderr, "%s: error: out of memory\n", prog);
-    rc = 1;
-    goto done;
-  }
+  if (o->format == FORMAT_CONSOLE) report_console_header(stdout, &R->ctx, width);
   double t_first = now_s();
-  for (size_t i = 0; i < sel.n; i++) {
-    run_case(&R, sel.index[i], &cfg, contexts ? &quick : NULL, 1, &res[i]);
+  for (size_t i = 0; i < sel->n; i++) {
+    run_case(R, sel->index[i], &cfg, contexts ? &quick : NULL, 1, &res[i]);
     if (res[i].failed) {
       rc = 1;
       if (o->format != FORMAT_CONSOLE) fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
     }
-    if (o->format == FORMAT_CONSOLE && !contexts) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
+    if (o->format == FORMAT_CONSOLE && !contexts) report_console_result(stdout, &R->ctx, &res[i], width, agg_console);
   }
-  double first_s = now_s() - t_first, first_prepare_s = R.prepare_s;
   fprintf(stderr, "%s: %zu benchmark(s) in the first CUDA context took %.1f s (set-up, self-check and teardown %.1f s)\n",
-          prog, sel.n, first_s, first_prepare_s);
-  if (contexts && measure_in_contexts(&R, &sel, &cfg, res) > 0) rc = 1;
+          prog, sel->n, now_s() - t_first, R->prepare_s);
+  if (contexts && measure_in_contexts(R, sel, &cfg, res) > 0) rc = 1;
   if (o->format == FORMAT_CONSOLE && contexts)
-    for (size_t i = 0; i < sel.n; i++) report_console_result(stdout, &R.ctx, &res[i], width, agg_console);
-  if (o->format != FORMAT_CONSOLE) write_report(stdout, o->format, &R, res, sel.n, agg_console, width);
+    for (size_t i = 0; i < sel->n; i++) report_console_result(stdout, &R->ctx, &res[i], width, agg_console);
+  if (o->format != FORMAT_CONSOLE) write_report(stdout, o->format, R, res, sel->n, agg_console, width);
   if (out) {
-    write_report(out, o->out_format, &R, res, sel.n, o->report_aggregates_only, width);
+    write_report(out, o->out_format, R, res, sel->n, o->report_aggregates_only, width);
     int failed = ferror(out);
     if (fclose(out) != 0 || failed) {
       fprintf(stderr, "%s: error: writing --benchmark_out=%s failed\n", prog, out_path);
       rc = 1;
     }
-    out = NULL;
   }
   fflush(stdout);
+  return rc;
+}
 
-done:
-  if (out) fclose(out);
-  for (size_t i = 0; res && i < sel.n; i++) {
+static void free_results(bench_result *res, size_t n) {
+  for (size_t i = 0; res && i < n; i++) {
     for (int k = 0; k < res[i].nreps; k++) free_rep(&res[i].reps[k]);
     free(res[i].reps);
   }
   free(res);
+}
+
+/* Lists or measures the selected cases. Returns the exit status. */
+static int run_selection(runner *R, const selection *sel, const char *prog) {
+  const bench_options *o = &R->opt;
+  if (sel->n == 0) {
+    fprintf(stderr, "%s: no benchmark matches --benchmark_filter=%s (--benchmark_list_tests lists them)\n", prog,
+            o->filter);
+    return 1;
+  }
+  if (o->list_tests) {
+    for (size_t i = 0; i < sel->n; i++) printf("%s\n", sel->name_ptrs[i]);
+    return 0;
+  }
+  int rc = check_device(prog, o); /* everything from here needs the GPU */
+  if (rc >= 0) return rc;
+  /* Opened before the run, so a bad path fails in seconds, not after it. */
+  char out_buf[4096];
+  const char *out_path = resolve_out_path(o->out_path, out_buf, sizeof out_buf);
+  FILE *out = NULL;
+  if (out_path && !(out = fopen(out_path, "w"))) {
+    fprintf(stderr, "%s: error: cannot open --benchmark_out=%s: %s\n", prog, out_path, strerror(errno));
+    return 1;
+  }
+  context_entry user[MAX_CONTEXT]; /* R->ctx points into it until the report is written */
+  fill_context(&R->ctx, o, prog, user);
+  char err[512];
+  bench_result *res = NULL;
+  rc = 1;
+  if (setup_device(R, err, sizeof err) != 0) {
+    fprintf(stderr, "%s: error on CUDA device %d: %s\n", prog, o->device, err);
+  } else if (!(res = calloc(sel->n, sizeof *res))) {
+    fprintf(stderr, "%s: error: out of memory\n", prog);
+  } else {
+    rc = measure_and_report(R, sel, res, out, out_path);
+    out = NULL; /* closed there */
+  }
+  if (out) fclose(out);
+  free_results(res, sel->n);
+  return rc;
+}
+
+int bench_main(int argc, char **argv) {
+  const char *prog = argc > 0 && argv[0] ? argv[0] : "bench";
+  runner R;
+  memset(&R, 0, sizeof R);
+  int rc = parse_flags(argc, argv, prog, &R.opt);
+  if (rc >= 0) return rc;
+  char err[512];
+  selection sel = {0};
+  if (select_cases(R.opt.filter, &sel, err, sizeof err) != 0) return usage_error(prog, err);
+  rc = run_selection(&R, &sel, prog);
   free(sel.index);
   free(sel.names);
   free(sel.name_ptrs);
