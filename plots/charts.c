@@ -205,43 +205,40 @@ static void pass_lines(line_set *l, const char *path, vars *v) {
 
 /* ---------- the ladder ---------- */
 
-static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
-  const entry *top = NULL;
-  for (size_t i = 0; i < f->ne; i++)
-    if (!top || f->e[i].b->id.size > top->b->id.size) top = &f->e[i];
-  const char *params = top->b->id.params;
-  size_t nvariants = 0;
-  for (size_t i = 0; i < f->ne; i++) nvariants += !strcmp(f->e[i].b->id.params, params) && !f->e[i].b->reference;
+/* The ladder's y axes: what a bar's height means (left) and what the right axis reads. */
+typedef struct {
+  double peak, copy;     /* GB/s of the run's peak and copy probe */
+  const entry *ref0;     /* the first library reference at the ladder's size, if any */
+  double y2factor;       /* right axis = left axis * y2factor (0: none) */
+  char ylabel[256], y2label[256];
+} ladder_axes;
 
-  char stem[600], bars_path[PATH_LEN], lines_path[PATH_LEN];
-  stem_of(g, f, "ladder", stem, sizeof stem);
-  FILE *bars = open_data(env, stem, "bars", bars_path, sizeof bars_path, err, errlen);
-  if (!bars) return RENDER_FAILED;
-  line_set lines = {.f = open_data(env, stem, "lines", lines_path, sizeof lines_path, err, errlen)};
-  if (!lines.f) return fclose(bars), RENDER_FAILED;
-
-  const run_file *run = top->run;
-  double peak = run->peak_gbps, copy = run->copy_gbps, ymax = 0, y2factor = 0;
-  const entry *ref0 = NULL;
-  int nbars = 0;
-  char ylabel[256], y2label[256] = "";
-  for (size_t i = 0; i < f->ne; i++)
-    if (!strcmp(f->e[i].b->id.params, params) && f->e[i].b->reference && !ref0) ref0 = &f->e[i];
-
+static void ladder_axes_of(const family_view *f, const run_file *run, const entry *ref0, ladder_axes *a) {
+  a->peak = run->peak_gbps;
+  a->copy = run->copy_gbps;
+  a->ref0 = ref0;
+  a->y2factor = 0;
+  a->y2label[0] = '\0';
   if (f->flops) {
-    snprintf(ylabel, sizeof ylabel, "TFLOP/s");
+    snprintf(a->ylabel, sizeof a->ylabel, "TFLOP/s");
     if (ref0) {
-      y2factor = 100 / entry_value(f, ref0);
-      snprintf(y2label, sizeof y2label, "%% of %s (library reference)", ref0->b->id.variant);
+      a->y2factor = 100 / entry_value(f, ref0);
+      snprintf(a->y2label, sizeof a->y2label, "%% of %s (library reference)", ref0->b->id.variant);
     }
-  } else if (peak > 0) {
-    snprintf(ylabel, sizeof ylabel, "%% of theoretical peak (%.0f GB/s)", peak);
-    y2factor = peak / copy;
-    snprintf(y2label, sizeof y2label, "%% of copy probe (%.0f GB/s, cudaMemcpy device to device)", copy);
+  } else if (a->peak > 0) {
+    snprintf(a->ylabel, sizeof a->ylabel, "%% of theoretical peak (%.0f GB/s)", a->peak);
+    a->y2factor = a->peak / a->copy;
+    snprintf(a->y2label, sizeof a->y2label, "%% of copy probe (%.0f GB/s, cudaMemcpy device to device)", a->copy);
   } else {
-    snprintf(ylabel, sizeof ylabel, "%% of copy probe (%.0f GB/s; theoretical peak unknown)", copy);
+    snprintf(a->ylabel, sizeof a->ylabel, "%% of copy probe (%.0f GB/s; theoretical peak unknown)", a->copy);
   }
-  /* Bars: the variants in registration order (the references only if there is nothing else). */
+}
+
+/* One bar per variant at `params`, in registration order (the references only if there is nothing
+ * else). Returns how many; *ymax grows to the tallest. */
+static int ladder_bars(FILE *bars, const family_view *f, const char *params, size_t nvariants, const ladder_axes *a,
+                       double *ymax) {
+  int nbars = 0;
   for (size_t i = 0; i < f->ne; i++) {
     const entry *e = &f->e[i];
     if (strcmp(e->b->id.params, params) != 0 || (e->b->reference && nvariants > 0)) continue;
@@ -249,9 +246,9 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
     char label[256];
     if (f->flops) {
       y = entry_value(f, e);
-      if (ref0) snprintf(label, sizeof label, "%.1f TFLOP/s\\n%.0f%% of %s", y, y * y2factor, ref0->b->id.variant);
+      if (a->ref0) snprintf(label, sizeof label, "%.1f TFLOP/s\\n%.0f%% of %s", y, y * a->y2factor, a->ref0->b->id.variant);
       else snprintf(label, sizeof label, "%.1f TFLOP/s", y);
-    } else if (peak > 0) {
+    } else if (a->peak > 0) {
       y = 100 * gbps / e->run->peak_gbps;
       snprintf(label, sizeof label, "%.0f%% peak\\n%.0f%% copy", y, 100 * gbps / e->run->copy_gbps);
     } else {
@@ -263,22 +260,54 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
     data_str(bars, label);
     fputc('\n', bars);
     nbars++;
-    if (y > ymax) ymax = y;
+    if (y > *ymax) *ymax = y;
   }
-  /* Lines: library references, then the copy probe and the peak they are measured against. */
+  return nbars;
+}
+
+/* Lines: library references, then the copy probe and the peak they are measured against. */
+static void ladder_lines(line_set *lines, const family_view *f, const char *params, size_t nvariants,
+                         const ladder_axes *a, double *ymax) {
   for (size_t i = 0; i < f->ne && nvariants > 0; i++) {
     const entry *e = &f->e[i];
     if (strcmp(e->b->id.params, params) != 0 || !e->b->reference) continue;
-    double v = entry_value(f, e), y = f->flops ? v : peak > 0 ? 100 * v / peak : 100 * v / copy;
-    add_line(&lines, LINE_REFERENCE, y, "%s (library reference): %.*f %s", e->b->id.variant, f->flops ? 1 : 0, v,
+    double v = entry_value(f, e), y = f->flops ? v : a->peak > 0 ? 100 * v / a->peak : 100 * v / a->copy;
+    add_line(lines, LINE_REFERENCE, y, "%s (library reference): %.*f %s", e->b->id.variant, f->flops ? 1 : 0, v,
              unit_of(f));
-    if (y > ymax) ymax = y;
+    if (y > *ymax) *ymax = y;
   }
   if (!f->flops) {
-    add_line(&lines, LINE_COPY, peak > 0 ? 100 * copy / peak : 100, "copy probe: %.0f GB/s", copy);
-    if (peak > 0) add_line(&lines, LINE_PEAK, 100, "theoretical peak: %.0f GB/s", peak);
-    ymax = fmax(ymax, 100);
+    add_line(lines, LINE_COPY, a->peak > 0 ? 100 * a->copy / a->peak : 100, "copy probe: %.0f GB/s", a->copy);
+    if (a->peak > 0) add_line(lines, LINE_PEAK, 100, "theoretical peak: %.0f GB/s", a->peak);
+    *ymax = fmax(*ymax, 100);
   }
+}
+
+static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
+  const entry *top = NULL, *ref0 = NULL;
+  for (size_t i = 0; i < f->ne; i++)
+    if (!top || f->e[i].b->id.size > top->b->id.size) top = &f->e[i];
+  const char *params = top->b->id.params;
+  size_t nvariants = 0;
+  for (size_t i = 0; i < f->ne; i++) {
+    if (strcmp(f->e[i].b->id.params, params) != 0) continue;
+    nvariants += !f->e[i].b->reference;
+    if (f->e[i].b->reference && !ref0) ref0 = &f->e[i];
+  }
+
+  char stem[600], bars_path[PATH_LEN], lines_path[PATH_LEN];
+  stem_of(g, f, "ladder", stem, sizeof stem);
+  FILE *bars = open_data(env, stem, "bars", bars_path, sizeof bars_path, err, errlen);
+  if (!bars) return RENDER_FAILED;
+  line_set lines = {.f = open_data(env, stem, "lines", lines_path, sizeof lines_path, err, errlen)};
+  if (!lines.f) return fclose(bars), RENDER_FAILED;
+
+  const run_file *run = top->run;
+  ladder_axes a;
+  ladder_axes_of(f, run, ref0, &a);
+  double ymax = 0;
+  int nbars = ladder_bars(bars, f, params, nvariants, &a, &ymax);
+  ladder_lines(&lines, f, params, nvariants, &a, &ymax);
   vars v = {.len = 0};
   pass_lines(&lines, lines_path, &v);
   if (close_data(bars, bars_path, err, errlen) | close_data(lines.f, lines_path, err, errlen)) return RENDER_FAILED;
@@ -295,9 +324,9 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   var_str(&v, "barfile", bars_path);
   var_num(&v, "nbars", nbars);
   var_num(&v, "ymax", ymax * 1.25);
-  var_str(&v, "ylabel", ylabel);
-  var_str(&v, "y2label", y2label);
-  var_num(&v, "y2factor", y2factor);
+  var_str(&v, "ylabel", a.ylabel);
+  var_str(&v, "y2label", a.y2label);
+  var_num(&v, "y2factor", a.y2factor);
   snprintf(caption, sizeof caption,
            "Ladder of %s at the largest size measured (%s = %s), variants in registration order, from the run of %s "
            "(%s). %s",
