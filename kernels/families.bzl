@@ -2,7 +2,7 @@
 calls kernel_family (kernels/defs.bzl); its name here puts its benchmark binary in the CLI test
 (//perf/runner:cli_test)."""
 
-FAMILIES = ["elementwise", "copy", "reduce", "dot", "transpose", "matmul"]
+FAMILIES = ["elementwise", "copy", "reduce", "dot", "transpose", "matmul", "scale"]
 
 def family_targets(suffix):
     """The label of each family's target <family><suffix>, e.g. family_targets("_bench")."""
