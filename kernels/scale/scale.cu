@@ -58,3 +58,13 @@ extern "C" cudaError_t scale_float4(float a, const float *x, float *y, size_t n,
   scale_float4_kernel<<<grid, kBlock, 0, stream>>>(a, x, y, head, nvec, tail);
   return cudaGetLastError();
 }
+
+// The grid-stride loop on a grid that fills the device once, instead of one thread per element.
+extern "C" cudaError_t scale_device_fill(float a, const float *x, float *y, size_t n, cudaStream_t stream) {
+  cudaError_t err = check_args(x, y, n);
+  if (err != cudaSuccess || n == 0) return err;
+  unsigned grid;
+  if ((err = grid_fill_device(scale_kernel, kBlock, 0, &grid)) != cudaSuccess) return err;
+  scale_kernel<<<grid, kBlock, 0, stream>>>(a, x, y, n);
+  return cudaGetLastError();
+}

@@ -22,6 +22,9 @@ cudaError_t scale(float a, const float *x, float *y, size_t n, cudaStream_t stre
  * different offsets from 16-byte alignment, the scalar kernel. */
 cudaError_t scale_float4(float a, const float *x, float *y, size_t n, cudaStream_t stream);
 
+/* The scalar kernel's grid-stride loop on a grid that fills the device once. */
+cudaError_t scale_device_fill(float a, const float *x, float *y, size_t n, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif
