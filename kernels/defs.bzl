@@ -16,6 +16,9 @@ load("//third_party/cuda:cuda.bzl", "cuda_library")
 
 def kernel_family(
         name,
+        families = None,
+        baselines = None,
+        baselines_dir = "baselines",
         srcs = None,
         hdrs = None,
         deps = [],
@@ -36,18 +39,24 @@ def kernel_family(
                            spills, and :machine_code_<k>_sass, the same on the SASS (tagged gpu);
                            without vector_kernels, one spill check, :machine_code_spills.
 
+    families: the list `name` must be in (default: FAMILIES, for this suite's own families; another
+      workspace that calls kernel_family gives its own list, or leaves it out).
+    baselines, baselines_dir: where the perf test finds <gpu-slug>.json (perf/defs.bzl).
     vector_kernels: dicts {"name": k, "loads": ERE, "stores": ERE} ("loads" or "stores" may be left
       out); one test target per entry, so a renamed kernel fails its own target instead of hiding
       behind another's match.
     """
-    if name not in FAMILIES:
-        fail("kernel family %s: add its name to FAMILIES in kernels/families.bzl" % name)
+    if families == None and native.repository_name() == "@":
+        families = FAMILIES  # this suite's own families
+    if families != None and name not in families:
+        fail("kernel family %s: add its name to FAMILIES in kernels/families.bzl (or to the list given as families)" % name)
+    launch = Label("//kernels/common:launch")
     public = ["//visibility:public"]  # the kernels, the table and the benchmark: tools and tests use them
     cuda_library(
         name = name,
         srcs = srcs if srcs != None else [name + ".cu"],
         hdrs = hdrs if hdrs != None else [name + ".h"],
-        deps = ["//kernels/common:launch"] + [d for d in deps if d != "//kernels/common:launch"],
+        deps = [launch] + [d for d in deps if d != "//kernels/common:launch" and d != launch],
         visibility = public,
         **kwargs
     )
@@ -74,8 +83,8 @@ def kernel_family(
         deps = [
             ":" + name,
             ":variants",
-            "//kernels/common:host_check",
-            "//tests/support:gpu_check",
+            Label("//kernels/common:host_check"),
+            Label("//tests/support:gpu_check"),
         ],
     )
 
@@ -85,7 +94,7 @@ def kernel_family(
         deps = [
             ":" + name,
             ":variants",
-            "//perf/runner",
+            Label("//perf/runner"),
         ],
         visibility = public,
     )
@@ -93,6 +102,8 @@ def kernel_family(
     perf_test(
         name = name + "_perf_test",
         bench = ":" + name + "_bench",
+        baselines = baselines,
+        baselines_dir = baselines_dir,
     )
 
     for k in vector_kernels:

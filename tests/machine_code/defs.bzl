@@ -10,6 +10,8 @@ def machine_code_test(name, library, vector_loads = None, vector_stores = None):
     if ":" not in library:
         library = library + ":" + library.rsplit("/", 1)[-1]
     objs = library + "_cuda"
+    checker = str(Label("//tests/machine_code:machine_code_check"))
+    run_check = Label("//tests/machine_code:run_check.sh")
     for group in ["ptx", "resource_usage"]:
         native.filegroup(name = "%s_%s" % (name, group), srcs = [objs], output_group = group)
     args = []
@@ -20,17 +22,17 @@ def machine_code_test(name, library, vector_loads = None, vector_stores = None):
     native.sh_test(
         name = name,
         size = "small",
-        srcs = ["//tests/machine_code:run_check.sh"],
-        args = ["$(location //tests/machine_code:machine_code_check)"] + args +
+        srcs = [run_check],
+        args = ["$(location %s)" % checker] + args +
                ["$(locations :%s_ptx)" % name, "$(locations :%s_resource_usage)" % name],
-        data = ["//tests/machine_code:machine_code_check", ":%s_ptx" % name, ":%s_resource_usage" % name],
+        data = [checker, ":%s_ptx" % name, ":%s_resource_usage" % name],
     )
     if vector_loads or vector_stores:
         native.sh_test(
             name = name + "_sass",
             size = "small",
-            srcs = ["//tests/machine_code:run_check.sh"],
-            args = ["$(location //tests/machine_code:machine_code_check)"] + args + ["$(locations %s)" % objs],
-            data = ["//tests/machine_code:machine_code_check", objs],
+            srcs = [run_check],
+            args = ["$(location %s)" % checker] + args + ["$(locations %s)" % objs],
+            data = [checker, objs],
             tags = ["gpu"],  # cuobjdump ships with the toolkits on GPU hosts
         )

@@ -45,6 +45,9 @@ def _cuda_objects_impl(ctx):
     # Headers and include paths of C/C++ dependencies (kernel API headers).
     headers = list(ctx.files.hdrs)
     includes = [".", ctx.bin_dir.path, ctx.genfiles_dir.path]
+    root = ctx.label.workspace_root  # "external/<repo>" when another workspace builds this one's kernels
+    if root:
+        includes += [root, ctx.bin_dir.path + "/" + root]
     for dep in ctx.attr.deps:
         cc = dep[CcInfo].compilation_context
         headers += cc.headers.to_list()

@@ -1,0 +1,71 @@
+/* Benchmarks of negate with the suite's runner: 8 bytes moved per element. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kernels/negate/negate_variants.h"
+#include "perf/runner/bench.h"
+#include "perf/runner/bench_util.h"
+#include "perf/runner/verify.h"
+
+static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
+
+typedef struct {
+  const negate_variant *v;
+  size_t n;
+  float *x, *y, *hx;
+} negate_state;
+
+static void negate_teardown(void *p) {
+  negate_state *s = p;
+  cudaFree(s->x);
+  cudaFree(s->y);
+  free(s->hx);
+  free(s);
+}
+
+static int negate_setup(const bench_case *c, uint64_t seed, void **out, char *err, size_t errlen) {
+  negate_state *s = calloc(1, sizeof *s);
+  if (!s) return snprintf(err, errlen, "out of host memory"), -1;
+  s->v = c->arg;
+  s->n = (size_t)c->params[0].value;
+  test_rng rng;
+  rng_seed(&rng, seed);
+  if (bench_random_device(s->n, -1.0f, 1.0f, &rng, &s->x, &s->hx, err, errlen) ||
+      bench_poisoned_device(s->n, &s->y, err, errlen)) {
+    negate_teardown(s);
+    return -1;
+  }
+  *out = s;
+  return 0;
+}
+
+static cudaError_t negate_run(void *p, cudaStream_t stream) {
+  negate_state *s = p;
+  return s->v->fn(s->x, s->y, s->n, stream);
+}
+
+static void negate_ref(const void *p, size_t begin, size_t count, double *want, double *scale) {
+  const negate_state *s = p;
+  (void)scale;
+  for (size_t i = 0; i < count; i++) want[i] = -(double)s->hx[begin + i];
+}
+
+static int negate_verify(void *p, char *err, size_t errlen) {
+  negate_state *s = p;
+  float *got;
+  if (bench_download(s->y, s->n, &got, err, errlen)) return -1;
+  int rc = verify_f32(s->v->name, got, s->n, negate_ref, s, 0, 0.0, 0.0, err, errlen); /* exact */
+  free(got);
+  return rc;
+}
+
+static const bench_ops kNegateOps = {negate_setup, negate_run, negate_verify, negate_teardown};
+
+int main(int argc, char **argv) {
+  for (size_t v = 0; v < negate_nvariants; v++)
+    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++)
+      bench_register(&(bench_case){.family = "negate", .variant = negate_variants[v].name,
+                                   .params = {{"N", kSizes[i]}}, .bytes = 8.0 * kSizes[i], .ops = &kNegateOps,
+                                   .arg = &negate_variants[v]});
+  return bench_main(argc, argv);
+}
