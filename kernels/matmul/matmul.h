@@ -34,6 +34,12 @@ cudaError_t matmul_tiled32(const float *A, const float *B, float *C, int M, int 
  * aligned, scalar otherwise; edge tiles are zero-filled, so any size works. */
 cudaError_t matmul_regblock(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 
+/* Warp tiling: the same 128x128x8 tiles and double buffer with 128 threads,
+ * each warp a 64x64 tile, each thread 16x8 of C in registers (more FMAs per
+ * shared-memory read). Same float4 / scalar paths and edge handling as
+ * regblock. */
+cudaError_t matmul_warptile(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
 /* TF32 tensor cores (WMMA m16n16k8), NOT an fp32 result: inputs are rounded to
  * TF32 (10-bit mantissa, relative error <= 2^-11), products accumulate in fp32.
  * Needs compute capability 8.0+ (else cudaErrorNotSupported). */

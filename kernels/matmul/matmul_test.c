@@ -21,8 +21,8 @@
 /* The variants and their tolerance: kernels/matmul/matmul_variants.c. */
 #define NVARIANTS (int)matmul_nvariants
 
-/* M x N x K. Tiles are 16, 32, 64 (TF32) and 128 x 128 x 8 (regblock, which
- * takes float4 paths only when K % 4 == 0 and N % 4 == 0). */
+/* M x N x K. Tiles are 16, 32, 64 (TF32) and 128 x 128 x 8 (regblock and warptile,
+ * which take float4 paths only when K % 4 == 0 and N % 4 == 0). */
 static const struct {
   int M, N, K;
 } kShapes[] = {
