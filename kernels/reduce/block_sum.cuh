@@ -31,7 +31,8 @@ static __device__ __forceinline__ float block_sum(float v) {
 // Every block calls this once with its total (valid in thread 0). Each block
 // stores its total in partials[blockIdx.x] and counts itself done; the last
 // block to arrive sums all gridDim.x totals in index order (so the result does
-// not depend on block timing) and writes *out. `*counter` must be 0 at launch.
+// not depend on block timing) and writes *out. `*counter` must be 0 at launch;
+// the count wraps back to 0 with the last block, so it is 0 again afterwards.
 template <unsigned B>
 static __device__ __forceinline__ void last_block_finish(float block_total, float *partials, unsigned *counter,
                                                          float *out) {
@@ -39,7 +40,7 @@ static __device__ __forceinline__ void last_block_finish(float block_total, floa
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = block_total;
     __threadfence();  // the total is visible device-wide before the count says so
-    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;  // the last one stores 0
   }
   __syncthreads();  // also separates the caller's block_sum from the one below
   if (!is_last) return;

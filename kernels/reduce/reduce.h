@@ -1,5 +1,5 @@
 /* Sum of a float array into one float: the classic optimisation ladder
- * (v0..v6), a bandwidth-bound one-launch kernel (v7) and CUB as a reference.
+ * (v0..v6), bandwidth-bound one-launch kernels (v7, v8) and CUB as a reference.
  *
  * Every variant takes device pointers: x (n floats, float-aligned; NULL only
  * when n == 0), d_sum (one float, never NULL) and d_work, a workspace of at
@@ -25,6 +25,7 @@
  *           thread sums float4s (2 levels each, then 4 float4s per step) into a
  *           sequential sum, shuffle tree of 10 levels per block; the last block
  *           to finish sums the block totals (sequential per thread, 10 levels).
+ *   v8      as v7 on min(4 device fills, work, REDUCE_MAX_PARTIALS) blocks of 2B.
  */
 #ifndef KERNELS_REDUCE_REDUCE_H
 #define KERNELS_REDUCE_REDUCE_H
@@ -71,6 +72,11 @@ cudaError_t reduce_v6_multi_add(const float *x, size_t n, float *d_sum, void *d_
  * thread, warp shuffles, grid filling the device; one kernel launch (after a
  * 4-byte memset of its block counter) whose last block writes the sum. */
 cudaError_t reduce_v7_shuffle_vec4(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream);
+/* v8: as v7 without the memset (its block counter is the module's own, per CUDA
+ * context, and goes back to 0 at the end of every launch), on 512-thread
+ * blocks, four device fills. Calls of v8 in one context must not run
+ * concurrently (they share that counter): issue them on one stream. */
+cudaError_t reduce_v8_no_memset(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream);
 /* Reference: cub::DeviceReduce::Sum, its temporary storage in d_work. */
 cudaError_t reduce_cub(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream);
 

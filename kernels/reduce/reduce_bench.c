@@ -1,4 +1,4 @@
-/* Benchmarks of kernels/reduce: the ladder v0..v7 and CUB (a reference), every
+/* Benchmarks of kernels/reduce: the ladder v0..v8 and CUB (a reference), every
  * variant at every size.
  *
  * Self-check: the float sum against the fp64 sum of the same inputs, within
@@ -6,7 +6,7 @@
  * kernels/reduce/reduce_variants.c, shared with reduce_test.c). The inputs are uniform in [0.5, 1):
  * non-zero and of one sign, so the bound, relative to sum |x_i| = the sum
  * itself, stays a small fraction of the result: at 2^28 on 132 SMs 2e-6 for
- * v0..v5, 1e-3 for v6, 1e-4 for v7, 4e-3 for CUB's assumed order; a lost or
+ * v0..v5, 1e-3 for v6, 1e-4 for v7 and v8, 4e-3 for CUB's assumed order; a lost or
  * doubled stretch of work shows when it exceeds that (at 2^20 about 2
  * elements for v0; at 2^28 from ~500 elements for v0 to ~1e6 for CUB). Mixed
  * signs would cancel and make the same bound larger than the result. Exact

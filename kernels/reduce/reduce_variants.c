@@ -36,6 +36,11 @@ static size_t depth_v7(size_t n, size_t sms) {
    * levels; the last block: CAP / B adds per thread, 10 levels. */
   return 4 + per_thread(grid_ceil_div(n, 4), UNROLL * B, sms) + 2 + 10 + grid_ceil_div(CAP, B) + 10;
 }
+static size_t depth_v8(size_t n, size_t sms) {
+  /* As v7 with blocks of 2B threads: 10 shuffle levels either way. */
+  return 4 + grid_items_per_thread(grid_ceil_div(n, 4), UNROLL * 2 * B, 2 * B, CAP, sms) + 2 + 10 +
+         grid_ceil_div(CAP, 2 * B) + 10;
+}
 static size_t depth_library(size_t n, size_t sms) {
   /* CUB's order is its own: assumed to spread the work over at least one warp
    * per SM, with at most 64 levels of trees and finishing passes. */
@@ -51,6 +56,7 @@ const reduce_variant reduce_variants[] = {
     {"v5_full_unroll", reduce_v5_full_unroll, depth_v3_v5, 0},
     {"v6_multi_add", reduce_v6_multi_add, depth_v6, 0},
     {"v7_shuffle_vec4", reduce_v7_shuffle_vec4, depth_v7, 0},
+    {"v8_no_memset", reduce_v8_no_memset, depth_v8, 0},
     {"cub", reduce_cub, depth_library, 1},
 };
 const size_t reduce_nvariants = sizeof reduce_variants / sizeof reduce_variants[0];
