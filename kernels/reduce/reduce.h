@@ -25,7 +25,7 @@
  *           thread sums float4s (2 levels each, then 4 float4s per step) into a
  *           sequential sum, shuffle tree of 10 levels per block; the last block
  *           to finish sums the block totals (sequential per thread, 10 levels).
- *   v8      as v7 on min(4 device fills, work, REDUCE_MAX_PARTIALS) blocks of 2B.
+ *   v8      as v7 on min(16 device fills, work) blocks of 4B.
  */
 #ifndef KERNELS_REDUCE_REDUCE_H
 #define KERNELS_REDUCE_REDUCE_H
@@ -73,8 +73,8 @@ cudaError_t reduce_v6_multi_add(const float *x, size_t n, float *d_sum, void *d_
  * 4-byte memset of its block counter) whose last block writes the sum. */
 cudaError_t reduce_v7_shuffle_vec4(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream);
 /* v8: as v7 without the memset (its block counter is the module's own, per CUDA
- * context, and goes back to 0 at the end of every launch), on 512-thread
- * blocks, four device fills. Calls of v8 in one context must not run
+ * context, and goes back to 0 at the end of every launch), on 1024-thread
+ * blocks, up to 16 device fills. Calls of v8 in one context must not run
  * concurrently (they share that counter): issue them on one stream. */
 cudaError_t reduce_v8_no_memset(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream);
 /* Reference: cub::DeviceReduce::Sum, its temporary storage in d_work. */
