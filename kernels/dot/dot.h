@@ -9,7 +9,8 @@
  * so calling one again on the same workspace is correct. The whole dot product,
  * any host step included, is done by the call: it is queued on `stream` and the
  * result lands in *d_result in stream order (dot_tree_host_finish synchronises
- * the stream internally and returns with the result stored). n == 0 gives 0.0f.
+ * the stream once, to sum the block totals, and queues the store of the result
+ * on it). n == 0 gives 0.0f.
  * Returns cudaSuccess, cudaErrorInvalidValue (NULL pointer),
  * cudaErrorMisalignedAddress (pointer not float-aligned, d_work not 16-byte
  * aligned) or the CUDA error of a launch; never exits.
