@@ -83,8 +83,11 @@ root="${GPU_BUNDLE_ROOT:-/opt/gpu-bundle}"
 # The marker names this bundle's files and sizes: a root unpacked from another version of the
 # bundle (say, one without zip) is unpacked again.
 stamp="$(cd "$bundle" && stat -c '%n %s' -- *.deb *.tar.xz run-bazel.sh | md5sum | cut -d' ' -f1)"
+# Runs started together (one per GPU) unpack one at a time: the others wait, then see the stamp.
+mkdir -p "$root"
+exec 9>"$root/.lock"
+flock 9
 if [ "$(cat "$root/.unpacked" 2>/dev/null)" != "$stamp" ]; then
-  mkdir -p "$root"
   for deb in "$bundle"/*.deb; do dpkg-deb -x "$deb" "$root"; done
   tar -C "$root" -xJf "$bundle/jre.tar.xz"
   tar -C "$root" -xJf "$bundle/lib.tar.xz"
@@ -114,6 +117,8 @@ WRAP
   chmod +x "$root/gnuplot/bin/gnuplot"
   echo "$stamp" >"$root/.unpacked"
 fi
+flock -u 9
+exec 9>&-
 # The repository rules find Check, subunit and jansson through these (third_party/repositories.bzl).
 export CHECK_ROOT="$root/usr" JANSSON_ROOT="$root/usr" JAVA_HOME="$root/jre"
 # Some GPU images put a private gcc first on PATH whose libstdc++ is incomplete; prefer the system's.
@@ -123,10 +128,14 @@ export LD_LIBRARY_PATH="$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # an extra rc file, as the sandbox's PATH does not reach the bundle.
 export GNUPLOT="$root/gnuplot/bin/gnuplot"
 # Tests run with PATH=/bin:/usr/bin:/usr/local/bin; the bundle's zip goes first (see above).
+# Written whole and renamed into place: two runs sharing the root (one per GPU of a host) must never
+# read it half-written (a truncated rc loses GNUPLOT, and the chart tests fail).
+rc="$root/bundle.bazelrc.$$"
 {
   echo "test --test_env=GNUPLOT=$GNUPLOT"
   echo "test --test_env=PATH=$root/zip/bin:/bin:/usr/bin:/usr/local/bin"
-} >"$root/bundle.bazelrc"
+} >"$rc"
+mv -f "$rc" "$root/bundle.bazelrc"
 exec "$root/usr/bin/bazel-4" --install_base="$root/usr/share/bazel" --trust_install_base \
   --server_javabase="$root/jre" --output_user_root="${BAZEL_OUTPUT_USER_ROOT:-/tmp/bazel-gpu-bundle}" \
   --bazelrc="$root/bundle.bazelrc" "$@"

@@ -219,90 +219,115 @@ static __global__ void __launch_bounds__(RB_THREADS, 2)
 // stay one float4 per group and broadcast within a warp. Against regblock,
 // every thread does 128 FMAs per 6 float4 reads (64 per 4), and the block's
 // B columns are shared by 4 warps instead of 8. Same double buffer as
-// regblock. (Visiting tiles in groups of 8 tile rows, for L2 reuse of B,
-// made no difference at 2048^3 and 4096^3 on an H100: not done.)
+// regblock. Tiles are visited in groups of 8 tile rows (for L2 reuse of B; it
+// made no measurable difference at 2048^3 and 4096^3 on an H100).
 
 #define WT_THREADS 128
+#define WT_GROUP 8
 
 template <bool VEC>
 static __global__ void __launch_bounds__(WT_THREADS, 2)
     warptile_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, unsigned M,
-                    unsigned N, unsigned K, unsigned tiles_n, unsigned long long tiles) {
-  __shared__ __align__(16) float As[2][RB_BK][RB_BM + 4];
-  __shared__ __align__(16) float Bs[2][RB_BK][RB_BN];
+                    unsigned N, unsigned K, unsigned group) {
+  constexpr int RG = 4, CG = 2, WN = 2, BK = RB_BK, NT = WT_THREADS, BM = RB_BM, BN = RB_BN;
+  constexpr int LA = BM * BK / 4 / NT, LB = BK * BN / 4 / NT;  // float4 per thread per k-step
+  __shared__ __align__(16) float As[2][BK][BM + 4];
+  __shared__ __align__(16) float Bs[2][BK][BN];
   const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
-  const int tm = 64 * (warp >> 1) + 4 * (lane >> 3);  // rows tm + 16 g + i, g < 4, i < 4
-  const int tn = 64 * (warp & 1) + 4 * (lane & 7);    // columns tn + 32 h + j, h < 2, j < 4
-  const unsigned ksteps = (K - 1) / RB_BK + 1;        // K > 0
+  const int wm = (warp / WN) * 16 * RG + 4 * (lane >> 3);
+  const int wn = (warp % WN) * 32 * CG + 4 * (lane & 7);
+  // Tiles in groups of `group` tile rows (x fastest within a group), as blocks are launched.
+  const unsigned tiles_n = gridDim.x, pid = blockIdx.y * tiles_n + blockIdx.x;
+  const unsigned tiles_m = gridDim.y, per_group = group * tiles_n;
+  const unsigned first_m = (pid / per_group) * group;
+  const unsigned gsize = min(tiles_m - first_m, group);
+  const unsigned tm_idx = first_m + (pid % per_group) % gsize, tn_idx = (pid % per_group) / gsize;
+  const unsigned m0 = tm_idx * BM, n0 = tn_idx * BN;
+  const unsigned ksteps = (K + BK - 1) / BK;
 
-  for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-    const unsigned m0 = (unsigned)(tile / tiles_n) * RB_BM, n0 = (unsigned)(tile % tiles_n) * RB_BN;
-    float acc[16][8];
+  float acc[RG * 4][CG * 4];
 #pragma unroll
-    for (int i = 0; i < 16; i++)
+  for (int i = 0; i < RG * 4; i++)
 #pragma unroll
-      for (int j = 0; j < 8; j++) acc[i][j] = 0.f;
+    for (int j = 0; j < CG * 4; j++) acc[i][j] = 0.f;
 
-    // Each k-step: 256 float4 of A (128 rows x 8) and 256 of B (8 x 128 columns), two each per thread.
-    float4 a_next[2], b_next[2];
-    auto load = [&](unsigned k0) {
+  float4 an[LA], bn[LB];
+  auto gload = [&](unsigned k0) {
 #pragma unroll
-      for (int l = 0; l < 2; l++) {
-        const int f = t + l * WT_THREADS;
-        a_next[l] = load_a<VEC>(A, M, K, m0 + (f >> 1), k0 + 4 * (f & 1));
-        b_next[l] = load_b<VEC>(B, K, N, k0 + (f >> 5), n0 + 4 * (f & 31));
-      }
-    };
-    auto stage = [&](int buf) {
-#pragma unroll
-      for (int l = 0; l < 2; l++) {
-        const int f = t + l * WT_THREADS, row = f >> 1, k = 4 * (f & 1);
-        As[buf][k + 0][row] = a_next[l].x;
-        As[buf][k + 1][row] = a_next[l].y;
-        As[buf][k + 2][row] = a_next[l].z;
-        As[buf][k + 3][row] = a_next[l].w;
-        *(float4 *)&Bs[buf][f >> 5][4 * (f & 31)] = b_next[l];
-      }
-    };
-    load(0);
-    stage(0);
-    __syncthreads();
-    for (unsigned ks = 0; ks < ksteps; ks++) {
-      const int cur = ks & 1;
-      const bool more = ks + 1 < ksteps;
-      if (more) load((ks + 1) * RB_BK);
-#pragma unroll
-      for (int k = 0; k < RB_BK; k++) {
-        float a[16], b[8];
-#pragma unroll
-        for (int g = 0; g < 4; g++) {
-          const float4 v = *(const float4 *)&As[cur][k][tm + 16 * g];
-          a[4 * g] = v.x, a[4 * g + 1] = v.y, a[4 * g + 2] = v.z, a[4 * g + 3] = v.w;
-        }
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-          const float4 v = *(const float4 *)&Bs[cur][k][tn + 32 * h];
-          b[4 * h] = v.x, b[4 * h + 1] = v.y, b[4 * h + 2] = v.z, b[4 * h + 3] = v.w;
-        }
-#pragma unroll
-        for (int i = 0; i < 16; i++)
-#pragma unroll
-          for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-      }
-      if (more) stage(cur ^ 1);  // the other buffer was last read before the previous barrier
-      __syncthreads();
+    for (int l = 0; l < LA; l++) {
+      int f = t + l * NT, row = f / (BK / 4), kq = f % (BK / 4);
+      an[l] = load_a<VEC>(A, M, K, m0 + row, k0 + 4 * kq);
     }
-
 #pragma unroll
-    for (int i = 0; i < 16; i++) {
-      const unsigned row = m0 + tm + 16 * (i / 4) + i % 4;
-      if (row < M) {
-        store_c<VEC>(C, N, row, n0 + tn, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
-        store_c<VEC>(C, N, row, n0 + tn + 32, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
+    for (int l = 0; l < LB; l++) {
+      int f = t + l * NT, k = f / (BN / 4), c = f % (BN / 4);
+      bn[l] = load_b<VEC>(B, K, N, k0 + k, n0 + 4 * c);
+    }
+  };
+  auto sstore = [&](int buf) {
+#pragma unroll
+    for (int l = 0; l < LA; l++) {
+      int f = t + l * NT, row = f / (BK / 4), kq = f % (BK / 4);
+      As[buf][4 * kq + 0][row] = an[l].x;
+      As[buf][4 * kq + 1][row] = an[l].y;
+      As[buf][4 * kq + 2][row] = an[l].z;
+      As[buf][4 * kq + 3][row] = an[l].w;
+    }
+#pragma unroll
+    for (int l = 0; l < LB; l++) {
+      int f = t + l * NT, k = f / (BN / 4), c = f % (BN / 4);
+      *(float4 *)&Bs[buf][k][4 * c] = bn[l];
+    }
+  };
+  gload(0);
+  sstore(0);
+  __syncthreads();
+  for (unsigned ks = 0; ks < ksteps; ks++) {
+    const int cur = ks & 1;
+    const bool more = ks + 1 < ksteps;
+    if (more) gload((ks + 1) * BK);
+#pragma unroll
+    for (int k = 0; k < BK; k++) {
+      float a[RG * 4], b[CG * 4];
+#pragma unroll
+      for (int g = 0; g < RG; g++) {
+        float4 v = *(const float4 *)&As[cur][k][wm + 16 * g];
+        a[4 * g] = v.x, a[4 * g + 1] = v.y, a[4 * g + 2] = v.z, a[4 * g + 3] = v.w;
+      }
+#pragma unroll
+      for (int g = 0; g < CG; g++) {
+        float4 v = *(const float4 *)&Bs[cur][k][wn + 32 * g];
+        b[4 * g] = v.x, b[4 * g + 1] = v.y, b[4 * g + 2] = v.z, b[4 * g + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < RG * 4; i++)
+#pragma unroll
+        for (int j = 0; j < CG * 4; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+    if (more) sstore(cur ^ 1);
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < RG * 4; i++) {
+    unsigned row = m0 + wm + 16 * (i / 4) + i % 4;
+    if (row >= M) continue;
+#pragma unroll
+    for (int g = 0; g < CG; g++) {
+      unsigned col = n0 + wn + 32 * g;
+      float *p = C + (size_t)row * N + col;
+      float4 v = make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
+      if (VEC) {
+        if (col < N) *(float4 *)p = v;
+      } else {
+        if (col < N) p[0] = v.x;
+        if (col + 1 < N) p[1] = v.y;
+        if (col + 2 < N) p[2] = v.z;
+        if (col + 3 < N) p[3] = v.w;
       }
     }
   }
 }
+
 
 // ---------------------------------------------------------------------------
 // Host wrappers.
@@ -363,14 +388,20 @@ extern "C" cudaError_t matmul_warptile(const float *A, const float *B, float *C,
   int run;
   cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
   if (err != cudaSuccess || !run) return err;
-  unsigned tn = matmul_tiles(N, RB_BN);
-  unsigned long long tiles = (unsigned long long)matmul_tiles(M, RB_BM) * tn;
-  unsigned grid;
-  if ((err = grid_for(tiles, 1, &grid)) != cudaSuccess) return err;
+  int dev = 0, max_y = 0;
+  if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&max_y, cudaDevAttrMaxGridDimY, dev)) != cudaSuccess)
+    return err;
+  unsigned tn = matmul_tiles(N, RB_BN), tm = matmul_tiles(M, RB_BM);
+  // One tile per block, no loop over tiles (with one, this kernel's registers were allocated
+  // differently and it ran 6-10 % slower on an H100). Past the grid's y limit (M > 8 388 480) or
+  // 2^32 tiles, regblock, which loops, does the work.
+  if (tm > (unsigned)max_y || (unsigned long long)tm * tn > 0xffffffffull)  // block ids are 32-bit
+    return matmul_regblock(A, B, C, M, N, K, stream);
   bool vec = K % 4 == 0 && N % 4 == 0 && is_aligned(A, 16) && is_aligned(B, 16) && is_aligned(C, 16);
   if (vec)
-    warptile_kernel<true><<<grid, WT_THREADS, 0, stream>>>(A, B, C, M, N, K, tn, tiles);
+    warptile_kernel<true><<<dim3(tn, tm), WT_THREADS, 0, stream>>>(A, B, C, M, N, K, WT_GROUP);
   else
-    warptile_kernel<false><<<grid, WT_THREADS, 0, stream>>>(A, B, C, M, N, K, tn, tiles);
+    warptile_kernel<false><<<dim3(tn, tm), WT_THREADS, 0, stream>>>(A, B, C, M, N, K, WT_GROUP);
   return cudaGetLastError();
 }
