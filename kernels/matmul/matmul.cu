@@ -312,19 +312,9 @@ static __global__ void __launch_bounds__(WT_THREADS, 2)
     unsigned row = m0 + wm + 16 * (i / 4) + i % 4;
     if (row >= M) continue;
 #pragma unroll
-    for (int g = 0; g < CG; g++) {
-      unsigned col = n0 + wn + 32 * g;
-      float *p = C + (size_t)row * N + col;
-      float4 v = make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
-      if (VEC) {
-        if (col < N) *(float4 *)p = v;
-      } else {
-        if (col < N) p[0] = v.x;
-        if (col + 1 < N) p[1] = v.y;
-        if (col + 2 < N) p[2] = v.z;
-        if (col + 3 < N) p[3] = v.w;
-      }
-    }
+    for (int g = 0; g < CG; g++)
+      store_c<VEC>(C, N, row, n0 + wn + 32 * g,
+                   make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]));
   }
 }
 
