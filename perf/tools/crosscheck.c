@@ -109,102 +109,121 @@ static void fill(float *x, size_t n, unsigned long long seed) {
   }
 }
 
-int main(int argc, char **argv) {
-  int samples = 200;
+typedef struct {
+  int samples;
   size_t sizes[16];
-  int nsizes = 0;
+  int nsizes;
   json_t *files[MAX_FILES];
   const char *file_names[MAX_FILES];
-  int nfiles = 0;
+  int nfiles;
+} options;
+
+/* 0, or 2 after a message: a bad flag, or a runner JSON that does not load. */
+static int parse_args(int argc, char **argv, options *o) {
+  *o = (options){.samples = 200};
   for (int i = 1; i < argc; i++) {
     if (!strncmp(argv[i], "--samples=", 10)) {
-      samples = atoi(argv[i] + 10);
-      if (samples < 1) {
+      o->samples = atoi(argv[i] + 10);
+      if (o->samples < 1) {
         fprintf(stderr, "crosscheck: --samples must be >= 1\n");
         return 2;
       }
-    } else if (!strncmp(argv[i], "--runner_json=", 14) && nfiles < MAX_FILES) {
+    } else if (!strncmp(argv[i], "--runner_json=", 14) && o->nfiles < MAX_FILES) {
       json_error_t jerr;
-      file_names[nfiles] = argv[i] + 14;
-      files[nfiles] = json_load_file(file_names[nfiles], 0, &jerr);
-      if (!files[nfiles]) {
-        fprintf(stderr, "crosscheck: %s: %s (line %d)\n", file_names[nfiles], jerr.text, jerr.line);
+      o->file_names[o->nfiles] = argv[i] + 14;
+      o->files[o->nfiles] = json_load_file(o->file_names[o->nfiles], 0, &jerr);
+      if (!o->files[o->nfiles]) {
+        fprintf(stderr, "crosscheck: %s: %s (line %d)\n", o->file_names[o->nfiles], jerr.text, jerr.line);
         return 2;
       }
-      nfiles++;
-    } else if (argv[i][0] != '-' && nsizes < 16 && strtoull(argv[i], NULL, 0) > 0) {
-      sizes[nsizes++] = (size_t)strtoull(argv[i], NULL, 0);
+      o->nfiles++;
+    } else if (argv[i][0] != '-' && o->nsizes < 16 && strtoull(argv[i], NULL, 0) > 0) {
+      o->sizes[o->nsizes++] = (size_t)strtoull(argv[i], NULL, 0);
     } else {
       fprintf(stderr, "usage: crosscheck [--samples=N] [--runner_json=FILE]... [N...]\n");
       return 2;
     }
   }
-  if (nsizes == 0) {
-    sizes[0] = 1u << 20;
-    sizes[1] = 1u << 24;
-    sizes[2] = 1u << 28;
-    nsizes = 3;
+  if (o->nsizes == 0) {
+    o->sizes[0] = 1u << 20;
+    o->sizes[1] = 1u << 24;
+    o->sizes[2] = 1u << 28;
+    o->nsizes = 3;
   }
+  return 0;
+}
 
+/* The untimed L2 flush: a v7 sum over twice the L2's bytes. */
+typedef struct {
+  float *buf, *sum;
+  void *work;
+  size_t bytes;
+} l2_flush;
+
+/* Times every kernel at size n and compares with the runner's figures in o's files; 1 if any
+ * disagrees beyond TOLERANCE_PCT. */
+static int check_size(const options *o, size_t n, const l2_flush *fl, cudaStream_t s) {
+  float *h = malloc(n * sizeof *h), *a, *b, *c;
+  if (!h) exit(1);
+  CHECK(cudaMalloc((void **)&a, n * sizeof(float)));
+  CHECK(cudaMalloc((void **)&b, n * sizeof(float)));
+  CHECK(cudaMalloc((void **)&c, n * sizeof(float)));
+  fill(h, n, 1);
+  CHECK(cudaMemcpy(a, h, n * sizeof(float), cudaMemcpyHostToDevice));
+  fill(h, n, 2);
+  CHECK(cudaMemcpy(b, h, n * sizeof(float), cudaMemcpyHostToDevice));
+  CHECK(cudaMemset(c, 0xFF, n * sizeof(float)));
+  CHECK(cudaDeviceSynchronize()); /* those ran on the legacy stream; s does not wait for it */
+  free(h);
+  int fail = 0;
+  for (int k = 0; k < K_COUNT; k++) {
+    double bytes = (k == K_ADD ? 12.0 : 8.0) * (double)n;
+    float ms = time_kernel(k, a, b, c, n, fl->buf, fl->bytes, fl->sum, fl->work, o->samples, s);
+    double gbps = bytes / (ms * 1e-3) / 1e9;
+    printf("%-12s N=%-10zu median %10.2f us  %8.1f GB/s\n", kKernel[k], n, ms * 1e3, gbps);
+    char name[128];
+    snprintf(name, sizeof name, "%s/N:%zu", kRunnerName[k], n);
+    for (int f = 0; f < o->nfiles; f++) {
+      double r = runner_gbps(o->files[f], name);
+      if (r <= 0) continue; /* this file holds another family */
+      double diff = 100 * (r - gbps) / gbps;
+      int ok = fabs(diff) <= TOLERANCE_PCT;
+      if (!ok) fail = 1;
+      printf("    runner %-40s %8.1f GB/s  diff %+6.2f%%  %s  (%s)\n", name, r, diff, ok ? "agree" : "DISAGREE",
+             o->file_names[f]);
+    }
+  }
+  CHECK(cudaFree(a));
+  CHECK(cudaFree(b));
+  CHECK(cudaFree(c));
+  return fail;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  if (parse_args(argc, argv, &o)) return 2;
   int dev = 0, l2 = 0;
   CHECK(cudaGetDevice(&dev));
   CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
   struct cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, dev));
-  size_t flush_bytes = 2 * (size_t)l2;
-  float *flush, *flush_sum;
-  void *flush_work;
-  CHECK(cudaMalloc((void **)&flush, flush_bytes));
-  CHECK(cudaMemset(flush, 0, flush_bytes));
-  CHECK(cudaMalloc((void **)&flush_sum, sizeof(float)));
-  CHECK(cudaMalloc(&flush_work, reduce_work_bytes(flush_bytes / sizeof(float))));
+  l2_flush fl = {.bytes = 2 * (size_t)l2};
+  CHECK(cudaMalloc((void **)&fl.buf, fl.bytes));
+  CHECK(cudaMemset(fl.buf, 0, fl.bytes));
+  CHECK(cudaMalloc((void **)&fl.sum, sizeof(float)));
+  CHECK(cudaMalloc(&fl.work, reduce_work_bytes(fl.bytes / sizeof(float))));
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  printf("crosscheck on %s: L2 %d bytes, flush %zu bytes, median of %d samples\n", prop.name, l2, flush_bytes,
-         samples);
-
+  printf("crosscheck on %s: L2 %d bytes, flush %zu bytes, median of %d samples\n", prop.name, l2, fl.bytes,
+         o.samples);
   int worst_fail = 0;
-  for (int si = 0; si < nsizes; si++) {
-    size_t n = sizes[si];
-    float *h = malloc(n * sizeof *h), *a, *b, *c;
-    if (!h) return 1;
-    CHECK(cudaMalloc((void **)&a, n * sizeof(float)));
-    CHECK(cudaMalloc((void **)&b, n * sizeof(float)));
-    CHECK(cudaMalloc((void **)&c, n * sizeof(float)));
-    fill(h, n, 1);
-    CHECK(cudaMemcpy(a, h, n * sizeof(float), cudaMemcpyHostToDevice));
-    fill(h, n, 2);
-    CHECK(cudaMemcpy(b, h, n * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaMemset(c, 0xFF, n * sizeof(float)));
-    CHECK(cudaDeviceSynchronize()); /* those ran on the legacy stream; s does not wait for it */
-    free(h);
-    for (int k = 0; k < K_COUNT; k++) {
-      double bytes = (k == K_ADD ? 12.0 : 8.0) * (double)n;
-      float ms = time_kernel(k, a, b, c, n, flush, flush_bytes, flush_sum, flush_work, samples, s);
-      double gbps = bytes / (ms * 1e-3) / 1e9;
-      printf("%-12s N=%-10zu median %10.2f us  %8.1f GB/s\n", kKernel[k], n, ms * 1e3, gbps);
-      char name[128];
-      snprintf(name, sizeof name, "%s/N:%zu", kRunnerName[k], n);
-      for (int f = 0; f < nfiles; f++) {
-        double r = runner_gbps(files[f], name);
-        if (r <= 0) continue; /* this file holds another family */
-        double diff = 100 * (r - gbps) / gbps;
-        int ok = fabs(diff) <= TOLERANCE_PCT;
-        if (!ok) worst_fail = 1;
-        printf("    runner %-40s %8.1f GB/s  diff %+6.2f%%  %s  (%s)\n", name, r, diff,
-               ok ? "agree" : "DISAGREE", file_names[f]);
-      }
-    }
-    CHECK(cudaFree(a));
-    CHECK(cudaFree(b));
-    CHECK(cudaFree(c));
-  }
-  CHECK(cudaFree(flush));
-  CHECK(cudaFree(flush_sum));
-  CHECK(cudaFree(flush_work));
+  for (int si = 0; si < o.nsizes; si++) worst_fail |= check_size(&o, o.sizes[si], &fl, s);
+  CHECK(cudaFree(fl.buf));
+  CHECK(cudaFree(fl.sum));
+  CHECK(cudaFree(fl.work));
   CHECK(cudaStreamDestroy(s));
-  for (int f = 0; f < nfiles; f++) json_decref(files[f]);
-  if (nfiles) printf("%s (tolerance %.0f%%)\n", worst_fail ? "FAIL: runner and crosscheck disagree" : "OK: agree",
-                     TOLERANCE_PCT);
+  for (int f = 0; f < o.nfiles; f++) json_decref(o.files[f]);
+  if (o.nfiles) printf("%s (tolerance %.0f%%)\n", worst_fail ? "FAIL: runner and crosscheck disagree" : "OK: agree",
+                       TOLERANCE_PCT);
   return worst_fail;
 }
