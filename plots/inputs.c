@@ -69,131 +69,54 @@ int parse_bench_name(const char *name, bench_name *out, char *err, size_t errlen
 
 /* ---------- run JSON ---------- */
 
-static const char *str_or(json_t *o, const char *key, const char *dflt) {
-  json_t *v = json_object_get(o, key);
-  return json_is_string(v) ? json_string_value(v) : dflt;
-}
-
-static double unit_ns(const char *unit) {
-  if (!strcmp(unit, "ns")) return 1;
-  if (!strcmp(unit, "us")) return 1e3;
-  if (!strcmp(unit, "ms")) return 1e6;
-  if (!strcmp(unit, "s")) return 1e9;
-  return 0;
-}
-
-/* The runner writes an error entry for a benchmark that failed its self-check.
- * The gate refuses such a run; the report shows the failure instead. The
- * entries are taken out of the iterations (their index kept, so that messages
- * about other entries still point at the right one) and the rest goes through
- * the gate's reader from a temporary copy. 1: a copy was made at tmp. */
-static int without_failures(const char *path, run_file *out, char *tmp, size_t tmplen) {
-  json_t *root = json_load_file(path, 0, NULL);
-  json_t *bs = json_object_get(root, "benchmarks");
-  for (size_t i = 0; i < json_array_size(bs); i++) {
-    json_t *e = json_array_get(bs, i);
-    if (!json_is_true(json_object_get(e, "error_occurred"))) continue;
-    failed_bench *fb = (out->failed = realloc(out->failed, (out->nfailed + 1) * sizeof *out->failed),
-                        &out->failed[out->nfailed++]);
-    snprintf(fb->name, sizeof fb->name, "%s", str_or(e, "name", "?"));
-    snprintf(fb->message, sizeof fb->message, "%s", str_or(e, "error_message", "no message"));
-    json_object_del(e, "error_occurred");
-    json_object_set_new(e, "run_type", json_string("failed"));
-  }
-  int copied = 0;
-  if (out->nfailed) {
-    const char *dir = getenv("TMPDIR");
-    snprintf(tmp, tmplen, "%s/render-run-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(tmp);
-    copied = fd >= 0 && json_dumpfd(root, fd, JSON_REAL_PRECISION(17)) == 0;
-    if (fd >= 0) close(fd);
-    if (!copied && fd >= 0) unlink(tmp);
-  }
-  json_decref(root);
-  return copied;
-}
-
-/* The gate's reader validates the file and gives the medians (the figures the
- * gate compares and the history records); what it does not keep (peak, label,
- * FLOPs, registration order) is read here from the same, already checked file. */
+/* Through the gate's reader: the medians the gate compares and the history records, and what
+ * the report adds (failed benchmarks, shown instead of charted; peak; labels; FLOPs). */
 int load_run_file(const char *path, run_file *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s", path);
   gate_figures f;
-  char tmp[PATH_LEN];
-  int copied = without_failures(path, out, tmp, sizeof tmp);
-  int rc = load_run(copied ? tmp : path, &f, err, errlen);
-  if (copied) unlink(tmp);
-  if (rc) {
-    if (copied) {
-      /* Name the user's file, not the copy. */
-      char why[1024];
-      const char *rest = strncmp(err, tmp, strlen(tmp)) == 0 ? err + strlen(tmp) : err;
-      snprintf(why, sizeof why, "%s", rest);
-      if (out->nfailed && strstr(why, "no iteration entries"))
-        snprintf(err, errlen, "%s: every benchmark failed in the run (%s: %s)", path, out->failed[0].name,
-                 out->failed[0].message);
-      else
-        snprintf(err, errlen, "%s%s", path, why);
-    }
-    free(out->failed);
-    out->failed = NULL;
-    return 1;
-  }
-  json_t *root = json_load_file(path, 0, NULL);
-  json_t *cx = json_object_get(root, "context"), *g = json_object_get(cx, "gpu");
+  run_extras x;
+  if (load_run_with_extras(path, &f, &x, err, errlen)) return 1;
   out->gpu = f.gpu;
-  json_t *peak = json_object_get(g, "peak_GBps");
-  out->peak_gbps = json_is_number(peak) && json_number_value(peak) > 0 ? json_number_value(peak) : 0;
+  out->peak_gbps = x.peak_gbps;
   out->copy_gbps = f.runs[0].copy_bytes_per_second / 1e9;
-  snprintf(out->compute_capability, sizeof out->compute_capability, "%s", str_or(g, "compute_capability", "?"));
+  snprintf(out->compute_capability, sizeof out->compute_capability, "%s", x.compute_capability);
   snprintf(out->date, sizeof out->date, "%s", f.runs[0].date);
   snprintf(out->host, sizeof out->host, "%s", f.runs[0].host);
   snprintf(out->commit, sizeof out->commit, "%s", f.runs[0].commit);
-  const char *exe = str_or(cx, "executable", "?");
-  snprintf(out->executable, sizeof out->executable, "%s", strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe);
-
+  snprintf(out->executable, sizeof out->executable, "%s", x.executable);
+  out->failed = calloc(x.nfailed + 1, sizeof *out->failed);
+  out->nfailed = x.nfailed;
+  for (size_t i = 0; i < x.nfailed; i++) {
+    snprintf(out->failed[i].name, sizeof out->failed[i].name, "%s", x.failed[i].name);
+    snprintf(out->failed[i].message, sizeof out->failed[i].message, "%s", x.failed[i].message);
+  }
   out->b = calloc(f.n + 1, sizeof *out->b);
   out->n = f.n;
-  for (size_t i = 0; i < f.n; i++) {
+  int rc = 0;
+  for (size_t i = 0; i < f.n && !rc; i++) {
     run_bench *b = &out->b[i];
     snprintf(b->name, sizeof b->name, "%s", f.b[i].name);
     b->median_ns = f.b[i].runs[0].median_ns;
     b->bytes_per_second = f.b[i].bytes_per_second;
     b->order = (int)i; /* load_run keeps the order of first appearance */
+    b->reference = x.reference[i];
+    b->flops_per_call = x.flops_per_call[i];
     if (parse_bench_name(b->name, &b->id, err, errlen)) {
       char why[512];
       snprintf(why, sizeof why, "%s", err);
-      fail(err, errlen, "%s: field benchmarks[].name: %s", path, why);
-      goto bad;
+      rc = fail(err, errlen, "%s: field benchmarks[].name: %s", path, why);
     }
   }
-  /* Label and FLOPs from the first iteration entry of each benchmark. */
-  json_t *bs = json_object_get(root, "benchmarks");
-  for (size_t i = 0; i < json_array_size(bs); i++) {
-    json_t *e = json_array_get(bs, i);
-    if (strcmp(str_or(e, "run_type", ""), "iteration") != 0) continue;
-    const char *name = str_or(e, "name", "");
-    for (size_t k = 0; k < out->n; k++) {
-      run_bench *b = &out->b[k];
-      if (strcmp(b->name, name) != 0 || b->flops_per_call > 0) continue;
-      b->reference = strcmp(str_or(e, "label", ""), "reference") == 0;
-      json_t *fl = json_object_get(e, "flops_per_second");
-      double t = json_number_value(json_object_get(e, "real_time")) * unit_ns(str_or(e, "time_unit", ""));
-      if (json_is_number(fl) && json_number_value(fl) > 0) b->flops_per_call = json_number_value(fl) * t * 1e-9;
-    }
+  free_run_extras(&x);
+  free_figures(&f);
+  if (rc) {
+    free(out->b);
+    free(out->failed);
+    out->b = NULL;
+    out->failed = NULL;
   }
-  json_decref(root);
-  free_figures(&f);
-  return 0;
-bad:
-  json_decref(root);
-  free_figures(&f);
-  free(out->b);
-  free(out->failed);
-  out->b = NULL;
-  out->failed = NULL;
-  return 1;
+  return rc;
 }
 
 /* ---------- verdicts.json ---------- */

@@ -765,7 +765,57 @@ static void run_medians(ctx *c, gate_figures *out) {
  * CUDA contexts, each context's median ("context_medians"). Repetitions of one
  * benchmark are pooled into one measure: the gate's unit of evidence is the
  * context, and repetitions in one context share its offset. */
-int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
+/* The report's extras of a loaded run: per benchmark (by name) the label and FLOPs of its first
+ * iteration entry, and what the context says of the GPU and the program. */
+static void read_extras(json_t *root, const gate_figures *f, run_extras *x) {
+  json_t *cx = json_object_get(root, "context"), *g = json_object_get(cx, "gpu");
+  json_t *peak = json_object_get(g, "peak_GBps");
+  x->peak_gbps = json_is_number(peak) && json_number_value(peak) > 0 ? json_number_value(peak) : 0;
+  json_t *cc = json_object_get(g, "compute_capability"), *exe = json_object_get(cx, "executable");
+  snprintf(x->compute_capability, sizeof x->compute_capability, "%s", json_is_string(cc) ? json_string_value(cc) : "?");
+  const char *e = json_is_string(exe) ? json_string_value(exe) : "?";
+  snprintf(x->executable, sizeof x->executable, "%s", strrchr(e, '/') ? strrchr(e, '/') + 1 : e);
+  x->reference = calloc(f->n + 1, sizeof *x->reference);
+  x->flops_per_call = calloc(f->n + 1, sizeof *x->flops_per_call);
+  char *seen = calloc(f->n + 1, 1);
+  json_t *bs = json_object_get(root, "benchmarks");
+  for (size_t i = 0; i < json_array_size(bs); i++) {
+    json_t *b = json_array_get(bs, i), *type = json_object_get(b, "run_type"), *name = json_object_get(b, "name");
+    if (!json_is_string(type) || strcmp(json_string_value(type), "iteration") || !json_is_string(name)) continue;
+    for (size_t k = 0; k < f->n; k++) {
+      if (seen[k] || strcmp(f->b[k].name, json_string_value(name)) != 0) continue;
+      seen[k] = 1;
+      json_t *label = json_object_get(b, "label"), *fl = json_object_get(b, "flops_per_second"),
+             *unit = json_object_get(b, "time_unit");
+      x->reference[k] = json_is_string(label) && !strcmp(json_string_value(label), "reference");
+      double t = json_number_value(json_object_get(b, "real_time")) *
+                 unit_ns(json_is_string(unit) ? json_string_value(unit) : "");
+      if (json_is_number(fl) && json_number_value(fl) > 0) x->flops_per_call[k] = json_number_value(fl) * t * 1e-9;
+    }
+  }
+  free(seen);
+}
+
+/* Records a failed entry in x, or (x NULL) fails the load naming it. */
+static void failed_entry(ctx *c, json_t *e, const char *where, const char *name, run_extras *x) {
+  json_t *msg = json_object_get(e, "error_message");
+  const char *why = json_is_string(msg) ? json_string_value(msg) : "no message";
+  if (!x) {
+    c->failed = fail(c->err, c->errlen, "%s: %s (%s) failed in the run: %s", c->path, where, name, why);
+    return;
+  }
+  x->failed = realloc(x->failed, (x->nfailed + 1) * sizeof *x->failed);
+  run_failure *f = &x->failed[x->nfailed++];
+  snprintf(f->name, sizeof f->name, "%s", name);
+  snprintf(f->message, sizeof f->message, "%s", why);
+}
+
+/* A runner file: Google Benchmark JSON whose "iteration" entries carry their
+ * kept samples ("samples", in time_unit) and, for benchmarks measured in several
+ * CUDA contexts, each context's median ("context_medians"). Repetitions of one
+ * benchmark are pooled into one measure: the gate's unit of evidence is the
+ * context, and repetitions in one context share its offset. */
+static int read_run(const char *path, gate_figures *out, run_extras *x, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
   if (!root) return 1;
@@ -792,21 +842,41 @@ int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
     json_t *type = field(&c, e, where, "run_type", JSON_STRING);
     if (!name || !type) break;
     if (json_is_true(json_object_get(e, "error_occurred"))) {
-      json_t *msg = json_object_get(e, "error_message");
-      c.failed = fail(err, errlen, "%s: %s (%s) failed in the run: %s", path, where, json_string_value(name),
-                      json_is_string(msg) ? json_string_value(msg) : "no message");
-      break;
+      failed_entry(&c, e, where, json_string_value(name), x);
+      continue;
     }
     if (strcmp(json_string_value(type), "iteration") != 0) continue; /* aggregates are recomputed */
     read_iteration(&c, e, where, json_string_value(name), out);
   }
+  if (!c.failed && out->n == 0 && x && x->nfailed)
+    c.failed = fail(err, errlen, "%s: every benchmark failed in the run (%s: %s)", path, x->failed[0].name,
+                    x->failed[0].message);
   if (!c.failed && out->n == 0)
     c.failed = fail(err, errlen, "%s: field benchmarks: no iteration entries: the run measured nothing (a filter "
                     "that matched no benchmark?)", path);
   run_medians(&c, out);
+  if (!c.failed && x) read_extras(root, out, x);
   json_decref(root);
   if (c.failed) free_figures(out);
   return c.failed;
+}
+
+int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
+  return read_run(path, out, NULL, err, errlen);
+}
+
+int load_run_with_extras(const char *path, gate_figures *out, run_extras *x, char *err, size_t errlen) {
+  memset(x, 0, sizeof *x);
+  int rc = read_run(path, out, x, err, errlen);
+  if (rc) free_run_extras(x);
+  return rc;
+}
+
+void free_run_extras(run_extras *x) {
+  free(x->failed);
+  free(x->reference);
+  free(x->flops_per_call);
+  memset(x, 0, sizeof *x);
 }
 
 static int same_family(const char *a, const char *b) {

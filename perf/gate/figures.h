@@ -67,8 +67,29 @@ typedef struct {
 /* Reads a JSON file whose top level is an object. NULL and a message that tells a missing
  * file, an unreadable one and one that is not JSON apart. Free with json_decref. */
 struct json_t *load_json_object(const char *path, char *err, size_t errlen);
-/* Reads one output file of a benchmark binary (--benchmark_out, JSON). */
+/* Reads one output file of a benchmark binary (--benchmark_out, JSON). A benchmark the run
+ * reports as failed (its self-check or a CUDA call: "error_occurred") makes it an error. */
 int load_run(const char *path, gate_figures *out, char *err, size_t errlen);
+
+/* A benchmark the run reports as failed, with the runner's message. */
+typedef struct {
+  char name[256], message[512];
+} run_failure;
+
+/* What the report needs of a run beyond the gate's figures. */
+typedef struct {
+  run_failure *failed; /* left out of the figures, in file order */
+  size_t nfailed;
+  double peak_gbps;    /* context.gpu.peak_GBps; 0 when absent */
+  char compute_capability[16], executable[256];
+  int *reference;          /* per benchmark of the figures (same index): label "reference" */
+  double *flops_per_call;  /* per benchmark: flops_per_second x real_time of its first entry; 0: none */
+} run_extras;
+
+/* load_run for the report: failed benchmarks are kept in x->failed instead of failing the
+ * load (an error still when every benchmark failed). Free with free_run_extras. */
+int load_run_with_extras(const char *path, gate_figures *out, run_extras *x, char *err, size_t errlen);
+void free_run_extras(run_extras *x);
 /* Reads baselines/<slug>.json and checks it names the GPU its file name says. */
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen);
 /* Writes a baseline atomically (temp file, fsync, rename). */

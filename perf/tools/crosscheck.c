@@ -12,7 +12,6 @@
  * elementwise_bench or copy_bench with --benchmark_out) adds the runner's GB/s
  * for the same benchmark and the difference; the exit status is 1 if any
  * differs by more than 2%, or on a CUDA error. */
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include "kernels/copy/copy.h"
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/reduce/reduce.h"
+#include "perf/gate/figures.h"
 
 #define CHECK(call)                                                                                   \
   do {                                                                                                \
@@ -38,11 +38,6 @@
 
 static int cmp_float(const void *a, const void *b) {
   float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
@@ -84,22 +79,11 @@ static float time_kernel(int k, float *a, float *b, float *c, size_t n, const fl
   return med;
 }
 
-/* The runner's GB/s for `name`: median of its repetitions' GBps counters; 0 if absent. */
-static double runner_gbps(json_t *doc, const char *name) {
-  json_t *list = json_object_get(doc, "benchmarks");
-  double v[1024];
-  size_t n = 0;
-  for (size_t i = 0; i < json_array_size(list) && n < 1024; i++) {
-    json_t *b = json_array_get(list, i);
-    const char *rn = json_string_value(json_object_get(b, "run_name"));
-    const char *type = json_string_value(json_object_get(b, "run_type"));
-    json_t *g = json_object_get(b, "GBps");
-    if (rn && type && !strcmp(rn, name) && !strcmp(type, "iteration") && json_is_number(g))
-      v[n++] = json_number_value(g);
-  }
-  if (n == 0) return 0;
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+/* The runner's GB/s for `name`, as the gate reads it (the bandwidth of its median); 0 if the
+ * file does not hold it. */
+static double runner_gbps(const gate_figures *run, const char *name) {
+  const gate_bench *b = find_bench(run, name);
+  return b ? b->bytes_per_second / 1e9 : 0;
 }
 
 static void fill(float *x, size_t n, unsigned long long seed) {
@@ -113,7 +97,7 @@ typedef struct {
   int samples;
   size_t sizes[16];
   int nsizes;
-  json_t *files[MAX_FILES];
+  gate_figures runs[MAX_FILES];
   const char *file_names[MAX_FILES];
   int nfiles;
 } options;
@@ -129,11 +113,10 @@ static int parse_args(int argc, char **argv, options *o) {
         return 2;
       }
     } else if (!strncmp(argv[i], "--runner_json=", 14) && o->nfiles < MAX_FILES) {
-      json_error_t jerr;
+      char err[1024];
       o->file_names[o->nfiles] = argv[i] + 14;
-      o->files[o->nfiles] = json_load_file(o->file_names[o->nfiles], 0, &jerr);
-      if (!o->files[o->nfiles]) {
-        fprintf(stderr, "crosscheck: %s: %s (line %d)\n", o->file_names[o->nfiles], jerr.text, jerr.line);
+      if (load_run(o->file_names[o->nfiles], &o->runs[o->nfiles], err, sizeof err)) {
+        fprintf(stderr, "crosscheck: %s\n", err);
         return 2;
       }
       o->nfiles++;
@@ -184,7 +167,7 @@ static int check_size(const options *o, size_t n, const l2_flush *fl, cudaStream
     char name[128];
     snprintf(name, sizeof name, "%s/N:%zu", kRunnerName[k], n);
     for (int f = 0; f < o->nfiles; f++) {
-      double r = runner_gbps(o->files[f], name);
+      double r = runner_gbps(&o->runs[f], name);
       if (r <= 0) continue; /* this file holds another family */
       double diff = 100 * (r - gbps) / gbps;
       int ok = fabs(diff) <= TOLERANCE_PCT;
@@ -222,7 +205,7 @@ int main(int argc, char **argv) {
   CHECK(cudaFree(fl.sum));
   CHECK(cudaFree(fl.work));
   CHECK(cudaStreamDestroy(s));
-  for (int f = 0; f < o.nfiles; f++) json_decref(o.files[f]);
+  for (int f = 0; f < o.nfiles; f++) free_figures(&o.runs[f]);
   if (o.nfiles) printf("%s (tolerance %.0f%%)\n", worst_fail ? "FAIL: runner and crosscheck disagree" : "OK: agree",
                        TOLERANCE_PCT);
   return worst_fail;
