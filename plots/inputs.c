@@ -225,6 +225,47 @@ static int csv_number(const char *path, size_t line, const char *field, const ch
   return 0;
 }
 
+/* One row of a history CSV (line `lineno`, without its newline) into *r; 0, or 1 and a message
+ * naming the line and field. */
+static int parse_history_row(const char *path, size_t lineno, char *line, int v2, history_row *r, char *err,
+                             size_t errlen) {
+  /* The gate writes names unquoted: a name with a comma shows up as too many fields. */
+  char *field[10];
+  size_t nf = 0;
+  char *cursor = line;
+  while (cursor && nf < 10) field[nf++] = strsep(&cursor, ",");
+  if (cursor || nf > 9 || nf < (v2 ? 9u : 8u))
+    return fail(err, errlen, "%s: line %zu: expected %s comma-separated fields (%s), got %s%zu", path, lineno,
+                v2 ? "9" : "8 or 9", kHeaderV2, cursor ? "more than " : "", nf);
+  memset(r, 0, sizeof *r);
+  static const char *kNames[] = {"date", "commit", "gpu", "benchmark"};
+  char *dst[] = {r->date, r->commit, r->gpu, r->bench};
+  size_t cap_of[] = {sizeof r->date, sizeof r->commit, sizeof r->gpu, sizeof r->bench};
+  for (int k = 0; k < 4; k++) {
+    if (!*field[k] || strlen(field[k]) >= cap_of[k])
+      return fail(err, errlen, "%s: line %zu: field %s: expected a non-empty value shorter than %zu characters",
+                  path, lineno, kNames[k], cap_of[k]);
+    snprintf(dst[k], cap_of[k], "%s", field[k]);
+  }
+  char why[512];
+  if (parse_bench_name(r->bench, &r->id, why, sizeof why))
+    return fail(err, errlen, "%s: line %zu: field benchmark: %s", path, lineno, why);
+  if (csv_number(path, lineno, "median_ns", field[4], 1, &r->median_ns, err, errlen) ||
+      csv_number(path, lineno, "bytes_per_second", field[5], 1, &r->bytes_per_second, err, errlen) ||
+      csv_number(path, lineno, "noise", field[6], 0, &r->noise, err, errlen))
+    return 1;
+  if (!known_verdict(field[7], 1))
+    return fail(err, errlen, "%s: line %zu: field verdict: expected faster, same, slower, new, missing or unknown, "
+                "got '%s'", path, lineno, field[7]);
+  snprintf(r->verdict, sizeof r->verdict, "%s", field[7]);
+  const char *method = nf == 9 ? field[8] : "write";
+  if (strcmp(method, "read") && strcmp(method, "write") && strcmp(method, "hot"))
+    return fail(err, errlen, "%s: line %zu: field l2_flush: expected read, write or hot, got '%s'", path, lineno,
+                method);
+  snprintf(r->l2_flush, sizeof r->l2_flush, "%s", method);
+  return 0;
+}
+
 int load_history_file(const char *path, history_file *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s", path);
@@ -245,56 +286,12 @@ int load_history_file(const char *path, history_file *out, char *err, size_t err
       continue;
     }
     if (len == 0) continue;
-    /* The gate writes names unquoted: a name with a comma shows up as too many fields. */
-    char *field[10];
-    size_t nf = 0;
-    char *cursor = line;
-    while (cursor && nf < 10) field[nf++] = strsep(&cursor, ",");
-    if (cursor || nf > 9 || nf < (v2 ? 9u : 8u)) {
-      rc = fail(err, errlen, "%s: line %zu: expected %s comma-separated fields (%s), got %s%zu", path, lineno,
-                v2 ? "9" : "8 or 9", kHeaderV2, cursor ? "more than " : "", nf);
-      break;
-    }
     if (out->n == alloc) {
       alloc = alloc ? 2 * alloc : 64;
       out->r = realloc(out->r, alloc * sizeof *out->r);
     }
-    history_row *r = &out->r[out->n];
-    memset(r, 0, sizeof *r);
-    static const char *kNames[] = {"date", "commit", "gpu", "benchmark"};
-    char *dst[] = {r->date, r->commit, r->gpu, r->bench};
-    size_t cap_of[] = {sizeof r->date, sizeof r->commit, sizeof r->gpu, sizeof r->bench};
-    for (int k = 0; k < 4 && !rc; k++) {
-      if (!*field[k] || strlen(field[k]) >= cap_of[k])
-        rc = fail(err, errlen, "%s: line %zu: field %s: expected a non-empty value shorter than %zu characters", path,
-                  lineno, kNames[k], cap_of[k]);
-      else
-        snprintf(dst[k], cap_of[k], "%s", field[k]);
-    }
-    if (rc) break;
-    char why[512];
-    if (parse_bench_name(r->bench, &r->id, why, sizeof why)) {
-      rc = fail(err, errlen, "%s: line %zu: field benchmark: %s", path, lineno, why);
-      break;
-    }
-    rc = csv_number(path, lineno, "median_ns", field[4], 1, &r->median_ns, err, errlen) ||
-         csv_number(path, lineno, "bytes_per_second", field[5], 1, &r->bytes_per_second, err, errlen) ||
-         csv_number(path, lineno, "noise", field[6], 0, &r->noise, err, errlen);
-    if (rc) break;
-    if (!known_verdict(field[7], 1)) {
-      rc = fail(err, errlen, "%s: line %zu: field verdict: expected faster, same, slower, new, missing or unknown, "
-                "got '%s'", path, lineno, field[7]);
-      break;
-    }
-    snprintf(r->verdict, sizeof r->verdict, "%s", field[7]);
-    const char *method = nf == 9 ? field[8] : "write";
-    if (strcmp(method, "read") && strcmp(method, "write") && strcmp(method, "hot")) {
-      rc = fail(err, errlen, "%s: line %zu: field l2_flush: expected read, write or hot, got '%s'", path, lineno,
-                method);
-      break;
-    }
-    snprintf(r->l2_flush, sizeof r->l2_flush, "%s", method);
-    out->n++;
+    rc = parse_history_row(path, lineno, line, v2, &out->r[out->n], err, errlen);
+    if (!rc) out->n++;
   }
   free(line);
   fclose(f);
