@@ -103,10 +103,17 @@ static int make_dirs(const char *path) {
   return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-int main(int argc, char **argv) {
-  gate_policy policy = default_policy();
-  const char *title = "CUDA kernel performance report", *scripts = NULL;
-  const char *gnuplot = getenv("GNUPLOT") ? getenv("GNUPLOT") : "gnuplot";
+typedef struct {
+  gate_policy policy;
+  const char *title, *scripts, *gnuplot;
+} render_options;
+
+/* The flags; returns the index of the first INPUT (the last argument is OUTDIR). */
+static int parse_flags(int argc, char **argv, render_options *o) {
+  o->policy = default_policy();
+  o->title = "CUDA kernel performance report";
+  o->scripts = NULL;
+  o->gnuplot = getenv("GNUPLOT") ? getenv("GNUPLOT") : "gnuplot";
   static const struct option opts[] = {{"tolerance", required_argument, 0, 't'},
                                        {"family_tolerance", required_argument, 0, 'f'},
                                        {"k_noise", required_argument, 0, 'k'},
@@ -115,28 +122,54 @@ int main(int argc, char **argv) {
                                        {"gnuplot", required_argument, 0, 'g'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  char err[2048], buf[PATH_LEN];
+  char err[2048];
   int c;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
-      case 't': policy.tolerance = number_arg("tolerance", optarg, 0, 1); break;
+      case 't': o->policy.tolerance = number_arg("tolerance", optarg, 0, 1); break;
       case 'f':
-        if (add_family_tolerance(&policy, optarg, err, sizeof err)) usage(err);
+        if (add_family_tolerance(&o->policy, optarg, err, sizeof err)) usage(err);
         break;
-      case 'k': policy.k_noise = number_arg("k_noise", optarg, 0, 100); break;
-      case 'T': title = optarg; break;
-      case 's': scripts = optarg; break;
-      case 'g': gnuplot = optarg; break;
+      case 'k': o->policy.k_noise = number_arg("k_noise", optarg, 0, 100); break;
+      case 'T': o->title = optarg; break;
+      case 's': o->scripts = optarg; break;
+      case 'g': o->gnuplot = optarg; break;
       case 'h': usage(NULL); break;
       default: usage("unknown flag");
     }
   }
   if (argc - optind < 2) usage("want at least one INPUT and the OUTDIR");
   if (argv[argc - 1][0] == '\0') usage("OUTDIR is empty: name the folder to write the report to");
+  return optind;
+}
 
+/* The gnuplot scripts' folder, absolute (gnuplot is started from here): --scripts, else found
+ * next to the program. RENDER_OK, or an exit status after a message. */
+static int script_folder(const char *scripts, const char *argv0, char *dir, size_t len) {
+  char buf[PATH_LEN];
+  if (scripts) {
+    snprintf(dir, len, "%s", user_path(scripts, buf, sizeof buf));
+    if (!has_scripts(dir)) {
+      fprintf(stderr, "render: --scripts=%s: no style.gp, ladder.gp, size.gp and history.gp there\n", scripts);
+      return RENDER_BAD_INPUT;
+    }
+  } else if (find_scripts(argv0, dir, len)) {
+    fprintf(stderr, "render: cannot find the gnuplot scripts (plots/*.gp) in the runfiles or ./plots: run it with "
+            "`bazel run //plots:render`, or pass --scripts=DIR\n");
+    return RENDER_FAILED;
+  }
+  char resolved[PATH_MAX];
+  if (realpath(dir, resolved)) snprintf(dir, len, "%s", resolved);
+  return RENDER_OK;
+}
+
+int main(int argc, char **argv) {
+  render_options o;
+  int first = parse_flags(argc, argv, &o);
+  char err[2048], buf[PATH_LEN];
   render_inputs in = {0};
-  for (int i = optind; i < argc - 1; i++) {
-    if (load_input(&in, user_path(argv[i], buf, sizeof buf), &policy, err, sizeof err)) {
+  for (int i = first; i < argc - 1; i++) {
+    if (load_input(&in, user_path(argv[i], buf, sizeof buf), &o.policy, err, sizeof err)) {
       fprintf(stderr, "render: %s\n", err);
       return RENDER_BAD_INPUT;
     }
@@ -151,31 +184,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "render: %s\n", err);
     return RENDER_BAD_INPUT;
   }
-
   char script_dir[PATH_LEN], outdir[PATH_LEN];
-  if (scripts) {
-    snprintf(script_dir, sizeof script_dir, "%s", user_path(scripts, buf, sizeof buf));
-    if (!has_scripts(script_dir)) {
-      fprintf(stderr, "render: --scripts=%s: no style.gp, ladder.gp, size.gp and history.gp there\n", scripts);
-      return RENDER_BAD_INPUT;
-    }
-  } else if (find_scripts(argv[0], script_dir, sizeof script_dir)) {
-    fprintf(stderr, "render: cannot find the gnuplot scripts (plots/*.gp) in the runfiles or ./plots: run it with "
-            "`bazel run //plots:render`, or pass --scripts=DIR\n");
-    return RENDER_FAILED;
-  }
-  /* gnuplot is started from here: make the script directory absolute. */
-  char resolved[PATH_MAX];
-  if (realpath(script_dir, resolved)) snprintf(script_dir, sizeof script_dir, "%s", resolved);
-
+  int rc = script_folder(o.scripts, argv[0], script_dir, sizeof script_dir);
+  if (rc != RENDER_OK) return rc;
   snprintf(outdir, sizeof outdir, "%s", user_path(argv[argc - 1], buf, sizeof buf));
   if (make_dirs(outdir) != 0) {
     fprintf(stderr, "render: cannot create %s: %s\n", outdir, strerror(errno));
     return RENDER_FAILED;
   }
-  render_env env = {gnuplot, script_dir, outdir};
-  int rc = render_charts(&env, &in, &m, err, sizeof err);
-  if (rc == RENDER_OK) rc = write_html(outdir, title, &in, &m, err, sizeof err);
+  render_env env = {o.gnuplot, script_dir, outdir};
+  rc = render_charts(&env, &in, &m, err, sizeof err);
+  if (rc == RENDER_OK) rc = write_html(outdir, o.title, &in, &m, err, sizeof err);
   if (rc != RENDER_OK) {
     fprintf(stderr, "render: %s\n", err);
     return RENDER_FAILED;
