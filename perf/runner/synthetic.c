@@ -7,8 +7,8 @@ static double g_gpu[3][5], g_host[3][5], g_mem_gpu[7], g_mem_host[7], g_sax_gpu[
 static rep_result g_add_reps[3], g_mem_rep, g_sax_reps[2];
 static const context_entry g_user[] = {{"commit", "abc123"}, {"purpose", "unit test"}};
 
-void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
-  static const double base[5] = {1000, 1010, 990, 1005, 995};
+/* A context as the runner fills it: the host, an H100-like GPU, the probes and the flags. */
+static void synthetic_context(run_context *ctx) {
   memset(ctx, 0, sizeof *ctx);
   ctx->executable = "./synthetic_bench";
   snprintf(ctx->date, sizeof ctx->date, "2025-01-02T03:04:05+00:00");
@@ -51,7 +51,13 @@ void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
   ctx->max_noise_pct = 0.3;
   ctx->timeout_s = 10;
   ctx->min_samples = 5;
+}
 
+/* Four results: a plain one (3 repetitions), a timed-out reference, a failed one, and one with
+ * discarded samples, clock throttling and FLOPs. */
+void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
+  static const double base[5] = {1000, 1010, 990, 1005, 995};
+  synthetic_context(ctx);
   memset(res, 0, SYN_RESULTS * sizeof *res);
   for (int r = 0; r < 3; r++) {
     for (int i = 0; i < 5; i++) {
