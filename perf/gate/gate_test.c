@@ -613,6 +613,48 @@ START_TEST(families_share_one_baseline) {
 }
 END_TEST
 
+/* The report's reader: failed benchmarks are kept aside (the gate's load_run refuses the run),
+ * and the context's peak, the program and each benchmark's FLOPs come with the figures. */
+START_TEST(report_reader_keeps_failures_aside) {
+  char err[1024];
+  json_error_t jerr;
+  json_t *root = json_load_file("perf/runner/testdata/h100_elementwise.json", 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  json_array_append_new(json_object_get(root, "benchmarks"),
+                        json_pack("{s:s, s:s, s:b, s:s}", "name", "elementwise/broken/N:16", "run_type", "iteration",
+                                  "error_occurred", 1, "error_message", "self-check failed: 16 of 16 wrong"));
+  ck_assert(json_dump_file(root, at("with_failure.json"), 0) == 0);
+  json_decref(root);
+
+  gate_figures f;
+  expect_error(load_run(at("with_failure.json"), &f, err, sizeof err), err, "16 of 16 wrong");
+  run_extras x;
+  ck_assert_msg(load_run_with_extras(at("with_failure.json"), &f, &x, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.n, 9);
+  ck_assert_uint_eq(x.nfailed, 1);
+  ck_assert_str_eq(x.failed[0].name, "elementwise/broken/N:16");
+  ck_assert_str_eq(x.failed[0].message, "self-check failed: 16 of 16 wrong");
+  ck_assert_double_eq_tol(x.peak_gbps, 3352.32, 1e-9);
+  ck_assert_str_eq(x.compute_capability, "9.0");
+  ck_assert_str_eq(x.executable, "elementwise_bench");
+  for (size_t i = 0; i < f.n; i++) ck_assert_int_eq(x.reference[i], 0); /* no "reference" label in this file */
+  /* add: one FLOP per element, from flops_per_second x real_time of its first entry. */
+  for (size_t i = 0; i < f.n; i++)
+    if (!strcmp(f.b[i].name, "elementwise/add/N:1048576")) ck_assert_double_eq_tol(x.flops_per_call[i], 1048576, 1e3);
+  free_run_extras(&x);
+  free_figures(&f);
+
+  /* Nothing but failures: an error that says so, naming the first. */
+  write_text("all_failed.json",
+             "{\"context\": {\"json_schema_version\": 1, \"date\": \"d\", \"host_name\": \"h\", \"copy_bandwidth_GBps\": 1,"
+             " \"gpu\": {\"name\": \"G\", \"sm_count\": 1, \"mem_clock_max_mhz\": 1, \"bus_width_bits\": 1, \"ecc\": true,"
+             " \"driver_version\": \"\", \"runtime_version\": \"\"}}, \"benchmarks\": [{\"name\": \"a/b\", \"run_type\":"
+             " \"iteration\", \"error_occurred\": true, \"error_message\": \"self-check failed\"}]}");
+  expect_error(load_run_with_extras(at("all_failed.json"), &f, &x, err, sizeof err), err,
+               "every benchmark failed in the run (a/b: self-check failed)");
+}
+END_TEST
+
 /* A real runner output from an H100 (perf/runner/testdata) reads as the gate expects. */
 START_TEST(real_h100_run_is_read) {
   gate_figures f;
@@ -791,6 +833,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, check_end_to_end);
   tcase_add_test(tc, slugs);
   tcase_add_test(tc, gate_exit_codes);
+  tcase_add_test(tc, report_reader_keeps_failures_aside);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
