@@ -102,7 +102,6 @@ int main(int argc, char **argv) {
        * 4-byte result written once (workspace traffic is the variant's cost). */
       bench_register(&(bench_case){.family = "dot", .variant = dot_variants[v].name, .params = {{"N", kSizes[i]}},
                                    .bytes = 8 * n + 4, .flops = 2 * n, .reference = dot_variants[v].reference,
-                                   .host_round_trips = dot_variants[v].host_round_trips,
                                    .ops = &kDotOps, .arg = &dot_variants[v]});
     }
   return bench_main(argc, argv);

@@ -19,7 +19,6 @@ typedef struct {
    * float result is within sum_error_bound(depth, sum |x_i y_i|) of the exact one. */
   size_t (*depth)(size_t n, size_t sms);
   int reference; /* a library (cuBLAS): reported, never the code under test */
-  int host_round_trips; /* waits on the host for the device (bench_case.host_round_trips) */
 } dot_variant;
 
 extern const dot_variant dot_variants[];

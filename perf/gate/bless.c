@@ -96,9 +96,9 @@ static void warn_undetectable(const gate_figures *merged, const gate_policy *p) 
     double *y = malloc((ny + 1) * sizeof *y);
     if (!y) return;
     ny = 0;
-    double ref = probe_reference(merged, b, b->host_round_trips); /* the gate compares times net of it */
+    double ref = launch_reference(merged, b); /* the gate compares times net of the launch probe */
     for (size_t r = 0; r < b->nruns; r++) {
-      double shift = ref > 0 ? probe_of(merged, &b->runs[r], b->host_round_trips) - ref : 0;
+      double shift = ref > 0 ? launch_probe_of(merged, &b->runs[r]) - ref : 0;
       for (size_t k = 0; k < b->runs[r].ncontexts; k++) y[ny++] = b->runs[r].contexts_ns[k] - shift;
     }
     double need = context_test_detectable(y, ny, nx, p->alpha), tol = tolerance_for(p, b->name);

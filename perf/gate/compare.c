@@ -112,23 +112,18 @@ size_t kept_contexts(const double *v, size_t n, double *kept) {
   return k;
 }
 
-double probe_of(const gate_figures *f, const gate_measure *m, int round_trips) {
+double launch_probe_of(const gate_figures *f, const gate_measure *m) {
   if (m->run >= f->nruns) return 0;
   const gate_run_info *r = &f->runs[m->run];
-  int many = m->ncontexts > 1;
-  double launch = many ? r->launch_contexts_ns : r->launch_first_ns;
-  if (round_trips <= 0) return launch;
-  double trip = many ? r->round_trip_contexts_ns : r->round_trip_first_ns;
-  if (!(trip > 0) || (round_trips > 1 && !(launch > 0))) return 0;
-  return round_trips * trip - (round_trips - 1) * launch;
+  return m->ncontexts > 1 ? r->launch_contexts_ns : r->launch_first_ns;
 }
 
-double probe_reference(const gate_figures *f, const gate_bench *b, int round_trips) {
+double launch_reference(const gate_figures *f, const gate_bench *b) {
   double *p = malloc((b->nruns + 1) * sizeof *p);
   double ref = 0;
   size_t n = 0;
   for (size_t r = 0; r < b->nruns; r++) {
-    double x = probe_of(f, &b->runs[r], round_trips);
+    double x = launch_probe_of(f, &b->runs[r]);
     if (!(x > 0)) break;
     p[n++] = x;
   }
@@ -137,10 +132,9 @@ double probe_reference(const gate_figures *f, const gate_bench *b, int round_tri
   return ref;
 }
 
-/* probe_ref > 0: each measure is taken net of its run's probe (probe_of with round_trips) against
- * probe_ref. */
+/* launch_ref > 0: each measure is taken net of its run's launch probe against launch_ref. */
 static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref,
-                          double probe_ref, int round_trips) {
+                          double launch_ref) {
   scaled s = {0};
   size_t total = 0;
   for (size_t r = 0; r < b->nruns; r++) total += b->runs[r].ncontexts;
@@ -150,7 +144,7 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
     const gate_measure *m = &b->runs[r];
     double copy = m->run < f->nruns ? f->runs[m->run].copy_bytes_per_second : 0;
     double k = (metric == METRIC_COPY_RATIO && copy > 0 && copy_ref > 0) ? copy / copy_ref : 1.0;
-    double shift = probe_ref > 0 ? probe_of(f, m, round_trips) - probe_ref : 0;
+    double shift = launch_ref > 0 ? launch_probe_of(f, m) - launch_ref : 0;
     times[r] = (m->median_ns - shift) * k;
     size_t kept = kept_contexts(m->contexts_ns, m->ncontexts, s.contexts + s.ncontexts);
     if (kept < m->ncontexts) { /* the run's time: the mean of the contexts kept */
@@ -210,19 +204,11 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     x->name = bb->name;
     /* Times net of the launch probe where every run of both sides has one: what an empty kernel
      * takes differs between hosts of one GPU model (1.7 us between two kinds of H200 host,
-     * docs/RESULTS.md), and that is the platform's, not the kernel's. A benchmark that waits on
-     * the host is taken net of the round-trip probe instead: what a wait costs differs too. */
-    int trips = bb->host_round_trips;
-    if (rb && rb->host_round_trips > trips) trips = rb->host_round_trips;
-    /* Only a benchmark measured in several contexts: one that has a single context has a single
-     * round-trip probe, whose spread between runs (19.8 to 28.1 us in the first contexts of one
-     * H100) is as large as the wait it would take out; it keeps the launch probe. */
-    if (!rb || rb->nruns == 0 || rb->runs[0].ncontexts <= 1) trips = 0;
-    x->round_trips = trips;
-    double run_probe = rb ? probe_reference(run, rb, trips) : 0;
-    double probe_ref = run_probe > 0 ? probe_reference(base, bb, trips) : 0;
-    x->launch_shift_ns = probe_ref > 0 ? run_probe - probe_ref : NAN;
-    scaled bs = scale_bench(base, bb, p->metric, copy_ref, probe_ref, trips);
+     * docs/RESULTS.md), and that is the platform's, not the kernel's. */
+    double run_probe = rb ? launch_reference(run, rb) : 0;
+    double launch_ref = run_probe > 0 ? launch_reference(base, bb) : 0;
+    x->launch_shift_ns = launch_ref > 0 ? run_probe - launch_ref : NAN;
+    scaled bs = scale_bench(base, bb, p->metric, copy_ref, launch_ref);
     x->base_ns = bs.time;
     x->noise = bs.noise;
     x->base_runs = bb->nruns;
@@ -237,7 +223,7 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
       free(bs.contexts);
       continue;
     }
-    scaled rs = scale_bench(run, rb, p->metric, copy_ref, probe_ref, trips);
+    scaled rs = scale_bench(run, rb, p->metric, copy_ref, launch_ref);
     x->run_gbps = rb->bytes_per_second / 1e9;
     x->run_copy_frac = copy_fraction(run, rb);
     judge(x, &bs, &rs, p);
@@ -250,7 +236,7 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     x->name = run->b[i].name;
     x->v = VERDICT_NEW;
     x->launch_shift_ns = NAN;
-    scaled rs = scale_bench(run, &run->b[i], p->metric, copy_ref > 0 ? copy_ref : median_copy(run), 0, 0);
+    scaled rs = scale_bench(run, &run->b[i], p->metric, copy_ref > 0 ? copy_ref : median_copy(run), 0);
     x->run_ns = rs.time;
     x->run_contexts = rs.ncontexts;
     x->run_samples = rs.nsamples;

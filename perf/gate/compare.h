@@ -54,23 +54,17 @@ typedef struct {
   size_t base_set_aside, run_set_aside; /* contexts set aside as interrupted (kept_contexts) */
   double base_gbps, run_gbps;
   double base_copy_frac, run_copy_frac; /* bandwidth as a fraction of the copy probe (0: unknown) */
-  /* How much longer the run's probe took than the baseline's (its runs' median): both sides'
-   * times above are net of it. NAN: a side has no probe, times are as measured. The probe is the
-   * launch probe, or the round-trip probe for a benchmark measured in several contexts that waits
-   * on the host (round_trips > 0). */
+  /* How much longer the run's launch probe took than the baseline's (its runs' median): both
+   * sides' times above are net of it. NAN: a side has no probe, times are as measured. */
   double launch_shift_ns;
-  int round_trips;
 } comparison;
 
-/* The probe behind a measure of a benchmark that waits `round_trips` times on the host: the launch
- * probe (an empty kernel) for 0; for n > 0, n round-trip probes (each a kernel, a wait, a kernel)
- * less the n - 1 launches they count twice. The --contexts figures for a benchmark measured in
- * several contexts, else the first context's. 0: not measured. (The gate asks for round trips only
- * for benchmarks measured in several contexts: compare_figures.) */
-double probe_of(const gate_figures *f, const gate_measure *m, int round_trips);
-/* A benchmark's probe over its runs (their median), which the gate takes times net of; 0 when
- * a run has none (then neither side is adjusted). */
-double probe_reference(const gate_figures *f, const gate_bench *b, int round_trips);
+/* The launch probe behind a measure: the --contexts one for a benchmark measured in several
+ * contexts, else the first context's. 0: not measured. */
+double launch_probe_of(const gate_figures *f, const gate_measure *m);
+/* A benchmark's launch probe over its runs (their median), which the gate takes times net of;
+ * 0 when a run has none (then neither side is adjusted). */
+double launch_reference(const gate_figures *f, const gate_bench *b);
 
 /* Copies into `kept` the per-context values v[0..n) that are not outliers of their run (more than
  * 5 scaled MADs, and 20 %, from its median; only with 8 or more contexts); returns how many. */

@@ -339,54 +339,26 @@ static double optional_probe(ctx *c, json_t *o, const char *where, const char *n
   return x;
 }
 
-/* An optional host_round_trips of a benchmark entry (run or baseline): absent is 0. */
-static int optional_trips(ctx *c, json_t *o, const char *where) {
-  json_t *v = json_object_get(o, "host_round_trips");
-  if (!v || c->failed) return 0;
-  json_int_t n = json_is_integer(v) ? json_integer_value(v) : -1;
-  if (n < 0 || n > 1000) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.host_round_trips: expected an integer from 0 to 1000 (how "
-                     "often one run waits on the host); fix or remove the field", c->path, where);
-    return 0;
-  }
-  return (int)n;
-}
-
-/* A run file's context.<key> (launch_ns, round_trip_ns): the probe's median in the first context,
- * then in each of --contexts, into *first and *others (their mean). Absent (runs made before the
- * probe, or runs that did not need it): both 0. */
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* A probe's figures: the first context's, and the mean (use_median: the median) of the others'. */
-static void read_probe(ctx *c, json_t *cx, const char *key, const char *what, int use_median, double *first,
-                       double *others) {
-  json_t *a = json_object_get(cx, key);
+/* A run file's context.launch_ns: the probe's median in the first context, then in each of
+ * --contexts. Absent in runs made before the probe: both 0. */
+static void read_launch_probe(ctx *c, json_t *cx, gate_run_info *info) {
+  json_t *a = json_object_get(cx, "launch_ns");
   if (!a || c->failed) return;
   size_t n = json_is_array(a) ? json_array_size(a) : 0;
-  double *v = malloc((n + 1) * sizeof *v), sum = 0;
+  double sum = 0;
   for (size_t i = 0; i < n; i++) {
-    json_t *e = json_array_get(a, i);
-    v[i] = json_is_number(e) ? json_number_value(e) : -1;
-    if (!(v[i] >= 0) || !isfinite(v[i])) n = 0;
-    else if (i > 0) sum += v[i];
+    json_t *v = json_array_get(a, i);
+    double x = json_is_number(v) ? json_number_value(v) : -1;
+    if (!(x >= 0) || !isfinite(x)) n = 0;
+    else if (i > 0) sum += x;
   }
   if (n == 0) {
-    free(v);
-    c->failed = fail(c->err, c->errlen, "%s: field context.%s: expected a list of times in ns >= 0 (the "
-                     "runner's %s, first context first); re-run the benchmark", c->path, key, what);
+    c->failed = fail(c->err, c->errlen, "%s: field context.launch_ns: expected a list of times in ns >= 0 (the "
+                     "runner's launch probe, first context first); re-run the benchmark", c->path);
     return;
   }
-  *first = v[0];
-  *others = n > 1 ? sum / (double)(n - 1) : 0;
-  if (use_median && n > 1) {
-    size_t k = n - 1;
-    qsort(v + 1, k, sizeof *v, by_value);
-    *others = k % 2 ? v[1 + k / 2] : 0.5 * (v[k / 2] + v[1 + k / 2]);
-  }
-  free(v);
+  info->launch_first_ns = json_number_value(json_array_get(a, 0));
+  info->launch_contexts_ns = n > 1 ? sum / (double)(n - 1) : 0;
 }
 
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen) {
@@ -427,8 +399,6 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       read_contexts_method(&c, r, where, &out->runs[i], 1);
       out->runs[i].launch_first_ns = optional_probe(&c, r, where, "launch_first_ns");
       out->runs[i].launch_contexts_ns = optional_probe(&c, r, where, "launch_contexts_ns");
-      out->runs[i].round_trip_first_ns = optional_probe(&c, r, where, "round_trip_first_ns");
-      out->runs[i].round_trip_contexts_ns = optional_probe(&c, r, where, "round_trip_contexts_ns");
     }
   }
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
@@ -451,7 +421,6 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       }
       out->b[i].name = strdup(json_string_value(name));
       out->b[i].bytes_per_second = positive(&c, b, where, "bytes_per_second");
-      out->b[i].host_round_trips = optional_trips(&c, b, where);
       json_t *m = field(&c, b, where, "runs", JSON_ARRAY);
       if (!m) break;
       out->b[i].nruns = json_array_size(m);
@@ -536,13 +505,11 @@ static json_t *runs_json(ctx *c, const gate_figures *f) {
     char where[32];
     snprintf(where, sizeof where, "runs[%zu]", i);
     if (finite_field(c, where, "copy_bytes_per_second", r->copy_bytes_per_second)) break;
-    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:f, s:f, s:f, s:f, s:f}", "date", r->date,
-                              "commit", r->commit, "host", r->host, "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second",
+    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:f, s:f, s:f}", "date", r->date, "commit",
+                              r->commit, "host", r->host, "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second",
                               r->copy_bytes_per_second, "l2_flush", r->l2_flush, "contexts", r->contexts,
                               "contexts_below_s", r->contexts_below_s, "launch_first_ns", r->launch_first_ns,
-                              "launch_contexts_ns", r->launch_contexts_ns, "round_trip_first_ns",
-                              r->round_trip_first_ns, "round_trip_contexts_ns", r->round_trip_contexts_ns),
-           where, "(its fields)");
+                              "launch_contexts_ns", r->launch_contexts_ns), where, "(its fields)");
   }
   return runs;
 }
@@ -559,12 +526,8 @@ static json_t *benchmarks_json(ctx *c, const gate_figures *f) {
       json_decref(m);
       break;
     }
-    json_t *e = json_pack("{s:s, s:f, s:o}", "name", b->name, "bytes_per_second", b->bytes_per_second, "runs", m);
-    if (e && b->host_round_trips > 0 && json_object_set_new(e, "host_round_trips", json_integer(b->host_round_trips))) {
-      json_decref(e);
-      e = NULL;
-    }
-    append(c, bs, e, b->name, "(its fields)");
+    append(c, bs, json_pack("{s:s, s:f, s:o}", "name", b->name, "bytes_per_second", b->bytes_per_second, "runs", m),
+           b->name, "(its fields)");
   }
   return bs;
 }
@@ -666,7 +629,6 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
         b->name = strdup(rb->name);
         b->runs = calloc(n + 1, sizeof *b->runs);
       }
-      if (rb->host_round_trips > b->host_round_trips) b->host_round_trips = rb->host_round_trips;
       gate_measure *m = &b->runs[b->nruns++];
       m->run = r;
       m->median_ns = rb->runs[0].median_ns;
@@ -727,11 +689,7 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
   if (json_is_object(gpu_cx)) optional_str(c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
   json_t *timing = json_object_get(cx, "timing");
   read_contexts_method(c, json_is_object(timing) ? timing : cx, "context.timing", info, 0);
-  read_probe(c, cx, "launch_ns", "launch probe", 0, &info->launch_first_ns, &info->launch_contexts_ns);
-  /* The median: a wait on the host is now and then interrupted (one context's probe took 41 us
-   * among others of 19-22 us on an H100), and the mean carries that into every time netted of it. */
-  read_probe(c, cx, "round_trip_ns", "round-trip probe", 1, &info->round_trip_first_ns,
-             &info->round_trip_contexts_ns);
+  read_launch_probe(c, cx, info);
 }
 
 /* One "iteration" entry: its samples join those of earlier repetitions of the same benchmark. */
@@ -766,7 +724,6 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
     b->nruns = 1;
     b->bytes_per_second = bps * real; /* bytes per run, until the median is known */
   }
-  b->host_round_trips = optional_trips(c, e, where);
   gate_measure *m = &b->runs[0];
   /* --contexts: the repetition's medians of each context (else, below, its one context). */
   json_t *cm = json_object_get(e, "context_medians");

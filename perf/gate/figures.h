@@ -40,7 +40,6 @@ typedef struct {
   double bytes_per_second; /* of the overall median */
   gate_measure *runs;     /* one per run that measured it (a run file has one) */
   size_t nruns;
-  int host_round_trips;   /* how often one run waits on the host (perf/runner/bench.h); 0: never */
 } gate_bench;
 
 /* Where and when each run was made. */
@@ -55,10 +54,6 @@ typedef struct {
    * in the first CUDA context, and the mean of its medians in the --contexts ones. 0: not
    * measured (runs before the probe). The gate compares times net of it (perf/gate/compare.h). */
   double launch_first_ns, launch_contexts_ns;
-  /* The runner's round-trip probe (a kernel, a wait on the host, a kernel): the first context's,
-   * and the median of the --contexts ones; measured only by runs with a benchmark that waits on
-   * the host. 0: not measured. */
-  double round_trip_first_ns, round_trip_contexts_ns;
 } gate_run_info;
 
 typedef struct {

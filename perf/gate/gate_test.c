@@ -230,113 +230,6 @@ START_TEST(launch_probe_differences_between_hosts_are_not_regressions) {
 }
 END_TEST
 
-/* A run of a host-finishing dot (16 contexts around `dot_ns`, one round trip per run) and saxpy
- * (one context), whose launch probe took `launch` and round-trip probe `trip` (first context; the
- * others 100 ns less); trip 0: no round-trip probe. */
-static void round_trip_run(const char *file, unsigned seed, double dot_ns, double launch, double trip) {
-  double med[16];
-  contexts_around(dot_ns, 0.05 * seed, med, 16);
-  /* The long one (measured in one context) waits on the host as well. */
-  const fake_bench b[3] = {{"dot/tree_host_finish/N:1", dot_ns},
-                           {"elementwise/saxpy/N:1", 300000},
-                           {"dot/tree_host_finish/N:2", 10 * dot_ns}};
-  write_run(file, H100, 132, 3000.0, b, 3, seed);
-  set_contexts(file, 0, med, 16);
-  set_bench(file, 0, "host_round_trips", json_integer(1));
-  set_bench(file, 2, "host_round_trips", json_integer(1));
-  set_launch(file, launch, launch - 100);
-  if (trip > 0) {
-    json_t *a = json_array();
-    json_array_append_new(a, json_real(trip));
-    /* One context's probe was interrupted (as a 41 us one among 20 us ones was on an H100): the
-     * contexts' figure is their median, which it does not move. */
-    for (int i = 0; i < 16; i++) json_array_append_new(a, json_real(i == 3 ? trip + 20000 : trip - 100 + (i % 2 ? 40 : -40)));
-    set_context(file, "round_trip_ns", a);
-  }
-}
-
-/* What a wait on the host costs differs between hosts of one GPU model (dot/tree_host_finish 2^20,
- * 30 us, ran 2.3 us faster on one H100 than on another with the same launch probe): a benchmark
- * that declares host round trips is taken net of the round-trip probe, so such a host is not a
- * regression, a real slowdown on it still is, and its other benchmarks keep the launch probe. */
-START_TEST(round_trip_probe_nets_benchmarks_that_wait_on_the_host) {
-  gate_figures runs[2], base, run;
-  char err[1024];
-  round_trip_run("trip_base0.json", 70, 30000, 3000, 20000);
-  round_trip_run("trip_base1.json", 71, 30050, 3010, 20040);
-  runs[0] = load_ok("trip_base0.json");
-  runs[1] = load_ok("trip_base1.json");
-  ck_assert_int_eq(runs[0].b[0].host_round_trips, 1);
-  ck_assert_int_eq(runs[0].b[1].host_round_trips, 0);
-  ck_assert_double_eq_tol(runs[0].runs[0].round_trip_first_ns, 20000, 1e-9);
-  ck_assert_double_eq_tol(runs[0].runs[0].round_trip_contexts_ns, 19900, 1e-9);
-  ck_assert_msg(merge_runs(runs, 2, &base, err, sizeof err) == 0, "%s", err);
-  gate_policy p = default_policy();
-  comparison *c;
-
-  /* A host whose waits take 2.3 us longer, launches the same: same, the round-trip shift shown. */
-  round_trip_run("trip_host.json", 72, 32300, 3000, 22300);
-  run = load_ok("trip_host.json");
-  size_t n = compare_figures(&base, &run, &p, &c);
-  ck_assert_int_eq(verdict_of(c, n, "dot/tree_host_finish/N:1"), VERDICT_SAME);
-  ck_assert_int_eq(c[0].round_trips, 1);
-  ck_assert_double_eq_tol(c[0].launch_shift_ns, 22200 - 19920, 1e-6); /* contexts' probes */
-  ck_assert_double_lt(fabs(c[0].delta), 0.01);
-  ck_assert_int_eq(c[1].round_trips, 0); /* saxpy: the launch probe */
-  ck_assert_double_eq_tol(c[1].launch_shift_ns, 3000 - 3005, 1e-6);
-  /* A long benchmark that waits on the host has one context, whose single round-trip probe is as
-   * noisy as the wait it would remove (19.8 to 28.1 us in the first contexts of one H100): it keeps
-   * the launch probe. */
-  ck_assert_str_eq(c[2].name, "dot/tree_host_finish/N:2");
-  ck_assert_int_eq(c[2].round_trips, 0);
-  ck_assert_double_eq_tol(c[2].launch_shift_ns, 3000 - 3005, 1e-6);
-  free(c);
-  free_figures(&run);
-
-  /* The same host with the kernel part 6 % of the whole slower: slower. */
-  round_trip_run("trip_host_slow.json", 73, 30000 * 1.06 + 2300, 3000, 22300);
-  run = load_ok("trip_host_slow.json");
-  n = compare_figures(&base, &run, &p, &c);
-  ck_assert_int_eq(verdict_of(c, n, "dot/tree_host_finish/N:1"), VERDICT_SLOWER);
-  free(c);
-  free_figures(&run);
-
-  /* The slow-wait host against a baseline without the round-trip probe: compared as measured, and
-   * its 7.7 % is called slower. The probe is what tells the host from the kernel. */
-  free_figures(&base);
-  round_trip_run("trip_base0_none.json", 70, 30000, 3000, 0);
-  runs[0] = load_ok("trip_base0_none.json");
-  runs[1] = load_ok("trip_base1.json");
-  ck_assert_msg(merge_runs(runs, 2, &base, err, sizeof err) == 0, "%s", err);
-  run = load_ok("trip_host.json");
-  n = compare_figures(&base, &run, &p, &c);
-  ck_assert_int_eq(verdict_of(c, n, "dot/tree_host_finish/N:1"), VERDICT_SLOWER);
-  ck_assert(isnan(c[0].launch_shift_ns));
-  free(c);
-  free_figures(&run);
-  free_figures(&base);
-
-  /* A bless keeps the probe per run and the benchmark's round trips. */
-  runs[0] = load_ok("trip_base0.json");
-  runs[1] = load_ok("trip_base1.json");
-  ck_assert_msg(merge_runs(runs, 2, &base, err, sizeof err) == 0, "%s", err);
-  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
-  free_figures(&base);
-  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
-  ck_assert_double_eq_tol(base.runs[0].round_trip_first_ns + base.runs[1].round_trip_first_ns, 40040, 1e-9);
-  const gate_bench *dot = &base.b[0], *saxpy = &base.b[1];
-  ck_assert_str_eq(dot->name, "dot/tree_host_finish/N:1");
-  ck_assert_int_eq(dot->host_round_trips, 1);
-  ck_assert_int_eq(saxpy->host_round_trips, 0);
-  free_figures(&base);
-
-  /* A round-trip count that is not a small integer is bad input, named. */
-  round_trip_run("trip_bad.json", 74, 30000, 3000, 20000);
-  set_bench("trip_bad.json", 0, "host_round_trips", json_string("once"));
-  expect_error(load_run(at("trip_bad.json"), &run, err, sizeof err), err, "host_round_trips");
-}
-END_TEST
-
 /* The unit of evidence is the context: a short benchmark's verdict rests on its context
  * medians, the baseline's against the run's, not on thousands of correlated samples. */
 START_TEST(short_benchmarks_are_judged_on_their_contexts) {
@@ -929,7 +822,6 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, changes_under_the_absolute_floor_pass);
   tcase_add_test(tc, short_benchmarks_are_judged_on_their_contexts);
   tcase_add_test(tc, launch_probe_differences_between_hosts_are_not_regressions);
-  tcase_add_test(tc, round_trip_probe_nets_benchmarks_that_wait_on_the_host);
   tcase_add_test(tc, interrupted_contexts_are_set_aside);
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);

@@ -40,8 +40,7 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
     snprintf(buf + used, len - used, ", set aside %zu/%zu ctx", c->base_set_aside, c->run_set_aside);
   used = strlen(buf);
   if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING && isfinite(c->launch_shift_ns) && used < len)
-    snprintf(buf + used, len - used, ", %s %+.2f us", c->round_trips > 0 ? "round trip" : "launch",
-             c->launch_shift_ns / 1e3);
+    snprintf(buf + used, len - used, ", launch %+.2f us", c->launch_shift_ns / 1e3);
 }
 
 void failure_message(const comparison *c, char *buf, size_t len) {
@@ -185,9 +184,7 @@ static json_t *verdict_json(const comparison *c) {
     bad |= !e || json_object_set_new(e, "baseline_noise", json_real(c->noise));
     bad |= !e || json_object_set_new(e, "p_slower", json_real(c->p_slower));
     bad |= !e || json_object_set_new(e, "p_faster", json_real(c->p_faster));
-    if (isfinite(c->launch_shift_ns))
-      bad |= !e || json_object_set_new(e, c->round_trips > 0 ? "round_trip_shift_ns" : "launch_shift_ns",
-                                       json_real(c->launch_shift_ns));
+    if (isfinite(c->launch_shift_ns)) bad |= !e || json_object_set_new(e, "launch_shift_ns", json_real(c->launch_shift_ns));
   }
   if (c->v != VERDICT_NEW) {
     bad |= !e || json_object_set_new(e, "baseline_runs", json_integer((json_int_t)c->base_runs));

@@ -71,9 +71,6 @@ struct bench_case {
   double flops;        /* floating-point operations of one run; 0: not reported */
   int reference;       /* a library baseline (cudaMemcpy, cuBLAS, CUB): reported, marked
                           "reference", never the code under test */
-  int host_round_trips; /* how often one run waits on the host for the device and goes on (e.g. copies
-                          partial sums back and finishes on the host): the gate takes such a time
-                          net of the runner's round-trip probe instead of its launch probe */
   const bench_ops *ops;
   const void *arg;     /* the variant's own data (e.g. which kernel), for the ops */
 };

@@ -93,7 +93,7 @@ static int compute_aggregates(const run_context *ctx, const bench_result *r, agg
 static const char *kReserved[] = {
     "date",       "host_name",          "executable",         "num_cpus",    "load_avg",
     "library_version", "library_build_type", "json_schema_version", "seed", "gpu",
-    "copy_bandwidth_GBps", "copy_probe_bytes", "launch_ns", "round_trip_ns", "nvml", "clock_filter", "l2_flush",
+    "copy_bandwidth_GBps", "copy_probe_bytes", "launch_ns", "nvml", "clock_filter", "l2_flush",
     "l2_flush_bytes", "l2_flush_method", "timing", "caches", "mhz_per_cpu", "cpu_scaling_enabled",
 };
 
@@ -180,11 +180,6 @@ static json_t *context_json(const run_context *c) {
     for (int i = 0; i < c->n_launch; i++) json_array_append_new(a, json_real(c->launch_ns[i]));
     json_object_set_new(o, "launch_ns", a);
   }
-  if (c->n_round_trip > 0) {
-    json_t *a = json_array();
-    for (int i = 0; i < c->n_round_trip; i++) json_array_append_new(a, json_real(c->round_trip_ns[i]));
-    json_object_set_new(o, "round_trip_ns", a);
-  }
   set_str(o, "nvml", c->nvml);
   char filter[160];
   if (c->clock_filter)
@@ -235,7 +230,6 @@ static json_t *iteration_json(const run_context *ctx, const bench_result *r, int
   set_str(e, "time_unit", "ns");
   set_num(e, "bytes_per_second", m.bytes_per_second);
   if (r->reference) set_str(e, "label", "reference");
-  if (r->host_round_trips > 0) set_int(e, "host_round_trips", r->host_round_trips);
   set_num(e, "GBps", m.gbps);
   if (m.pct_peak >= 0) set_num(e, "pct_of_peak", m.pct_peak);
   if (m.pct_copy >= 0) set_num(e, "pct_of_copy", m.pct_copy);
@@ -282,7 +276,6 @@ static json_t *aggregate_json(const bench_result *r, const agg_table *t, agg_kin
   set_str(e, "time_unit", "ns");
   set_num(e, "bytes_per_second", t->v[F_BPS][k]);
   if (r->reference) set_str(e, "label", "reference");
-  if (r->host_round_trips > 0) set_int(e, "host_round_trips", r->host_round_trips);
   set_num(e, "GBps", t->v[F_GBPS][k]);
   if (t->known[F_PEAK]) set_num(e, "pct_of_peak", t->v[F_PEAK][k]);
   if (t->known[F_COPY]) set_num(e, "pct_of_copy", t->v[F_COPY][k]);
@@ -406,8 +399,6 @@ void report_console_header(FILE *f, const run_context *c, int w) {
     fprintf(f, "Copy probe: not measured; %%copy left out\n");
   if (c->n_launch > 0 && c->launch_ns[0] > 0)
     fprintf(f, "Launch probe: an empty kernel takes %.0f ns, timed like a sample\n", c->launch_ns[0]);
-  if (c->n_round_trip > 0 && c->round_trip_ns[0] > 0)
-    fprintf(f, "Round-trip probe: a kernel, a wait on the host and a kernel take %.0f ns\n", c->round_trip_ns[0]);
   if (c->l2_flush)
     fprintf(f, "L2 flushed before each sample (%.0f MiB %s, untimed)", c->l2_flush_bytes / 1048576.0,
             c->l2_flush_write ? "write: dirty lines" : "read: clean lines");

@@ -63,10 +63,6 @@ typedef struct {
    * offset between contexts and machines, is the launch's. */
   double launch_ns[CONTEXTS_MAX + 1];
   int n_launch;
-  /* The round-trip probe (bench_round_trip, perf/runner/untimed.h), measured like the launch probe
-   * but only in runs with a case that has host_round_trips: what one wait on the host costs. */
-  double round_trip_ns[CONTEXTS_MAX + 1];
-  int n_round_trip;
   double min_time_s, min_warmup_s, max_noise_pct, timeout_s;
   long min_samples;
 } run_context;
@@ -93,7 +89,6 @@ typedef struct {
   char name[256];
   int family_index, instance_index;
   int reference;
-  int host_round_trips;        /* bench_case.host_round_trips */
   double bytes, flops;         /* per run */
   rep_result *reps;
   int nreps;

@@ -47,7 +47,6 @@ typedef struct {
   int nvml_ok;            /* readings work: clocks are recorded */
   double nvml_interval_s; /* least time between two readings */
   double prepare_s;       /* wall time so far in set-up, self-check and teardown (the rest is sampling) */
-  int round_trips;        /* a selected case waits on the host: the round-trip probe is measured too */
 } runner;
 
 typedef struct {
@@ -281,49 +280,27 @@ static void copy_probe(runner *R, const measure_cfg *cfg) {
   cudaGetLastError();
 }
 
-/* ---------- the launch and round-trip probes ---------- */
+/* ---------- the launch probe ---------- */
 
 static cudaError_t run_empty(void *state, cudaStream_t stream) {
   (void)state;
   return bench_empty_kernel(stream);
 }
 
-static cudaError_t run_round_trip(void *state, cudaStream_t stream) {
-  return bench_round_trip(state, stream);
-}
-
-/* The median of fn timed like a benchmark in the current context; 0, reported, on failure. */
-static double probe_median(runner *R, const char *what, run_fn fn, void *state) {
+/* Times an empty kernel like a benchmark, in the current context, and appends its median to
+ * the run's launch_ns (results.h). Only recorded: a failure is reported and leaves 0. */
+static void launch_probe(runner *R) {
+  if (R->ctx.n_launch > CONTEXTS_MAX) return;
   measure_cfg cfg = {10, 0, INFINITY, 1.0, 0, CONTEXTS_MAX_SAMPLES};
   rep_result rep;
   char err[256];
   double median = 0;
-  if (measure(R, fn, state, &cfg, &rep, err, sizeof err) == 0 && rep.n > 0)
+  if (measure(R, run_empty, NULL, &cfg, &rep, err, sizeof err) == 0 && rep.n > 0)
     median = stats_median(rep.gpu_ns, rep.n);
   else
-    fprintf(stderr, "%s: %s: %s\n", R->ctx.executable, what, err);
+    fprintf(stderr, "%s: launch probe: %s\n", R->ctx.executable, err);
   free_rep(&rep);
-  return median;
-}
-
-/* Appends the current context's launch probe (an empty kernel) to the run's launch_ns and, when a
- * selected case waits on the host, its round-trip probe to round_trip_ns (results.h). Only
- * recorded: a failure is reported and leaves 0. */
-static void context_probes(runner *R) {
-  if (R->ctx.n_launch > CONTEXTS_MAX) return;
-  R->ctx.launch_ns[R->ctx.n_launch++] = probe_median(R, "launch probe", run_empty, NULL);
-  if (!R->round_trips) return;
-  float *word = NULL;
-  double median = 0;
-  cudaError_t e = cudaMalloc((void **)&word, sizeof *word);
-  if (e == cudaSuccess && (e = cudaMemset(word, 0, sizeof *word)) == cudaSuccess) e = cudaDeviceSynchronize();
-  if (e == cudaSuccess)
-    median = probe_median(R, "round-trip probe", run_round_trip, word);
-  else
-    fprintf(stderr, "%s: round-trip probe: %s\n", R->ctx.executable, cudaGetErrorString(e));
-  cudaFree(word);
-  cudaGetLastError();
-  R->ctx.round_trip_ns[R->ctx.n_round_trip++] = median;
+  R->ctx.launch_ns[R->ctx.n_launch++] = median;
 }
 
 /* ---------- one benchmark case ---------- */
@@ -352,7 +329,6 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
   r->family_index = bench_family_index(idx);
   r->instance_index = bench_instance_index(idx);
   r->reference = c->reference;
-  r->host_round_trips = c->host_round_trips;
   r->bytes = c->bytes;
   r->flops = c->flops;
   void *state = NULL;
@@ -571,7 +547,7 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
   }
   /* The probe goes last: timed before the benchmarks, it made the 3-launch reduce v0..v5 that
    * follow it 0.9 us slower in every context (docs/RESULTS.md, an A/B on one H100). */
-  if (rc == 0) context_probes(R);
+  if (rc == 0) launch_probe(R);
   close_sampling(R);
   char why[256];
   if (driver_context_set_current(first, why, sizeof why) || driver_context_destroy(made, why, sizeof why)) {
@@ -697,9 +673,7 @@ static int measure_and_report(runner *R, const selection *sel, bench_result *res
   measure_cfg probe_cfg = cfg;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
   copy_probe(R, &probe_cfg);
-  for (size_t i = 0; i < sel->n; i++)
-    if (bench_get(sel->index[i])->host_round_trips > 0) R->round_trips = 1;
-  context_probes(R);
+  launch_probe(R);
 
   int width = report_console_width(sel->name_ptrs, sel->n, o->repetitions);
   int agg_console = o->report_aggregates_only || o->display_aggregates_only;

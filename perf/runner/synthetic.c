@@ -41,10 +41,6 @@ static void synthetic_context(run_context *ctx) {
   ctx->launch_ns[0] = 3904;
   ctx->launch_ns[1] = 3968;
   ctx->launch_ns[2] = 4032;
-  ctx->n_round_trip = 3;
-  ctx->round_trip_ns[0] = 21000;
-  ctx->round_trip_ns[1] = 21100;
-  ctx->round_trip_ns[2] = 21200;
   snprintf(ctx->nvml, sizeof ctx->nvml, "ok");
   ctx->clock_filter = 1;
   ctx->min_clock_ratio = 0.7;
@@ -58,7 +54,7 @@ static void synthetic_context(run_context *ctx) {
 }
 
 /* Four results: a plain one (3 repetitions), a timed-out reference, a failed one, and one with
- * discarded samples, clock throttling, FLOPs and a host round trip. */
+ * discarded samples, clock throttling and FLOPs. */
 void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
   static const double base[5] = {1000, 1010, 990, 1005, 995};
   synthetic_context(ctx);
@@ -100,6 +96,6 @@ void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
                                  .throttle = 0x4 | 0x20};
   }
   res[3] = (bench_result){.family_index = 3, .instance_index = 1, .bytes = 12.0 * 16777216, .flops = 2.0 * 16777216,
-                          .host_round_trips = 1, .reps = g_sax_reps, .nreps = 2};
+                          .reps = g_sax_reps, .nreps = 2};
   snprintf(res[3].name, sizeof res[3].name, "elementwise/saxpy/N:16777216");
 }

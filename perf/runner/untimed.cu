@@ -22,18 +22,6 @@ extern "C" cudaError_t bench_empty_kernel(cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t bench_round_trip(const float *word, cudaStream_t stream) {
-  float host;
-  cudaError_t err;
-  empty_kernel<<<1, 32, 0, stream>>>();
-  if ((err = cudaGetLastError()) != cudaSuccess ||
-      (err = cudaMemcpyAsync(&host, word, sizeof host, cudaMemcpyDeviceToHost, stream)) != cudaSuccess ||
-      (err = cudaStreamSynchronize(stream)) != cudaSuccess)
-    return err;
-  empty_kernel<<<1, 32, 0, stream>>>();
-  return cudaGetLastError();
-}
-
 // Reads every 16 bytes of the buffer. The buffer holds zeros (set once by the
 // caller), so the store below never happens; the compiler cannot know that,
 // so the loads stay. Nothing is written: the L2 ends up holding clean lines.

@@ -17,12 +17,6 @@ cudaError_t bench_gpu_spin(unsigned long long ns, cudaStream_t stream);
  * sample (the runner's launch probe). */
 cudaError_t bench_empty_kernel(cudaStream_t stream);
 
-/* One host round trip with no work in it: an empty kernel, a copy of the 4 bytes at `word` (device
- * memory) back to the host, a wait for it, and an empty kernel launched after the wait. Timed like
- * a benchmark, it is what a benchmark that finishes on the host pays the platform per round trip
- * (the runner's round-trip probe). Returns the first error. */
-cudaError_t bench_round_trip(const float *word, cudaStream_t stream);
-
 /* Enqueues a kernel that reads all `bytes` of `zeroed` (a buffer the caller
  * filled with zeros once; bytes a multiple of 16) and writes nothing, so the
  * L2 is left full of clean lines of that buffer: the next kernel's misses
