@@ -10,7 +10,6 @@
  * tree_atomic, 5e-4 for shuffle_vec4, 4e-3 for cuBLAS's assumed order); mixed
  * signs would cancel and make the same bound larger than the result. Exact
  * integer checks are the Check test's job. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,18 +25,12 @@ static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 
 typedef struct {
   const dot_variant *v;
-  size_t n, sms;
-  float *x, *y, *result; /* device: inputs, one-float result */
-  void *work;            /* device workspace, dot_work_bytes(n) */
-  double want, abs_sum;  /* fp64 dot product and sum |x_i y_i| */
+  bench_scalar_case c; /* x = in[0], y = in[1], the one-float result and the workspace */
 } dot_state;
 
 static void dot_teardown(void *p) {
   dot_state *s = p;
-  cudaFree(s->x);
-  cudaFree(s->y);
-  cudaFree(s->result);
-  cudaFree(s->work);
+  bench_scalar_free(&s->c);
   free(s);
 }
 
@@ -45,32 +38,11 @@ static int dot_setup(const bench_case *c, uint64_t seed, void **out, char *err, 
   dot_state *s = calloc(1, sizeof *s);
   if (!s) return snprintf(err, errlen, "out of host memory"), -1;
   s->v = c->arg;
-  s->n = (size_t)c->params[0].value;
-  test_rng rng;
-  rng_seed(&rng, seed);
-  float *hx = NULL, *hy = NULL;
-  if (bench_sm_count(&s->sms, err, errlen) || bench_random_device(s->n, 0.5f, 1.0f, &rng, &s->x, &hx, err, errlen) ||
-      bench_random_device(s->n, 0.5f, 1.0f, &rng, &s->y, &hy, err, errlen) ||
-      bench_poisoned_device(1, &s->result, err, errlen)) {
-    free(hx);
-    free(hy);
-    dot_teardown(s);
-    return -1;
-  }
-  /* The reference is two numbers: computed now, so the host copies go. */
-  for (size_t i = 0; i < s->n; i++) {
-    double prod = (double)hx[i] * hy[i]; /* exact: 24 + 24 bits fit in 53 */
-    s->want += prod;
-    s->abs_sum += fabs(prod);
-  }
-  free(hx);
-  free(hy);
-  /* The workspace is allocated here, outside the timing. */
-  size_t work_bytes = dot_work_bytes(s->n);
-  cudaError_t e = cudaMalloc(&s->work, work_bytes);
-  if (e != cudaSuccess) {
-    snprintf(err, errlen, "workspace of dot_work_bytes(%zu) = %zu bytes: %s", s->n, work_bytes, cudaGetErrorString(e));
-    dot_teardown(s);
+  size_t n = (size_t)c->params[0].value;
+  char what[64];
+  snprintf(what, sizeof what, "dot_work_bytes(%zu)", n);
+  if (bench_scalar_setup(&s->c, n, 2, dot_work_bytes(n), what, seed, err, errlen)) {
+    free(s);
     return -1;
   }
   *out = s;
@@ -79,17 +51,12 @@ static int dot_setup(const bench_case *c, uint64_t seed, void **out, char *err, 
 
 static cudaError_t dot_run(void *p, cudaStream_t stream) {
   dot_state *s = p;
-  return s->v->fn(s->x, s->y, s->n, s->result, s->work, stream);
+  return s->v->fn(s->c.in[0], s->c.in[1], s->c.n, s->c.result, s->c.work, stream);
 }
 
 static int dot_verify(void *p, char *err, size_t errlen) {
   dot_state *s = p;
-  /* Rounding bound of the variant's order, plus the fp64 reference's own
-   * error (n additions, each <= 2^-53 of the running sum <= sum |x_i y_i|). */
-  double tol = sum_error_bound(s->v->depth(s->n, s->sms), s->abs_sum) + (double)s->n * 0x1p-53 * s->abs_sum;
-  char what[128];
-  snprintf(what, sizeof what, "%s (tolerance %.3g)", s->v->name, tol);
-  return bench_verify_scalar(what, s->result, s->want, tol, err, errlen);
+  return bench_scalar_verify(&s->c, s->v->name, s->v->depth(s->c.n, s->c.sms), err, errlen);
 }
 
 static const bench_ops kDotOps = {dot_setup, dot_run, dot_verify, dot_teardown};

@@ -11,7 +11,6 @@
  * elements for v0; at 2^28 from ~500 elements for v0 to ~1e6 for CUB). Mixed
  * signs would cancel and make the same bound larger than the result. Exact
  * integer checks of every summation path are the Check test's job. */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,17 +27,12 @@ static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 
 typedef struct {
   const reduce_variant *v;
-  size_t n, sms;
-  float *x, *sum;        /* device: input, one-float result */
-  void *work;            /* device workspace, reduce_work_bytes(n) */
-  double want, abs_sum;  /* fp64 sum of the inputs and of their magnitudes */
+  bench_scalar_case c; /* x = in[0], the one-float sum and the workspace */
 } reduce_state;
 
 static void reduce_teardown(void *p) {
   reduce_state *s = p;
-  cudaFree(s->x);
-  cudaFree(s->sum);
-  cudaFree(s->work);
+  bench_scalar_free(&s->c);
   free(s);
 }
 
@@ -46,34 +40,16 @@ static int reduce_setup(const bench_case *c, uint64_t seed, void **out, char *er
   reduce_state *s = calloc(1, sizeof *s);
   if (!s) return snprintf(err, errlen, "out of host memory"), -1;
   s->v = c->arg;
-  s->n = (size_t)c->params[0].value;
-  test_rng rng;
-  rng_seed(&rng, seed);
-  float *hx = NULL;
-  if (bench_sm_count(&s->sms, err, errlen) || bench_random_device(s->n, 0.5f, 1.0f, &rng, &s->x, &hx, err, errlen) ||
-      bench_poisoned_device(1, &s->sum, err, errlen)) {
-    free(hx);
-    reduce_teardown(s);
-    return -1;
-  }
-  /* The reference is two numbers: computed now, so the 1 GiB host copy goes. */
-  for (size_t i = 0; i < s->n; i++) {
-    s->want += hx[i];
-    s->abs_sum += fabs(hx[i]);
-  }
-  free(hx);
-  /* The workspace is allocated here, outside the timing. */
-  size_t work_bytes = reduce_work_bytes(s->n);
+  size_t n = (size_t)c->params[0].value, work_bytes = reduce_work_bytes(n);
+  char what[64];
+  snprintf(what, sizeof what, "reduce_work_bytes(%zu)", n);
   if (work_bytes == SIZE_MAX) {
-    snprintf(err, errlen, "reduce_work_bytes(%zu): the device cannot be queried", s->n);
-    reduce_teardown(s);
+    snprintf(err, errlen, "%s: the device cannot be queried", what);
+    free(s);
     return -1;
   }
-  cudaError_t e = cudaMalloc(&s->work, work_bytes);
-  if (e != cudaSuccess) {
-    snprintf(err, errlen, "workspace of reduce_work_bytes(%zu) = %zu bytes: %s", s->n, work_bytes,
-             cudaGetErrorString(e));
-    reduce_teardown(s);
+  if (bench_scalar_setup(&s->c, n, 1, work_bytes, what, seed, err, errlen)) {
+    free(s);
     return -1;
   }
   *out = s;
@@ -82,17 +58,12 @@ static int reduce_setup(const bench_case *c, uint64_t seed, void **out, char *er
 
 static cudaError_t reduce_run(void *p, cudaStream_t stream) {
   reduce_state *s = p;
-  return s->v->fn(s->x, s->n, s->sum, s->work, stream);
+  return s->v->fn(s->c.in[0], s->c.n, s->c.result, s->c.work, stream);
 }
 
 static int reduce_verify(void *p, char *err, size_t errlen) {
   reduce_state *s = p;
-  /* Rounding bound of the variant's order, plus the fp64 reference's own
-   * error (n additions, each <= 2^-53 of the running sum <= sum |x_i|). */
-  double tol = sum_error_bound(s->v->depth(s->n, s->sms), s->abs_sum) + (double)s->n * 0x1p-53 * s->abs_sum;
-  char what[128];
-  snprintf(what, sizeof what, "%s (tolerance %.3g)", s->v->name, tol);
-  return bench_verify_scalar(what, s->sum, s->want, tol, err, errlen);
+  return bench_scalar_verify(&s->c, s->v->name, s->v->depth(s->c.n, s->c.sms), err, errlen);
 }
 
 static const bench_ops kReduceOps = {reduce_setup, reduce_run, reduce_verify, reduce_teardown};

@@ -1,6 +1,7 @@
 #include "perf/runner/bench_util.h"
 #include "perf/runner/verify.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -90,4 +91,49 @@ int bench_verify_scalar(const char *what, const float *dev_value, double want, d
   int rc = verify_f32(what, got, 1, scalar_ref, &want, 0, 0.0, tol, err, errlen);
   free(got);
   return rc;
+}
+
+void bench_scalar_free(bench_scalar_case *s) {
+  for (int i = 0; i < 2; i++) cudaFree(s->in[i]);
+  cudaFree(s->result);
+  cudaFree(s->work);
+  s->in[0] = s->in[1] = s->result = NULL;
+  s->work = NULL;
+}
+
+int bench_scalar_setup(bench_scalar_case *s, size_t n, int ninputs, size_t work_bytes, const char *work_what,
+                       uint64_t seed, char *err, size_t errlen) {
+  s->n = n;
+  s->ninputs = ninputs;
+  test_rng rng;
+  rng_seed(&rng, seed);
+  float *host[2] = {NULL, NULL};
+  int rc = bench_sm_count(&s->sms, err, errlen);
+  for (int i = 0; i < ninputs && !rc; i++) rc = bench_random_device(n, 0.5f, 1.0f, &rng, &s->in[i], &host[i], err, errlen);
+  if (!rc) rc = bench_poisoned_device(1, &s->result, err, errlen);
+  if (!rc) { /* the reference is two numbers: computed now, so the host copies (up to 2 GiB) go */
+    for (size_t i = 0; i < n; i++) {
+      double term = ninputs == 2 ? (double)host[0][i] * host[1][i] : host[0][i]; /* products exact in double */
+      s->want += term;
+      s->abs_sum += fabs(term);
+    }
+    cudaError_t e = cudaMalloc(&s->work, work_bytes);
+    if (e != cudaSuccess) {
+      s->work = NULL;
+      snprintf(err, errlen, "workspace of %s = %zu bytes: %s", work_what, work_bytes, cudaGetErrorString(e));
+      rc = -1;
+    }
+  }
+  free(host[0]);
+  free(host[1]);
+  if (rc) bench_scalar_free(s);
+  return rc;
+}
+
+int bench_scalar_verify(const bench_scalar_case *s, const char *variant, size_t depth, char *err, size_t errlen) {
+  /* The fp64 reference's own error: n additions, each <= 2^-53 of the running sum <= abs_sum. */
+  double tol = sum_error_bound(depth, s->abs_sum) + (double)s->n * 0x1p-53 * s->abs_sum;
+  char what[128];
+  snprintf(what, sizeof what, "%s (tolerance %.3g)", variant, tol);
+  return bench_verify_scalar(what, s->result, s->want, tol, err, errlen);
 }

@@ -5,6 +5,7 @@
 #define PERF_RUNNER_BENCH_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernels/common/host_check.h"
 
@@ -30,6 +31,26 @@ int bench_sm_count(size_t *sms, char *err, size_t errlen);
 /* Downloads the one float at dev_value and checks |got - want| <= tol (NaN,
  * infinity and the poison never pass). 0, or -1 with "<what>: ..." in err. */
 int bench_verify_scalar(const char *what, const float *dev_value, double want, double tol, char *err, size_t errlen);
+
+/* A case whose result is one float reduced from one or two input arrays of n floats (a sum, a dot
+ * product): the inputs uniform in [0.5, 1) (non-zero and of one sign, so the rounding bound stays a
+ * small fraction of the result), a poisoned result, a device workspace, and the fp64 reference. */
+typedef struct {
+  size_t n, sms;           /* elements per input; the device's SM count (summation orders use it) */
+  int ninputs;             /* 1: want = sum of in[0]; 2: want = sum of in[0][i] * in[1][i] */
+  float *in[2], *result;   /* device */
+  void *work;              /* device workspace of the bytes given, allocated outside the timing */
+  double want, abs_sum;    /* fp64 reference and the sum of the magnitudes of its terms */
+} bench_scalar_case;
+
+/* Fills s (zeroed by the caller) for n elements and ninputs (1 or 2) arrays drawn from seed, with a
+ * workspace of work_bytes (named by work_what in an error). 0, or -1 with err and nothing kept. */
+int bench_scalar_setup(bench_scalar_case *s, size_t n, int ninputs, size_t work_bytes, const char *work_what,
+                       uint64_t seed, char *err, size_t errlen);
+void bench_scalar_free(bench_scalar_case *s);
+/* Checks the result against the reference within sum_error_bound(depth) of the variant's summation
+ * order plus the fp64 reference's own error; the message names the variant and the tolerance. */
+int bench_scalar_verify(const bench_scalar_case *s, const char *variant, size_t depth, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }
