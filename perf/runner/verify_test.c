@@ -17,7 +17,7 @@ static void ref_half(const void *ctx, size_t begin, size_t count, double *want, 
   }
 }
 
-/* More than two 2^20-element chunks, so chunk offsets are exercised. */
+/* Many chunks of the check (2^16 elements each), on several threads: chunk offsets are exercised. */
 enum { N = (1 << 21) + 12345 };
 
 static float *exact(void) {
