@@ -67,11 +67,12 @@ static int copy_verify(void *p, char *err, size_t errlen) {
 
 static const bench_ops kCopyOps = {copy_setup, copy_run, copy_verify, copy_teardown};
 
+/* Reads and writes N floats. */
+static void copy_cost(bench_case *c) { c->bytes = 2 * 4 * (double)c->params[0].value; }
+
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < copy_nvariants; v++)
-    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++)
-      bench_register(&(bench_case){.family = "copy", .variant = copy_variants[v].name, .params = {{"N", kSizes[i]}},
-                                   .bytes = 2 * 4 * (double)kSizes[i], .reference = copy_variants[v].reference,
-                                   .ops = &kCopyOps, .arg = &copy_variants[v]});
+  bench_register_grid(&(bench_grid){.family = "copy", .ops = &kCopyOps, BENCH_VARIANTS(copy_variants, copy_nvariants),
+                                    .reference_at = offsetof(copy_variant, reference), .param_names = {"N"},
+                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = copy_cost});
   return bench_main(argc, argv);
 }

@@ -61,15 +61,17 @@ static int dot_verify(void *p, char *err, size_t errlen) {
 
 static const bench_ops kDotOps = {dot_setup, dot_run, dot_verify, dot_teardown};
 
+/* Bytes: the fewest the operation must move, x and y read once and the 4-byte result written once
+ * (workspace traffic is the variant's cost). */
+static void dot_cost(bench_case *c) {
+  double n = (double)c->params[0].value;
+  c->bytes = 8 * n + 4;
+  c->flops = 2 * n;
+}
+
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < dot_nvariants; v++)
-    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
-      double n = (double)kSizes[i];
-      /* Bytes: the fewest the operation must move, x and y read once and the
-       * 4-byte result written once (workspace traffic is the variant's cost). */
-      bench_register(&(bench_case){.family = "dot", .variant = dot_variants[v].name, .params = {{"N", kSizes[i]}},
-                                   .bytes = 8 * n + 4, .flops = 2 * n, .reference = dot_variants[v].reference,
-                                   .ops = &kDotOps, .arg = &dot_variants[v]});
-    }
+  bench_register_grid(&(bench_grid){.family = "dot", .ops = &kDotOps, BENCH_VARIANTS(dot_variants, dot_nvariants),
+                                    .reference_at = offsetof(dot_variant, reference), .param_names = {"N"},
+                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = dot_cost});
   return bench_main(argc, argv);
 }

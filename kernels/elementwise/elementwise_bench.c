@@ -140,22 +140,26 @@ static int saxpy_verify(void *p, char *err, size_t errlen) {
 
 static const bench_ops kSaxpyOps = {saxpy_setup, saxpy_run, saxpy_verify, saxpy_teardown};
 
+/* Reads a and b, writes c: 12 bytes and one add per element. */
+static void add_cost(bench_case *c) {
+  c->bytes = 3 * 4 * (double)c->params[0].value;
+  c->flops = (double)c->params[0].value;
+}
+
+/* Reads x and y, writes y: 12 bytes and a multiply-add per element. */
+static void saxpy_cost(bench_case *c) {
+  c->bytes = 3 * 4 * (double)c->params[0].value;
+  c->flops = 2 * (double)c->params[0].value;
+}
+
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < ew_add_nvariants; v++)
-    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
-      double n = (double)kSizes[i];
-      bench_register(&(bench_case){.family = "elementwise", .variant = ew_add_variants[v].name,
-                                   .params = {{"N", kSizes[i]}}, .bytes = 3 * 4 * n, .flops = n, .ops = &kAddOps,
-                                   .arg = &ew_add_variants[v]});
-    }
-  /* Reads x and y, writes y: 12 bytes per element. */
-  for (size_t v = 0; v < ew_saxpy_nvariants; v++)
-    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
-      double n = (double)kSizes[i];
-      bench_register(&(bench_case){.family = "elementwise", .variant = ew_saxpy_variants[v].name,
-                                   .params = {{"N", kSizes[i]}}, .bytes = 3 * 4 * n, .flops = 2 * n,
-                                   .reference = ew_saxpy_variants[v].reference, .ops = &kSaxpyOps,
-                                   .arg = &ew_saxpy_variants[v]});
-    }
+  const size_t nsizes = sizeof kSizes / sizeof *kSizes;
+  bench_register_grid(&(bench_grid){.family = "elementwise", .ops = &kAddOps,
+                                    BENCH_VARIANTS(ew_add_variants, ew_add_nvariants), .param_names = {"N"},
+                                    .sizes = kSizes, .nsizes = nsizes, .cost = add_cost});
+  bench_register_grid(&(bench_grid){.family = "elementwise", .ops = &kSaxpyOps,
+                                    BENCH_VARIANTS(ew_saxpy_variants, ew_saxpy_nvariants),
+                                    .reference_at = offsetof(ew_saxpy_variant, reference), .param_names = {"N"},
+                                    .sizes = kSizes, .nsizes = nsizes, .cost = saxpy_cost});
   return bench_main(argc, argv);
 }

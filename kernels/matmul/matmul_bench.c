@@ -29,7 +29,7 @@
 
 /* M = N = K: 12 MiB of operands (inside L2: the flush matters), 48 MiB and
  * 192 MiB (far beyond the 50 MB L2). */
-static const long long kSizes[] = {1024, 2048, 4096};
+static const long long kShapes[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
 
 static const double kFullCheckMacs = 1024.0 * 1024.0 * 1024.0;
 enum { kSamples = 4096 };
@@ -162,18 +162,19 @@ static int matmul_verify(void *p, char *err, size_t errlen) {
 
 static const bench_ops kMatmulOps = {matmul_setup, matmul_run, matmul_verify, matmul_teardown};
 
+/* Bytes: the fewest the operation must move, A and B read once and C written once (tile re-reads are
+ * the variant's cost); FLOP/s is the figure that matters here. */
+static void matmul_cost(bench_case *c) {
+  double M = (double)c->params[0].value, N = (double)c->params[1].value, K = (double)c->params[2].value;
+  c->bytes = 4 * (M * K + K * N + M * N);
+  c->flops = 2 * M * N * K;
+}
+
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < matmul_nvariants; v++)
-    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
-      long long n = kSizes[i];
-      double M = (double)n, N = (double)n, K = (double)n;
-      /* Bytes: the fewest the operation must move, A and B read once and C
-       * written once (tile re-reads are the variant's cost); FLOP/s is the
-       * figure that matters here. */
-      bench_register(&(bench_case){.family = "matmul", .variant = matmul_variants[v].name,
-                                   .params = {{"M", n}, {"N", n}, {"K", n}}, .bytes = 4 * (M * K + K * N + M * N),
-                                   .flops = 2 * M * N * K, .reference = matmul_variants[v].reference,
-                                   .ops = &kMatmulOps, .arg = &matmul_variants[v]});
-    }
+  bench_register_grid(&(bench_grid){.family = "matmul", .ops = &kMatmulOps,
+                                    BENCH_VARIANTS(matmul_variants, matmul_nvariants),
+                                    .reference_at = offsetof(matmul_variant, reference),
+                                    .param_names = {"M", "N", "K"}, .sizes = &kShapes[0][0],
+                                    .nsizes = sizeof kShapes / sizeof *kShapes, .cost = matmul_cost});
   return bench_main(argc, argv);
 }

@@ -68,15 +68,18 @@ static int reduce_verify(void *p, char *err, size_t errlen) {
 
 static const bench_ops kReduceOps = {reduce_setup, reduce_run, reduce_verify, reduce_teardown};
 
+/* Bytes: the fewest the operation must move, each input read once and the 4-byte result written
+ * once (workspace traffic is the variant's cost). */
+static void reduce_cost(bench_case *c) {
+  double n = (double)c->params[0].value;
+  c->bytes = 4 * n + 4;
+  c->flops = n;
+}
+
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < reduce_nvariants; v++)
-    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++) {
-      double n = (double)kSizes[i];
-      /* Bytes: the fewest the operation must move, each input read once and
-       * the 4-byte result written once (workspace traffic is the variant's cost). */
-      bench_register(&(bench_case){.family = "reduce", .variant = reduce_variants[v].name, .params = {{"N", kSizes[i]}},
-                                   .bytes = 4 * n + 4, .flops = n, .reference = reduce_variants[v].reference,
-                                   .ops = &kReduceOps, .arg = &reduce_variants[v]});
-    }
+  bench_register_grid(&(bench_grid){.family = "reduce", .ops = &kReduceOps,
+                                    BENCH_VARIANTS(reduce_variants, reduce_nvariants),
+                                    .reference_at = offsetof(reduce_variant, reference), .param_names = {"N"},
+                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = reduce_cost});
   return bench_main(argc, argv);
 }

@@ -65,10 +65,12 @@ static int scale_verify(void *p, char *err, size_t errlen) {
 
 static const bench_ops kScaleOps = {scale_setup, scale_run, scale_verify, scale_teardown};
 
+/* Reads and writes N floats. */
+static void scale_cost(bench_case *c) { c->bytes = 2 * 4 * (double)c->params[0].value; }
+
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < scale_nvariants; v++)
-    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++)
-      bench_register(&(bench_case){.family = "scale", .variant = scale_variants[v].name, .params = {{"N", kSizes[i]}},
-                                   .bytes = 2 * 4 * (double)kSizes[i], .ops = &kScaleOps, .arg = &scale_variants[v]});
+  bench_register_grid(&(bench_grid){.family = "scale", .ops = &kScaleOps,
+                                    BENCH_VARIANTS(scale_variants, scale_nvariants), .param_names = {"N"},
+                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = scale_cost});
   return bench_main(argc, argv);
 }

@@ -15,9 +15,7 @@
 /* nx x ny (`in` has ny rows of nx): 4 MiB (inside L2: the flush matters),
  * 256 MiB (far beyond the 50 MB L2), and an odd 128 MiB shape whose sizes are
  * multiples of no tile or vector width (tile64_vec's scalar path, ragged edges). */
-static const struct {
-  int nx, ny;
-} kShapes[] = {{1024, 1024}, {8192, 8192}, {8191, 4099}};
+static const long long kShapes[][2] = {{1024, 1024}, {8192, 8192}, {8191, 4099}};
 
 
 typedef struct {
@@ -86,16 +84,14 @@ static int transpose_verify(void *p, char *err, size_t errlen) {
 
 static const bench_ops kTransposeOps = {transpose_setup, transpose_run, transpose_verify, transpose_teardown};
 
+/* Bytes: the fewest the operation must move, each element read once and written once. */
+static void transpose_cost(bench_case *c) { c->bytes = 2 * 4 * (double)c->params[0].value * c->params[1].value; }
+
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < transpose_nvariants; v++)
-    for (size_t i = 0; i < sizeof kShapes / sizeof *kShapes; i++) {
-      double n = (double)kShapes[i].nx * kShapes[i].ny;
-      /* Bytes: the fewest the operation must move, each element read once and
-       * written once. */
-      bench_register(&(bench_case){.family = "transpose", .variant = transpose_variants[v].name,
-                                   .params = {{"nx", kShapes[i].nx}, {"ny", kShapes[i].ny}}, .bytes = 2 * 4 * n,
-                                   .reference = transpose_variants[v].reference, .ops = &kTransposeOps,
-                                   .arg = &transpose_variants[v]});
-    }
+  bench_register_grid(&(bench_grid){.family = "transpose", .ops = &kTransposeOps,
+                                    BENCH_VARIANTS(transpose_variants, transpose_nvariants),
+                                    .reference_at = offsetof(transpose_variant, reference),
+                                    .param_names = {"nx", "ny"}, .sizes = &kShapes[0][0],
+                                    .nsizes = sizeof kShapes / sizeof *kShapes, .cost = transpose_cost});
   return bench_main(argc, argv);
 }

@@ -3,13 +3,18 @@
  * One benchmark binary per kernel family. Its main() registers cases and hands
  * over to the runner:
  *
+ *   static void add_cost(bench_case *c) { c->bytes = 12.0 * c->params[0].value; c->flops = c->params[0].value; }
+ *
  *   int main(int argc, char **argv) {
- *     for (each variant v, each size n)
- *       bench_register(&(bench_case){.family = "elementwise", .variant = v->name,
- *                                    .params = {{"N", n}}, .bytes = 12.0 * n, .flops = n,
- *                                    .ops = &add_ops, .arg = v});
+ *     static const long long sizes[] = {1 << 20, 1 << 24, 1 << 28};
+ *     bench_register_grid(&(bench_grid){.family = "elementwise", .ops = &add_ops,
+ *                                       BENCH_VARIANTS(add_variants, add_nvariants),
+ *                                       .param_names = {"N"}, .sizes = sizes, .nsizes = 3,
+ *                                       .cost = add_cost});
  *     return bench_main(argc, argv);
  *   }
+ *
+ * (bench_register_grid registers each variant at each size; bench_register registers one case.)
  *
  * A case is named the Google Benchmark way, family/variant/param:value/...,
  * e.g. "elementwise/add_float4/N:33554432" or "transpose/tiled/nx:8192/ny:8192".
@@ -79,6 +84,28 @@ struct bench_case {
  * Exits 1 with a message on a malformed case (no ops, empty names, too long a
  * name, a duplicate name): a registration bug, found before anything runs. */
 void bench_register(const bench_case *c);
+
+/* Every variant of a family's table at every size, in one call: the cases nested loops over
+ * variants, then sizes, would register. Each case has the grid's family and ops, the entry's
+ * name as its variant (every entry of a variant table starts with `const char *name`), the entry
+ * itself as arg, the entry's int at reference_at as its reference flag (0: none of the table is a
+ * reference), the size's row of values under param_names as params; then cost sets its bytes and
+ * flops from those params. */
+typedef struct {
+  const char *family;
+  const bench_ops *ops;
+  const void *table; /* set these three with BENCH_VARIANTS(table, count) */
+  size_t nvariants, entry_size;
+  size_t reference_at;                       /* offsetof(entry type, reference), or 0 */
+  const char *param_names[BENCH_MAX_PARAMS]; /* e.g. {"N"} or {"nx", "ny"} */
+  const long long *sizes;                    /* nsizes rows of one value per parameter name */
+  size_t nsizes;
+  void (*cost)(bench_case *c); /* sets c->bytes and c->flops from c->params (and c->arg) */
+} bench_grid;
+
+#define BENCH_VARIANTS(table_, count_) .table = (table_), .nvariants = (count_), .entry_size = sizeof *(table_)
+
+void bench_register_grid(const bench_grid *g);
 
 size_t bench_count(void);
 const bench_case *bench_get(size_t i);

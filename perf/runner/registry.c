@@ -73,6 +73,26 @@ void bench_register(const bench_case *c) {
   g_count++;
 }
 
+void bench_register_grid(const bench_grid *g) {
+  size_t nparams = 0;
+  while (nparams < BENCH_MAX_PARAMS && g->param_names[nparams]) nparams++;
+  bench_case first = {.family = g->family, .variant = "(grid)", .ops = g->ops};
+  if (!g->table || g->entry_size < sizeof(const char *)) die("a grid needs its variant table (BENCH_VARIANTS)", &first);
+  if (g->nsizes && (nparams == 0 || !g->sizes)) die("a grid's sizes need parameter names and values", &first);
+  if (!g->cost) die("a grid needs a cost function (bytes and flops of a case)", &first);
+  for (size_t v = 0; v < g->nvariants; v++) {
+    const char *entry = (const char *)g->table + v * g->entry_size;
+    for (size_t s = 0; s < g->nsizes; s++) {
+      bench_case c = {.family = g->family, .ops = g->ops, .arg = entry};
+      memcpy(&c.variant, entry, sizeof c.variant); /* the entry's first member: its name */
+      if (g->reference_at) memcpy(&c.reference, entry + g->reference_at, sizeof c.reference);
+      for (size_t p = 0; p < nparams; p++) c.params[p] = (bench_param){g->param_names[p], g->sizes[s * nparams + p]};
+      g->cost(&c);
+      bench_register(&c);
+    }
+  }
+}
+
 size_t bench_count(void) { return g_count; }
 const bench_case *bench_get(size_t i) { return i < g_count ? &g_entries[i].c : NULL; }
 int bench_family_index(size_t i) { return i < g_count ? g_entries[i].family_index : -1; }

@@ -1,5 +1,6 @@
 /* CPU tests of benchmark registration and naming (perf/runner/registry). */
 #include <check.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,56 @@ START_TEST(family_and_instance_indices) {
 }
 END_TEST
 
+/* A variant table the way families write them: the name first, the reference flag anywhere. */
+typedef struct {
+  const char *name;
+  double bytes_per_element;
+  int reference;
+} test_variant;
+
+static const test_variant kVariants[] = {{"naive", 8.0, 0}, {"tiled", 8.0, 0}, {"library", 12.0, 1}};
+
+static void test_cost(bench_case *c) {
+  const test_variant *v = c->arg;
+  c->bytes = v->bytes_per_element * (double)c->params[0].value * (double)c->params[1].value;
+  c->flops = (double)c->params[1].value;
+}
+
+/* The cases of nested loops over variants, then sizes: names, order, arg, reference flag and cost. */
+START_TEST(grid_registers_every_variant_at_every_size) {
+  bench_registry_clear();
+  static const long long shapes[][2] = {{16, 8}, {7, 5}};
+  bench_register_grid(&(bench_grid){.family = "transpose", .ops = &kOps, BENCH_VARIANTS(kVariants, 3),
+                                    .reference_at = offsetof(test_variant, reference), .param_names = {"nx", "ny"},
+                                    .sizes = &shapes[0][0], .nsizes = 2, .cost = test_cost});
+  ck_assert_uint_eq(bench_count(), 6);
+  const char *want[] = {"transpose/naive/nx:16/ny:8",   "transpose/naive/nx:7/ny:5",
+                        "transpose/tiled/nx:16/ny:8",   "transpose/tiled/nx:7/ny:5",
+                        "transpose/library/nx:16/ny:8", "transpose/library/nx:7/ny:5"};
+  char name[256];
+  for (size_t i = 0; i < 6; i++) {
+    const bench_case *c = bench_get(i);
+    bench_case_name(c, name, sizeof name);
+    ck_assert_str_eq(name, want[i]);
+    ck_assert_ptr_eq(c->arg, &kVariants[i / 2]);
+    ck_assert_int_eq(c->reference, i / 2 == 2);
+    ck_assert_ptr_eq(c->ops, &kOps);
+    ck_assert_int_eq(bench_family_index(i), (int)(i / 2));
+    ck_assert_int_eq(bench_instance_index(i), (int)(i % 2));
+  }
+  ck_assert_double_eq(bench_get(3)->bytes, 8.0 * 7 * 5);
+  ck_assert_double_eq(bench_get(4)->bytes, 12.0 * 16 * 8);
+  ck_assert_double_eq(bench_get(5)->flops, 5.0);
+  /* No reference_at: no case is a reference. */
+  bench_registry_clear();
+  bench_register_grid(&(bench_grid){.family = "t", .ops = &kOps, BENCH_VARIANTS(kVariants, 3),
+                                    .param_names = {"nx", "ny"}, .sizes = &shapes[0][0], .nsizes = 2,
+                                    .cost = test_cost});
+  for (size_t i = 0; i < bench_count(); i++) ck_assert_int_eq(bench_get(i)->reference, 0);
+  bench_registry_clear();
+}
+END_TEST
+
 /* Malformed registrations exit 1 before anything runs (Check forks each test). */
 START_TEST(duplicate_name_exits) {
   bench_case c = {.family = "f", .variant = "v", .params = {{"N", 1}}, .ops = &kOps};
@@ -78,11 +129,20 @@ START_TEST(missing_ops_exits) {
 }
 END_TEST
 
+START_TEST(grid_without_parameter_names_exits) {
+  static const long long sizes[] = {1, 2};
+  bench_register_grid(&(bench_grid){.family = "f", .ops = &kOps, BENCH_VARIANTS(kVariants, 3), .sizes = sizes,
+                                    .nsizes = 2, .cost = test_cost});
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("registry");
   TCase *tc = tcase_create("registry");
   tcase_add_test(tc, names_follow_google_benchmark);
   tcase_add_test(tc, family_and_instance_indices);
+  tcase_add_test(tc, grid_registers_every_variant_at_every_size);
+  tcase_add_exit_test(tc, grid_without_parameter_names_exits, 1);
   tcase_add_exit_test(tc, duplicate_name_exits, 1);
   tcase_add_exit_test(tc, slash_in_variant_exits, 1);
   tcase_add_exit_test(tc, missing_ops_exits, 1);

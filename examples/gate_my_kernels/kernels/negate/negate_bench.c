@@ -61,11 +61,12 @@ static int negate_verify(void *p, char *err, size_t errlen) {
 
 static const bench_ops kNegateOps = {negate_setup, negate_run, negate_verify, negate_teardown};
 
+/* Reads and writes N floats. */
+static void negate_cost(bench_case *c) { c->bytes = 8.0 * c->params[0].value; }
+
 int main(int argc, char **argv) {
-  for (size_t v = 0; v < negate_nvariants; v++)
-    for (size_t i = 0; i < sizeof kSizes / sizeof *kSizes; i++)
-      bench_register(&(bench_case){.family = "negate", .variant = negate_variants[v].name,
-                                   .params = {{"N", kSizes[i]}}, .bytes = 8.0 * kSizes[i], .ops = &kNegateOps,
-                                   .arg = &negate_variants[v]});
+  bench_register_grid(&(bench_grid){.family = "negate", .ops = &kNegateOps,
+                                    BENCH_VARIANTS(negate_variants, negate_nvariants), .param_names = {"N"},
+                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = negate_cost});
   return bench_main(argc, argv);
 }
