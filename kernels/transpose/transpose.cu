@@ -1,4 +1,5 @@
-// Transpose kernels: naive, unrolled, shared-memory tiled, padded, and 64x64 vectorised.
+// Transpose kernels: naive, unrolled, shared-memory tiled, padded, 64x64 vectorised, and tiles
+// in the order of the output's rows.
 //
 // Every kernel walks its tiles with grid-stride loops in both grid dimensions,
 // so a grid capped at the device's limits still covers any nx, ny; every
@@ -206,6 +207,45 @@ static __global__ void __launch_bounds__(256) tile64_scalar_kernel(const float *
 }
 
 // ---------------------------------------------------------------------------
+// Block order along the output's rows: 32-wide, 64-tall tiles of `in` (a 32 x 64 piece of 32
+// rows of `out`), 32 x 16 threads, 4 elements each, through a tile padded to 33 columns; the
+// grid's x runs over the tiles down `in` (along a row of `out`), so blocks launched one after
+// another write neighbouring segments of the same rows of `out`. With rows that are not a
+// multiple of 8 floats (8191 x 4099), a 32-byte sector is shared by two segments: written close
+// together, the two halves meet in L2; the x-first order of smem_padded left them far apart and
+// ran at 0.71 x sgeam on an H200 (this order: 0.99; on an H100 1.14; docs/RESULTS.md).
+
+static const int kOutW = 32, kOutH = 64, kOutRows = 16;
+
+static __global__ void __launch_bounds__(kOutW *kOutRows) out_order_kernel(const float *__restrict__ in,
+                                                                          float *__restrict__ out, int nx, int ny,
+                                                                          unsigned tiles_y, unsigned tiles_x) {
+  __shared__ float T[kOutH][kOutW + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  for (unsigned bx = blockIdx.y; bx < tiles_x; bx += gridDim.y)
+    for (unsigned by = blockIdx.x; by < tiles_y; by += gridDim.x) {
+      size_t x0 = (size_t)bx * kOutW, y0 = (size_t)by * kOutH;
+      float v[kOutH / kOutRows];  // all 4 loads are issued before the first shared-memory store
+#pragma unroll
+      for (int j = 0; j < kOutH / kOutRows; j++) {
+        size_t x = x0 + tx, y = y0 + ty + kOutRows * j;
+        v[j] = (x < (size_t)nx && y < (size_t)ny) ? in[y * nx + x] : 0.f;
+      }
+#pragma unroll
+      for (int j = 0; j < kOutH / kOutRows; j++) T[ty + kOutRows * j][tx] = v[j];
+      __syncthreads();
+#pragma unroll
+      for (int h = 0; h < kOutH / 32; h++)
+#pragma unroll
+        for (int j = 0; j < kOutW / kOutRows; j++) {
+          size_t x = x0 + ty + kOutRows * j, y = y0 + tx + 32 * h;  // row x of `out`, column y
+          if (x < (size_t)nx && y < (size_t)ny) out[x * ny + y] = T[tx + 32 * h][ty + kOutRows * j];
+        }
+      __syncthreads();  // the next tile reuses T
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Host wrappers.
 
 // Bad arguments are errors; an empty matrix is a successful no-op.
@@ -255,6 +295,12 @@ extern "C" cudaError_t transpose_smem_tiled(const float *in, float *out, int nx,
 
 extern "C" cudaError_t transpose_smem_padded(const float *in, float *out, int nx, int ny, cudaStream_t stream) {
   return launch(smem_tile_kernel<1>, dim3(kTile, kRows), tiles(nx, kTile), tiles(ny, kTile), in, out, nx, ny,
+                stream);
+}
+
+extern "C" cudaError_t transpose_out_order(const float *in, float *out, int nx, int ny, cudaStream_t stream) {
+  // Grid x over the tiles along y (a row of `out`), grid y over those along x.
+  return launch(out_order_kernel, dim3(kOutW, kOutRows), tiles(ny, kOutH), tiles(nx, kOutW), in, out, nx, ny,
                 stream);
 }
 

@@ -41,12 +41,16 @@ cudaError_t transpose_smem_tiled(const float *in, float *out, int nx, int ny, cu
 /* As smem_tiled with the tile padded to 33 columns: no bank conflicts. */
 cudaError_t transpose_smem_padded(const float *in, float *out, int nx, int ny, cudaStream_t stream);
 
-/* The fastest variant: 64x64 tiles, 16 elements in flight per thread.
+/* The fastest variant on aligned shapes: 64x64 tiles, 16 elements in flight per thread.
  * When nx and ny are multiples of 4 and both pointers 16-byte aligned, rows
  * move as float4 (16-byte loads and stores), each thread transposes a 4x4
  * block in registers and the tile sits in XOR-swizzled shared memory (no bank
  * conflicts). Otherwise the same tiles move as scalars through a padded tile. */
 cudaError_t transpose_tile64_vec(const float *in, float *out, int nx, int ny, cudaStream_t stream);
+
+/* 32 x 64 tiles in the order of the rows of out (odd shapes: neighbouring segments of a row are
+ * written close together, so the 32-byte sectors they share meet in L2). */
+cudaError_t transpose_out_order(const float *in, float *out, int nx, int ny, cudaStream_t stream);
 
 /* Library reference: cuBLAS sgeam (C = 1 * A^T + 0 * B) in the row-major
  * mapping above, through the current CUDA context's cuBLAS handle
