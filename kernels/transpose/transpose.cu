@@ -213,7 +213,7 @@ static __global__ void __launch_bounds__(256) tile64_scalar_kernel(const float *
 // another write neighbouring segments of the same rows of `out`. With rows that are not a
 // multiple of 8 floats (8191 x 4099), a 32-byte sector is shared by two segments: written close
 // together, the two halves meet in L2; the x-first order of smem_padded left them far apart and
-// ran at 0.71 x sgeam on an H200 (this order: 0.99; on an H100 1.14; docs/RESULTS.md).
+// ran at 0.71 x sgeam on an H200 in a prototype (this order: 0.99; on an H100 1.16; docs/RESULTS.md).
 
 static const int kOutW = 32, kOutH = 64, kOutRows = 16;
 
