@@ -1,9 +1,11 @@
 // Transpose kernels: naive, unrolled, shared-memory tiled, padded, 64x64 vectorised, and tiles
 // in the order of the output's rows.
 //
-// Every kernel walks its tiles with grid-stride loops in both grid dimensions,
-// so a grid capped at the device's limits still covers any nx, ny; every
-// element access is bounds-checked, so no size needs to be a tile multiple.
+// Every kernel but out_order walks its tiles with grid-stride loops in both grid
+// dimensions, so a grid capped at the device's limits still covers any nx, ny
+// (out_order takes one tile per block and its wrapper launches as often as the
+// grid's limits need); every element access is bounds-checked, so no size needs
+// to be a tile multiple.
 #include "kernels/transpose/transpose.h"
 #include "kernels/common/launch.cuh"
 
