@@ -58,23 +58,24 @@ static int lock_folder(const char *dir) {
   return fd;
 }
 
-/* The old baseline at path with the families of `fresh` replaced, into *result; prints the
- * changes. 0 when fine; else says why (a baseline of other hardware). */
-static int merge_into_old(const char *path, const gate_figures *fresh, gate_figures *result) {
+/* The old baseline at path with the families of `fresh` replaced (add: with fresh's runs added to
+ * theirs), into *result; prints the changes. 0 when fine; else says why. */
+static int merge_into_old(const char *path, const gate_figures *fresh, gate_figures *result, int add) {
   char err[1024];
   gate_figures old, old_view;
   load_or_die(path, &old, 1);
-  if (replace_families(&old, fresh, result, err, sizeof err)) {
-    fprintf(stderr, "gate: %s holds a baseline of other hardware: %s\n", path, err);
+  if (add ? add_runs(&old, fresh, result, err, sizeof err) : replace_families(&old, fresh, result, err, sizeof err)) {
+    fprintf(stderr, "gate: %s: %s\n", path, err);
     return 1;
   }
   families_of(&old, fresh, &old_view);
   gate_policy p = default_policy();
   comparison *c;
   size_t n = compare_figures(&old_view, fresh, &p, &c);
-  printf("Changes against the old baseline %s (families re-measured: the new runs are 'New'):\n", path);
+  printf("The runs given against the old baseline %s (%s):\n", path,
+         add ? "their runs join the old ones" : "they replace the families they measured");
   print_table(stdout, c, n, NULL, p.metric);
-  printf("Kept from the old baseline: %zu benchmarks of other families\n", result->n - fresh->n);
+  if (!add) printf("Kept from the old baseline: %zu benchmarks of other families\n", result->n - fresh->n);
   free(c);
   free(old_view.b);
   free_figures(&old);
@@ -101,7 +102,7 @@ static void warn_undetectable(const gate_figures *merged, const gate_policy *p) 
       double shift = ref > 0 ? launch_probe_of(merged, &b->runs[r]) - ref : 0;
       for (size_t k = 0; k < b->runs[r].ncontexts; k++) y[ny++] = b->runs[r].contexts_ns[k] - shift;
     }
-    double need = context_test_detectable(y, ny, nx, p->alpha), tol = tolerance_for(p, b->name);
+    double need = context_test_detectable(y, ny, nx, p->alpha), tol = tolerance_for(p, b->name, 0);
     free(y);
     if (need <= tol) continue;
     if (weak++ == 0)
@@ -132,32 +133,36 @@ int cmd_bless(options *o) {
   char dir[4096], path[4200];
   format_path(dir, sizeof dir, "%s", user_path(o->baselines, buf, sizeof buf));
   format_path(path, sizeof path, "%s/%s.json", dir, merged.gpu.slug);
-  /* The test compares contexts: with one context on the baseline's side and one on the run's,
-   * nothing could ever be significant, and a long benchmark is one context per run. */
-  for (size_t i = 0; i < merged.n; i++) {
-    size_t contexts = 0;
-    for (size_t r = 0; r < merged.b[i].nruns; r++) contexts += merged.b[i].runs[r].ncontexts;
-    if (contexts < 2) {
-      fprintf(stderr, "gate: %s was measured in %zu CUDA context(s) over the runs given: the gate could never find "
-              "it slower. Give at least 2 runs of each family (3 or more, from more than one machine, is better)\n",
-              merged.b[i].name, contexts);
-      return EXIT_BAD_INPUT;
-    }
-  }
-  warn_undetectable(&merged, &o->policy);
-  for (size_t i = 0; i < merged.n; i++)
-    if (merged.b[i].nruns < 3) {
-      fprintf(stderr, "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "
-              "at least 3 runs (separate processes) of each family\n", merged.b[i].name, merged.b[i].nruns);
-      break;
-    }
   int lock = lock_folder(dir);
   if (lock < 0) return EXIT_BAD_INPUT;
   gate_figures result = merged;
   if (!file_exists(path))
     printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
-  else if (merge_into_old(path, &merged, &result))
+  else if (merge_into_old(path, &merged, &result, o->add))
     return EXIT_BAD_INPUT;
+  /* What the blessed families will hold (with --add, the old runs too). The test compares
+   * contexts: with one context on the baseline's side and one on the run's, nothing could ever
+   * be significant, and a long benchmark is one context per run. */
+  gate_figures blessed = result;
+  families_of(&result, &merged, &blessed);
+  for (size_t i = 0; i < blessed.n; i++) {
+    size_t contexts = 0;
+    for (size_t r = 0; r < blessed.b[i].nruns; r++) contexts += blessed.b[i].runs[r].ncontexts;
+    if (contexts < 2) {
+      fprintf(stderr, "gate: %s was measured in %zu CUDA context(s) over the runs given: the gate could never find "
+              "it slower. Give at least 2 runs of each family (3 or more, from more than one machine, is better)\n",
+              blessed.b[i].name, contexts);
+      return EXIT_BAD_INPUT;
+    }
+  }
+  warn_undetectable(&blessed, &o->policy);
+  for (size_t i = 0; i < blessed.n; i++)
+    if (blessed.b[i].nruns < 3) {
+      fprintf(stderr, "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "
+              "at least 3 runs (separate processes) of each family\n", blessed.b[i].name, blessed.b[i].nruns);
+      break;
+    }
+  free(blessed.b);
   if (save_baseline(path, &result, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     return EXIT_BAD_INPUT;

@@ -11,7 +11,7 @@ gate_policy default_policy(void) {
   /* min_delta 0.25 us: a floor under the tolerance for the shortest kernels only (5 % of a
    * 5 us kernel); machine-to-machine spread is handled by baselines from several machines
    * (k_noise) and the test on contexts, not by a floor (docs/gate.md). */
-  gate_policy p = {.tolerance = 0.03, .k_noise = 3.0, .alpha = 0.01, .min_delta_ns = 250.0, .metric = METRIC_TIME,
+  gate_policy p = {.tolerance = 0.03, .own_tolerance = 0.02, .k_noise = 3.0, .alpha = 0.01, .min_delta_ns = 250.0, .metric = METRIC_TIME,
                    .nfam = 0};
   return p;
 }
@@ -36,11 +36,11 @@ int add_family_tolerance(gate_policy *p, const char *spec, char *err, size_t err
   return 0;
 }
 
-double tolerance_for(const gate_policy *p, const char *bench_name) {
+double tolerance_for(const gate_policy *p, const char *bench_name, int own_gpu) {
   size_t len = strcspn(bench_name, "/");
   for (size_t i = 0; i < p->nfam; i++)
     if (strlen(p->fam[i].family) == len && strncmp(p->fam[i].family, bench_name, len) == 0) return p->fam[i].tolerance;
-  return p->tolerance;
+  return own_gpu ? p->own_tolerance : p->tolerance;
 }
 
 const char *verdict_name(verdict v) {
@@ -83,6 +83,7 @@ typedef struct {
   double *contexts; /* the median of every context of every run, but those set aside */
   size_t ncontexts, nsamples;
   size_t set_aside; /* contexts set aside as interrupted (kept_contexts) */
+  double ss_time;   /* the sum of squared deviations of the runs' times from their mean */
 } scaled;
 
 /* A context whose median lies more than OUTLIER_MADS scaled MADs, and more than OUTLIER_MIN of
@@ -156,6 +157,9 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
     for (size_t i = 0; i < kept; i++, s.ncontexts++) s.contexts[s.ncontexts] = (s.contexts[s.ncontexts] - shift) * k;
     s.nsamples += m->samples_taken > m->nsamples ? m->samples_taken : m->nsamples; /* a baseline keeps 64 */
   }
+  double mean = 0;
+  for (size_t r = 0; r < b->nruns; r++) mean += times[r] / (double)b->nruns;
+  for (size_t r = 0; r < b->nruns; r++) s.ss_time += (times[r] - mean) * (times[r] - mean);
   double *sorted = malloc((b->nruns + 1) * sizeof *sorted);
   memcpy(sorted, times, b->nruns * sizeof *times);
   s.time = median(sorted, b->nruns);
@@ -168,6 +172,65 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
   return s;
 }
 
+static const char *gpu_of(const gate_figures *f, const gate_measure *m) {
+  return m->run < f->nruns ? f->runs[m->run].gpu_uuid : "";
+}
+
+/* The measures of b made on GPU `uuid` ("" matches none): a shallow view, free its runs only. */
+static gate_bench gpu_runs(const gate_figures *f, const gate_bench *b, const char *uuid) {
+  gate_bench v = *b;
+  v.runs = malloc((b->nruns + 1) * sizeof *v.runs);
+  v.nruns = 0;
+  for (size_t r = 0; r < b->nruns; r++)
+    if (uuid[0] && strcmp(gpu_of(f, &b->runs[r]), uuid) == 0) v.runs[v.nruns++] = b->runs[r];
+  return v;
+}
+
+size_t gpus_of(const gate_figures *f, const gate_bench *b) {
+  size_t n = 0;
+  for (size_t r = 0; r < b->nruns; r++) {
+    size_t q = 0;
+    while (q < r && strcmp(gpu_of(f, &b->runs[q]), gpu_of(f, &b->runs[r])) != 0) q++;
+    n += q == r; /* the first run of its GPU */
+  }
+  return n;
+}
+
+/* How a GPU's own runs of b spread, over every GPU with two runs or more: the largest relative
+ * deviation of a run's time from its GPU's median, and the pooled standard deviation of a run's
+ * time (df = runs - GPUs). df 0: no GPU has two runs. */
+typedef struct {
+  double noise, sd, df;
+} within_gpu;
+
+static within_gpu spread_within_gpus(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref,
+                                     int net_of_probe) {
+  within_gpu w = {0};
+  double ss = 0;
+  size_t n = 0, g = 0;
+  for (size_t r = 0; r < b->nruns; r++) {
+    const char *uuid = gpu_of(f, &b->runs[r]);
+    size_t q = 0;
+    while (q < r && strcmp(gpu_of(f, &b->runs[q]), uuid) != 0) q++;
+    if (q < r) continue; /* that GPU was done at its first run */
+    gate_bench v = gpu_runs(f, b, uuid);
+    if (v.nruns >= 2) {
+      scaled s = scale_bench(f, &v, metric, copy_ref, net_of_probe ? launch_reference(f, &v) : 0);
+      if (s.noise > w.noise) w.noise = s.noise;
+      ss += s.ss_time;
+      n += v.nruns;
+      g++;
+      free(s.contexts);
+    }
+    free(v.runs);
+  }
+  if (n > g) {
+    w.df = (double)(n - g);
+    w.sd = sqrt(ss / w.df);
+  }
+  return w;
+}
+
 static double copy_fraction(const gate_figures *f, const gate_bench *b) {
   double copy = median_copy(f);
   return copy > 0 ? b->bytes_per_second / copy : 0;
@@ -176,14 +239,21 @@ static double copy_fraction(const gate_figures *f, const gate_bench *b) {
 /* The verdict of a benchmark in both files: the change must exceed the threshold, be
  * significant on context-level data (the contexts of the run against those of the
  * baseline), and exceed the floor in absolute time. */
-static void judge(comparison *x, const scaled *bs, const scaled *rs, const gate_policy *p) {
+static void judge(comparison *x, const scaled *bs, const scaled *rs, const gate_policy *p, const within_gpu *w) {
   x->run_ns = rs->time;
   x->delta = rs->time / bs->time - 1.0;
   x->run_contexts = rs->ncontexts;
   x->run_set_aside = rs->set_aside;
   x->run_samples = rs->nsamples;
-  x->p_slower = context_test_greater(rs->contexts, rs->ncontexts, bs->contexts, bs->ncontexts).p;
-  x->p_faster = context_test_greater(bs->contexts, bs->ncontexts, rs->contexts, rs->ncontexts).p;
+  if (w && w->df >= 1 && w->sd > 0 && rs->ncontexts == 1) {
+    /* A long benchmark against its GPU's own runs: one context per run, two or three of them, so
+     * the spread comes from the runs of every GPU in the baseline, pooled within each GPU. */
+    x->p_slower = context_test_greater_known_spread(rs->contexts, 1, bs->contexts, bs->ncontexts, w->sd, w->df).p;
+    x->p_faster = context_test_greater_known_spread(bs->contexts, bs->ncontexts, rs->contexts, 1, w->sd, w->df).p;
+  } else {
+    x->p_slower = context_test_greater(rs->contexts, rs->ncontexts, bs->contexts, bs->ncontexts).p;
+    x->p_faster = context_test_greater(bs->contexts, bs->ncontexts, rs->contexts, rs->ncontexts).p;
+  }
   double change_ns = rs->time - bs->time;
   if (x->delta > x->threshold && x->p_slower < p->alpha && change_ns > p->min_delta_ns)
     x->v = VERDICT_SLOWER;
@@ -205,28 +275,38 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     /* Times net of the launch probe where every run of both sides has one: what an empty kernel
      * takes differs between hosts of one GPU model (1.7 us between two kinds of H200 host,
      * docs/RESULTS.md), and that is the platform's, not the kernel's. */
+    /* The reference: the baseline's runs on the run's own GPU when it has enough of them (a
+     * runner that was blessed into the baseline), else all of them (compare.h). */
+    gate_bench own = gpu_runs(base, bb, rb ? gpu_of(run, &rb->runs[0]) : "");
+    x->own_gpu = own.nruns >= OWN_GPU_MIN_RUNS;
+    const gate_bench *ref = x->own_gpu ? &own : bb;
     double run_probe = rb ? launch_reference(run, rb) : 0;
-    double launch_ref = run_probe > 0 ? launch_reference(base, bb) : 0;
+    double launch_ref = run_probe > 0 ? launch_reference(base, ref) : 0;
     x->launch_shift_ns = launch_ref > 0 ? run_probe - launch_ref : NAN;
-    scaled bs = scale_bench(base, bb, p->metric, copy_ref, launch_ref);
+    scaled bs = scale_bench(base, ref, p->metric, copy_ref, launch_ref);
+    within_gpu w = {0};
+    if (x->own_gpu) w = spread_within_gpus(base, bb, p->metric, copy_ref, launch_ref > 0);
     x->base_ns = bs.time;
-    x->noise = bs.noise;
-    x->base_runs = bb->nruns;
+    x->noise = x->own_gpu ? w.noise : bs.noise;
+    x->base_runs = ref->nruns;
+    x->base_gpus = gpus_of(base, ref);
     x->base_contexts = bs.ncontexts;
     x->base_set_aside = bs.set_aside;
     x->base_samples = bs.nsamples;
     x->base_gbps = bb->bytes_per_second / 1e9;
     x->base_copy_frac = copy_fraction(base, bb);
-    x->threshold = fmax(tolerance_for(p, bb->name), p->k_noise * bs.noise);
+    x->threshold = fmax(tolerance_for(p, bb->name, x->own_gpu), p->k_noise * x->noise);
     if (!rb) {
       x->v = VERDICT_MISSING;
       free(bs.contexts);
+      free(own.runs);
       continue;
     }
     scaled rs = scale_bench(run, rb, p->metric, copy_ref, launch_ref);
     x->run_gbps = rb->bytes_per_second / 1e9;
     x->run_copy_frac = copy_fraction(run, rb);
-    judge(x, &bs, &rs, p);
+    judge(x, &bs, &rs, p, x->own_gpu ? &w : NULL);
+    free(own.runs);
     free(bs.contexts);
     free(rs.contexts);
   }

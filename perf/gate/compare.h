@@ -18,13 +18,24 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
  * H100, against 4.4 % for one context (docs/RESULTS.md, "Contexts in one process"). */
 #define GATE_CONTEXTS 16
 
+/* A run is compared with the baseline's runs on its own GPU (same context.gpu.uuid) when the
+ * baseline holds at least this many of them; else with all the baseline's runs. GPUs of one model
+ * differ by up to 3.8 % in some long kernels, a GPU's own runs by a few tenths of a percent
+ * (docs/RESULTS.md), so a runner blessed into the baseline is held to the tolerance where a GPU
+ * outside it cannot be. Against its own runs, the noise (threshold) is the largest deviation of a
+ * run from its GPU's median over every GPU of the baseline with two runs or more, and a long
+ * benchmark (one context per run) is tested with the spread of a run pooled within those GPUs. */
+#define OWN_GPU_MIN_RUNS 2
+
 typedef struct {
   char family[64];
   double tolerance;
 } family_tolerance;
 
 typedef struct {
-  double tolerance; /* smallest slowdown that can fail, as a fraction (0.05) */
+  double tolerance; /* smallest slowdown that can fail, as a fraction (0.03) */
+  double own_tolerance; /* ... against the GPU's own runs (0.02: a 3 % slowdown is then caught
+                           whatever the run's own noise; OWN_GPU_MIN_RUNS) */
   double k_noise;   /* ... or this many times the baseline's between-run noise, if larger */
   double alpha;     /* significance level of the one-sided test on context medians */
   double min_delta_ns; /* ... and the change must exceed this in absolute time: launch and
@@ -37,7 +48,9 @@ typedef struct {
 gate_policy default_policy(void);
 /* Parses "family=fraction" (e.g. "reduce=0.07") into the policy. 0 ok, else a message. */
 int add_family_tolerance(gate_policy *p, const char *spec, char *err, size_t errlen);
-double tolerance_for(const gate_policy *p, const char *bench_name);
+/* A family's tolerance if one was given for it, else own_tolerance (against the GPU's own runs) or
+ * tolerance. */
+double tolerance_for(const gate_policy *p, const char *bench_name, int own_gpu);
 
 typedef struct {
   const char *name;
@@ -45,8 +58,11 @@ typedef struct {
   double base_ns, run_ns; /* times in the metric (copy ratio: ns scaled to the baseline's copy speed): the
                              run's is the mean of its context medians, the baseline's the median of its runs' */
   double delta;           /* run / base - 1: positive means slower */
-  double threshold;       /* max(tolerance, k_noise * noise) */
-  double noise;           /* the baseline's spread between runs, as a fraction */
+  double threshold;       /* max(tolerance, k_noise * noise); own_tolerance against the GPU's own runs */
+  double noise;           /* the baseline's spread between runs, as a fraction (against the GPU's own
+                             runs: between the runs of one GPU) */
+  int own_gpu;            /* compared with the baseline's runs on the run's own GPU (OWN_GPU_MIN_RUNS) */
+  size_t base_gpus;       /* how many GPUs the baseline's side comes from */
   double p_slower;        /* test on contexts: the run's context medians longer than the baseline's */
   double p_faster;
   size_t base_runs, base_contexts, base_samples; /* the evidence behind each side (contexts kept) */
@@ -65,6 +81,9 @@ double launch_probe_of(const gate_figures *f, const gate_measure *m);
 /* A benchmark's launch probe over its runs (their median), which the gate takes times net of;
  * 0 when a run has none (then neither side is adjusted). */
 double launch_reference(const gate_figures *f, const gate_bench *b);
+
+/* How many GPUs (context.gpu.uuid) b's runs were made on. */
+size_t gpus_of(const gate_figures *f, const gate_bench *b);
 
 /* Copies into `kept` the per-context values v[0..n) that are not outliers of their run (more than
  * 5 scaled MADs, and 20 %, from its median; only with 8 or more contexts); returns how many. */

@@ -126,6 +126,21 @@ context_test context_test_greater(const double *x, size_t nx, const double *y, s
   return r;
 }
 
+context_test context_test_greater_known_spread(const double *x, size_t nx, const double *y, size_t ny, double s,
+                                               double df) {
+  context_test r = {.p = 1.0};
+  double var_x, var_y;
+  int finite = summarize(x, nx, &r.mean_x, &var_x) & summarize(y, ny, &r.mean_y, &var_y);
+  if (!finite || nx == 0 || ny == 0 || !(s > 0) || !isfinite(s) || !(df >= 1)) return r;
+  double t = (r.mean_x - r.mean_y) / (s * sqrt(1.0 / (double)nx + 1.0 / (double)ny));
+  double p = student_t_sf(t, df);
+  if (!isfinite(t) || !isfinite(p)) return r;
+  r.t = t;
+  r.df = df;
+  r.p = p;
+  return r;
+}
+
 /* nx points with mean 0 and sample standard deviation 1: +-a in pairs, and 0 when nx is odd. */
 static void unit_spread(double *z, size_t nx) {
   double a = nx % 2 ? 1.0 : sqrt((double)(nx - 1) / (double)nx);

@@ -31,6 +31,14 @@ typedef struct {
  *   still computed and show the NaN/inf). */
 context_test context_test_greater(const double *x, size_t nx, const double *y, size_t ny);
 
+/* The same one-sided test when the spread of single values is known from elsewhere: a standard deviation s
+ * estimated with df degrees of freedom (the gate pools it over the runs of each GPU of a baseline, whose GPUs
+ * differ from one another by more than a GPU's runs do):
+ *   t = (mean_x - mean_y) / (s * sqrt(1/nx + 1/ny)), p = P(T_df > t).
+ * No test (t = df = 0, p = 1): an empty side, s not positive and finite, df < 1, or non-finite values. */
+context_test context_test_greater_known_spread(const double *x, size_t nx, const double *y, size_t ny, double s,
+                                               double df);
+
 /* The smallest slowdown, as a fraction of y's mean, that a run of nx contexts with y's spread around
  * mean_y * (1 + d) would make significant (context_test_greater p < alpha) against the baseline values y.
  * It says whether a baseline can back the gate's tolerance at all: a long benchmark has one context per run,

@@ -113,6 +113,32 @@ static void assert_no_test(context_test r) {
   ck_assert_double_eq(r.t, 0.0);
 }
 
+/* A run's one context against its GPU's own runs, with the spread of a run known from the runs of
+ * every GPU of the baseline (pooled within each GPU): t = (10.5 - 10) / (0.2 * sqrt(1 + 1/3))
+ * = 2.1651, df 4; P(T_4 > t) = 0.048171 from the closed form of the t distribution with 4 df. */
+START_TEST(known_spread_hand_worked) {
+  const double x[] = {10.5}, y[] = {9.9, 10.0, 10.1};
+  context_test r = context_test_greater_known_spread(x, 1, y, 3, 0.2, 4);
+  ck_assert_double_eq_tol(r.mean_y, 10.0, 1e-12);
+  ck_assert_double_eq_tol(r.t, 0.5 / (0.2 * sqrt(1 + 1.0 / 3)), 1e-12);
+  ck_assert_double_eq_tol(r.df, 4, 1e-12);
+  ck_assert_double_eq_tol(r.p, 0.048170538, 1e-8);
+  /* y's own spread (0.1, df 2) plays no part: the same p with y = {10, 10, 10}. */
+  const double flat[] = {10, 10, 10};
+  ck_assert_double_eq_tol(context_test_greater_known_spread(x, 1, flat, 3, 0.2, 4).p, r.p, 1e-12);
+  /* Mirrored (the run faster): p = 1 - 0.048171. */
+  ck_assert_double_eq_tol(context_test_greater_known_spread(y, 3, x, 1, 0.2, 4).p, 1 - 0.048170538, 1e-8);
+  /* No test without a usable spread or degrees of freedom, or with a side empty or not finite. */
+  const double bad[] = {NAN};
+  ck_assert_double_eq_tol(context_test_greater_known_spread(x, 1, y, 3, 0, 4).p, 1, 1e-12);
+  ck_assert_double_eq_tol(context_test_greater_known_spread(x, 1, y, 3, 0.2, 0.5).p, 1, 1e-12);
+  ck_assert_double_eq_tol(context_test_greater_known_spread(x, 1, y, 3, INFINITY, 4).p, 1, 1e-12);
+  ck_assert_double_eq_tol(context_test_greater_known_spread(x, 0, y, 3, 0.2, 4).p, 1, 1e-12);
+  ck_assert_double_eq_tol(context_test_greater_known_spread(bad, 1, y, 3, 0.2, 4).p, 1, 1e-12);
+  ck_assert_double_eq_tol(context_test_greater_known_spread(bad, 1, y, 3, 0.2, 4).df, 0, 1e-12);
+}
+END_TEST
+
 START_TEST(degenerate_inputs) {
   const double a[] = {1, 2, 3}, one[] = {5}, other[] = {3};
   assert_no_test(context_test_greater(a, 3, NULL, 0));
@@ -239,6 +265,7 @@ int main(void) {
   tcase_add_test(tc, welch_hand_worked);
   tcase_add_test(tc, welch_one_constant_side);
   tcase_add_test(tc, prediction_single_run_context);
+  tcase_add_test(tc, known_spread_hand_worked);
   tcase_add_test(tc, degenerate_inputs);
   tcase_add_test(tc, correlated_samples_are_not_independent_evidence);
   tcase_add_test(tc, real_shift_is_detected);

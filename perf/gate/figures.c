@@ -898,18 +898,69 @@ void families_of(const gate_figures *base, const gate_figures *run, gate_figures
     if (has_family(run, base->b[i].name)) view->b[view->n++] = base->b[i];
 }
 
-static void copy_bench(gate_bench *dst, const gate_bench *src, const size_t *run_map) {
+/* dst: src's measures, then more's when `more` is not NULL (runs re-indexed through the maps). */
+static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t *run_map, const gate_bench *more,
+                            const size_t *more_map) {
+  size_t extra = more ? more->nruns : 0;
   dst->name = strdup(src->name);
-  dst->bytes_per_second = src->bytes_per_second;
-  dst->nruns = src->nruns;
-  dst->runs = calloc(src->nruns + 1, sizeof *dst->runs);
-  for (size_t r = 0; r < src->nruns; r++) {
-    gate_measure *m = &dst->runs[r];
-    *m = src->runs[r];
-    m->run = run_map[src->runs[r].run];
-    m->samples_ns = copy_doubles(src->runs[r].samples_ns, m->nsamples);
-    m->contexts_ns = copy_doubles(src->runs[r].contexts_ns, m->ncontexts);
+  dst->bytes_per_second = more ? more->bytes_per_second : src->bytes_per_second; /* the newest figure */
+  dst->nruns = 0;
+  dst->runs = calloc(src->nruns + extra + 1, sizeof *dst->runs);
+  for (size_t r = 0; r < src->nruns + extra; r++) {
+    const gate_measure *from = r < src->nruns ? &src->runs[r] : &more->runs[r - src->nruns];
+    gate_measure *m = &dst->runs[dst->nruns++];
+    *m = *from;
+    m->run = r < src->nruns ? run_map[from->run] : more_map[from->run];
+    m->samples_ns = copy_doubles(from->samples_ns, m->nsamples);
+    m->contexts_ns = copy_doubles(from->contexts_ns, m->ncontexts);
   }
+}
+
+static void copy_bench(gate_bench *dst, const gate_bench *src, const size_t *run_map) {
+  copy_bench_with(dst, src, run_map, NULL, NULL);
+}
+
+int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (same_hardware(&old->gpu, &fresh->gpu, err, errlen)) return 1;
+  gate_figures view;
+  families_of(old, fresh, &view);
+  for (size_t r = 0; r < fresh->nruns; r++) {
+    gate_figures one = *fresh;
+    one.runs = &fresh->runs[r];
+    one.nruns = 1;
+    int differs = same_method(&view, &one, err, errlen);
+    for (size_t q = 0; q < old->nruns && !differs; q++) {
+      const gate_run_info *x = &fresh->runs[r], *y = &old->runs[q];
+      if (!strcmp(x->date, y->date) && !strcmp(x->host, y->host) && !strcmp(x->gpu_uuid, y->gpu_uuid))
+        differs = fail(err, errlen, "the run of %s on %s (GPU '%s') is in the baseline already (runs[%zu]): each "
+                       "run counts once", x->date, x->host, x->gpu_uuid, q);
+    }
+    if (differs) {
+      free(view.b);
+      return 1;
+    }
+  }
+  free(view.b);
+  out->gpu = old->gpu;
+  size_t *old_map = calloc(old->nruns + 1, sizeof *old_map), *fresh_map = calloc(fresh->nruns + 1, sizeof *fresh_map);
+  out->runs = calloc(old->nruns + fresh->nruns + 1, sizeof *out->runs);
+  for (size_t r = 0; r < old->nruns; r++) {
+    old_map[r] = out->nruns;
+    out->runs[out->nruns++] = old->runs[r];
+  }
+  for (size_t r = 0; r < fresh->nruns; r++) {
+    fresh_map[r] = out->nruns;
+    out->runs[out->nruns++] = fresh->runs[r];
+  }
+  out->b = calloc(old->n + fresh->n + 1, sizeof *out->b);
+  for (size_t i = 0; i < old->n; i++)
+    copy_bench_with(&out->b[out->n++], &old->b[i], old_map, find_bench(fresh, old->b[i].name), fresh_map);
+  for (size_t i = 0; i < fresh->n; i++)
+    if (!find_bench(old, fresh->b[i].name)) copy_bench(&out->b[out->n++], &fresh->b[i], fresh_map);
+  free(old_map);
+  free(fresh_map);
+  return 0;
 }
 
 int replace_families(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err,

@@ -100,6 +100,12 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
  * Returns into *out the benchmarks of `old` whose family `fresh` does not
  * measure, then all of `fresh` (runs re-indexed, unused runs dropped). */
 int replace_families(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err, size_t errlen);
+/* A baseline that gains runs: every benchmark of `old` keeps its runs and gets `fresh`'s of the
+ * same name; benchmarks only `fresh` has come with its runs alone (bless --add, to bring another
+ * runner into the baseline). A run already in `old` (same date, host and GPU uuid), other
+ * hardware, or runs made with another L2 flush or number of contexts than the old runs of their
+ * families are errors. */
+int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err, size_t errlen);
 /* A shallow view of `base` limited to the families `run` measured (a family's
  * perf test compares only its own benchmarks). Free with free(view->b) only. */
 void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view);

@@ -14,6 +14,7 @@ typedef struct {
   gate_policy policy;
   const char *bench, *baselines, *baseline, *out_dir, *history_dir, *verdicts;
   int strict, repetitions, recheck;
+  int add; /* bless: the runs join the baseline's runs of their families instead of replacing them */
   int contexts; /* check: the benchmark measures short benchmarks in this many CUDA contexts */
   char **rest; /* positional arguments, or benchmark flags after -- for check */
   int nrest;

@@ -200,6 +200,45 @@ START_TEST(one_run_counts_once) {
 }
 END_TEST
 
+/* bless --add brings a runner into the baseline: its runs join the old runs of their families
+ * (a plain bless replaces them), a run already there or one made another way is refused, and
+ * a benchmark only the new runs have comes with those alone. */
+START_TEST(bless_add_joins_the_old_runs) {
+  const char *bl = make_dir("add/bl");
+  const fake_bench more[4] = {base_set[0], base_set[1], base_set[2], {"elementwise/add_v2/N:1", 900}};
+  for (unsigned r = 0; r < 5; r++) {
+    char name[64];
+    FORMAT(name, "add/run%u.json", r);
+    int with_v2 = r == 2 || r == 3;
+    write_run(name, H100, 132, 3000.0, with_v2 ? more : base_set, with_v2 ? 4 : 3, 70 + r);
+  }
+  expect_gate(0, "bless --baselines=%s %s %s", bl, at("add/run0.json"), at("add/run1.json"));
+  expect_gate(0, "bless --baselines=%s --add %s %s", bl, at("add/run2.json"), at("add/run3.json"));
+  expect_output("their runs join the old ones");
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_baseline(at("add/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 4);
+  ck_assert_uint_eq(find_bench(&f, "elementwise/add/N:1")->nruns, 4);
+  ck_assert_uint_eq(find_bench(&f, "elementwise/add_v2/N:1")->nruns, 2);
+  free_figures(&f);
+  /* A run already there, and a run with another L2 flush: refused, the baseline untouched. */
+  expect_gate(2, "bless --baselines=%s --add %s", bl, at("add/run2.json"));
+  expect_output("is in the baseline already");
+  set_context("add/run4.json", "l2_flush_method", json_string("read")); /* the others: write */
+  expect_gate(2, "bless --baselines=%s --add %s", bl, at("add/run4.json"));
+  expect_output("l2_flush differs");
+  ck_assert_msg(load_baseline(at("add/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 4);
+  free_figures(&f);
+  /* Without --add the runs given replace their families. */
+  expect_gate(0, "bless --baselines=%s %s %s", bl, at("add/run2.json"), at("add/run3.json"));
+  ck_assert_msg(load_baseline(at("add/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(find_bench(&f, "elementwise/add/N:1")->nruns, 2);
+  free_figures(&f);
+}
+END_TEST
+
 /* Starts `gate ARGS...` once go[1] is closed (so that both of a pair start together), output discarded. */
 static pid_t start_gate(const int go[2], char *const *args) {
   pid_t pid = fork();
@@ -306,7 +345,7 @@ START_TEST(verdicts_name_their_gpu_and_run) {
   json_t *g = json_object_get(v, "gpu"), *r = json_object_get(v, "run");
   ck_assert_uint_eq(json_object_size(g), 2);
   ck_assert_str_eq(json_string_value(json_object_get(g, "name")), "NVIDIA H100 80GB HBM3");
-  ck_assert_str_eq(json_string_value(json_object_get(g, "uuid")), "GPU-fixture-0001");
+  ck_assert_str_eq(json_string_value(json_object_get(g, "uuid")), "GPU-fixture-0004");
   ck_assert_uint_eq(json_object_size(r), 3);
   ck_assert_str_eq(json_string_value(json_object_get(r, "date")), "2026-11-22T00:00:04+00:00");
   ck_assert_str_eq(json_string_value(json_object_get(r, "host")), "gpu-host-1");
@@ -639,6 +678,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, gpu_name_must_name_a_file);
   tcase_add_test(tc, unphysical_figures_are_refused);
   tcase_add_test(tc, one_run_counts_once);
+  tcase_add_test(tc, bless_add_joins_the_old_runs);
   tcase_add_test(tc, bless_warns_when_runs_cannot_back_the_tolerance);
   tcase_add_test(tc, concurrent_blesses_keep_both_families);
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);

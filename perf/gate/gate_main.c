@@ -15,9 +15,11 @@
  *       sets --benchmark_out and --benchmark_out_format, so BENCH FLAGS may not. The benchmark
  *       dies with the gate: SIGTERM and SIGINT are forwarded to it, PR_SET_PDEATHSIG covers the rest.
  *   gate compare --baseline=FILE [POLICY] RUN.json
- *   gate bless   --baselines=DIR RUN.json...
+ *   gate bless   --baselines=DIR [--add] RUN.json...
  *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
- *       of their GPU, replacing only the families they measured. Reads, merges and replaces
+ *       of their GPU, replacing only the families they measured; with --add the runs join the
+ *       baseline's runs of their families (a runner brought into the baseline: it is then
+ *       compared with its own runs, compare.h). Reads, merges and replaces
  *       DIR/<gpu-slug>.json atomically under an exclusive flock of DIR.
  *   gate history --history_dir=DIR --verdicts=FILE RUN.json
  *       Appends one CSV row per benchmark to DIR/<gpu-slug>.csv (flock, one O_APPEND write).
@@ -28,7 +30,8 @@
  *
  * verdicts.json: {"metric": "time" | "copy_ratio", "gpu": {"name", "uuid"},
  *                 "run": {"date", "host", "commit"}, "verdicts": [{"name", "verdict", ...}]}
- * POLICY: --tolerance=0.03 --family_tolerance=FAMILY=F (repeatable) --k_noise=3 --alpha=0.01 --min_delta_us=0.25
+ * POLICY: --tolerance=0.03 --own_tolerance=0.02 (against the GPU's own runs in the baseline)
+ *         --family_tolerance=FAMILY=F (repeatable; either comparison) --k_noise=3 --alpha=0.01 --min_delta_us=0.25
  *         --metric=time|copy_ratio
  * Exit status: 0 pass, 1 confirmed regression (or a benchmark missing / failing), 2 bad input or
  * usage (a missing, unreadable or invalid file, a failed write). Messages name the file, the
@@ -55,12 +58,14 @@ static void print_usage(FILE *out) {
           "      summary.md and verdicts.json to --out_dir, JUnit XML to $XML_OUTPUT_FILE. The gate sets\n"
           "      --benchmark_out and --benchmark_out_format: do not give them after --\n"
           "  gate compare --baseline=FILE [POLICY] RUN.json\n"
-          "  gate bless   --baselines=DIR RUN.json...\n"
+          "  gate bless   --baselines=DIR [--add] RUN.json...\n"
           "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"
+          "      (--add: the runs join the baseline's runs of those families instead of replacing them)\n"
           "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
           "      append a row per benchmark to DIR/<gpu>.csv; FILE is the verdicts.json of RUN.json\n"
           "  gate --help\n"
-          "POLICY: --tolerance=FRACTION (0.03) --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
+          "POLICY: --tolerance=FRACTION (0.03) --own_tolerance=FRACTION (0.02: against this GPU's own runs)\n"
+          "        --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
           "        --alpha=P (0.01) --min_delta_us=US (0.25) --metric=time|copy_ratio (time)\n"
           "Exit status: 0 pass, 1 confirmed regression or failed benchmark, 2 bad input or usage.\n");
 }
@@ -131,6 +136,7 @@ static options parse(int argc, char **argv) {
   options o = {.policy = default_policy(), .repetitions = 1, .recheck = 1, .contexts = GATE_CONTEXTS};
   static const struct option opts[] = {
       {"tolerance", required_argument, 0, 't'},  {"family_tolerance", required_argument, 0, 'f'},
+      {"own_tolerance", required_argument, 0, 'T'},
       {"k_noise", required_argument, 0, 'k'},    {"alpha", required_argument, 0, 'a'},
       {"metric", required_argument, 0, 'm'},     {"bench", required_argument, 0, 'b'},
       {"baselines", required_argument, 0, 'B'},  {"baseline", required_argument, 0, 'F'},
@@ -138,13 +144,15 @@ static options parse(int argc, char **argv) {
       {"verdicts", required_argument, 0, 'v'},   {"strict", no_argument, 0, 's'},
       {"repetitions", required_argument, 0, 'r'}, {"no_recheck", no_argument, 0, 'n'},
       {"min_delta_us", required_argument, 0, 'd'}, {"contexts", required_argument, 0, 'c'},
-      {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+      {"add", no_argument, 0, 'A'},              {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   int c;
   char err[512];
   optind = 2;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (c) {
       case 't': o.policy.tolerance = fraction_arg("tolerance", optarg, 0, 1); break;
+      case 'T': o.policy.own_tolerance = fraction_arg("own_tolerance", optarg, 0, 1); break;
       case 'f':
         if (add_family_tolerance(&o.policy, optarg, err, sizeof err)) usage(err);
         break;
@@ -164,6 +172,7 @@ static options parse(int argc, char **argv) {
       case 's': o.strict = 1; break;
       case 'r': o.repetitions = integer_arg("repetitions", optarg, 1, 1000); break;
       case 'n': o.recheck = 0; break;
+      case 'A': o.add = 1; break;
       case 'c': o.contexts = integer_arg("contexts", optarg, 1, 256); break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
       case 'h': print_usage(stdout); exit(EXIT_PASS);

@@ -41,6 +41,12 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   used = strlen(buf);
   if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING && isfinite(c->launch_shift_ns) && used < len)
     snprintf(buf + used, len - used, ", launch %+.2f us", c->launch_shift_ns / 1e3);
+  used = strlen(buf);
+  if (c->v != VERDICT_NEW && used < len) { /* which runs the baseline's side is (compare.h) */
+    if (c->own_gpu) snprintf(buf + used, len - used, ", this GPU's %zu runs", c->base_runs);
+    else snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s", c->base_runs, c->base_gpus,
+                  c->base_gpus == 1 ? "" : "s");
+  }
 }
 
 void failure_message(const comparison *c, char *buf, size_t len) {
@@ -187,6 +193,8 @@ static json_t *verdict_json(const comparison *c) {
     if (isfinite(c->launch_shift_ns)) bad |= !e || json_object_set_new(e, "launch_shift_ns", json_real(c->launch_shift_ns));
   }
   if (c->v != VERDICT_NEW) {
+    bad |= !e || json_object_set_new(e, "reference", json_string(c->own_gpu ? "this_gpu" : "all_gpus"));
+    bad |= !e || json_object_set_new(e, "baseline_gpus", json_integer((json_int_t)c->base_gpus));
     bad |= !e || json_object_set_new(e, "baseline_runs", json_integer((json_int_t)c->base_runs));
     bad |= !e || json_object_set_new(e, "baseline_contexts", json_integer((json_int_t)c->base_contexts));
     bad |= !e || json_object_set_new(e, "baseline_samples", json_integer((json_int_t)c->base_samples));

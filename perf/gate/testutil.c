@@ -26,12 +26,13 @@ void write_run(const char *file, const char *gpu, int sms, double copy_gbps, con
                                         b[i].median_ns, "time_unit", "ns", "bytes_per_second",
                                         1e9 * 1e9 / b[i].median_ns, "samples", s));
   }
-  char date[64]; /* one run, one time: each seed makes another run */
+  char date[64], uuid[64]; /* one run, one time, one GPU: each seed makes another run, on another GPU */
   FORMAT(date, "2026-11-22T%02u:%02u:%02u+00:00", seed / 3600 % 24, seed / 60 % 60, seed % 60);
+  FORMAT(uuid, "GPU-fixture-%04u", seed);
   json_t *root = json_pack(
       "{s:{s:i, s:s, s:s, s:f, s:{s:s, s:s, s:i, s:f, s:i, s:b, s:s, s:s}}, s:o}", "context", "json_schema_version", 1,
       "date", date, "host_name", "gpu-host-1", "copy_bandwidth_GBps", copy_gbps, "gpu", "name",
-      gpu, "uuid", "GPU-fixture-0001", "sm_count", sms, "mem_clock_max_mhz", 2619.0, "bus_width_bits", 5120, "ecc", 1,
+      gpu, "uuid", uuid, "sm_count", sms, "mem_clock_max_mhz", 2619.0, "bus_width_bits", 5120, "ecc", 1,
       "driver_version",
       "580.159.04", "runtime_version", "13.0", "benchmarks", bs);
   char path[1024];

@@ -27,7 +27,8 @@ typedef struct {
 extern const fake_bench base_set[3];
 
 /* A runner-style JSON file in dir: context with gpu + copy bandwidth, one iteration entry per benchmark.
- * The seed draws the samples and sets the run's date: another seed, another run. */
+ * The seed draws the samples and sets the run's date and GPU (uuid GPU-fixture-<seed>): another seed,
+ * another run on another GPU (set_context "gpu" to put runs on one GPU). */
 void write_run(const char *file, const char *gpu, int sms, double copy_gbps, const fake_bench *b, size_t n,
                unsigned seed);
 /* dir/file (one of four rotating buffers). */
