@@ -216,32 +216,42 @@ static __global__ void __launch_bounds__(256) tile64_scalar_kernel(const float *
 // multiple of 8 floats (8191 x 4099), a 32-byte sector is shared by two segments: written close
 // together, the two halves meet in L2; the x-first order of smem_padded left them far apart and
 // ran at 0.71 x sgeam on an H200 in a prototype (this order: 0.99; on an H100 1.16; docs/RESULTS.md).
+// out_order_wide: the same with 64-wide, 32-tall tiles (8 rows of `out` per thread instead of 4
+// rows of 2 columns): in that prototype 1.005-1.020 x sgeam on an H200 at odd shapes, where
+// 32 x 64 reached 0.98-0.99, but 0.95 on an H100, where 32 x 64 reached 1.14-1.16. Both stay,
+// each the best on one GPU.
 
-static const int kOutW = 32, kOutH = 64, kOutRows = 16;
+static const int kOutRows = 16;
 
 // One tile per block and 32-bit coordinates: the same kernel with grid-stride loops and 64-bit
 // coordinates (as the kernels above) ran 17 % slower on an H200 (a short kernel of 4 loads per
 // thread is bound by its instruction latency); the wrapper launches again for more than 65535
 // tiles along x. Coordinates are unsigned: a tile's last one is at most INT_MAX + 63.
-static __global__ void __launch_bounds__(kOutW *kOutRows) out_order_kernel(const float *__restrict__ in,
-                                                                          float *__restrict__ out, int nx, int ny,
-                                                                          unsigned bx0) {
-  __shared__ float T[kOutH][kOutW + 1];
+// W x H: the tile's width along a row of `in` and its height (both multiples of 32 and kOutRows).
+template <int W, int H>
+static __global__ void __launch_bounds__(32 * kOutRows) out_order_kernel(const float *__restrict__ in,
+                                                                        float *__restrict__ out, int nx, int ny,
+                                                                        unsigned bx0) {
+  __shared__ float T[H][W + 1];
   const unsigned tx = threadIdx.x, ty = threadIdx.y;
-  const unsigned x0 = (bx0 + blockIdx.y) * kOutW, y0 = blockIdx.x * kOutH;
-  float v[kOutH / kOutRows];  // all 4 loads are issued before the first shared-memory store
+  const unsigned x0 = (bx0 + blockIdx.y) * W, y0 = blockIdx.x * H;
+  float v[W / 32][H / kOutRows];  // all loads are issued before the first shared-memory store
 #pragma unroll
-  for (int j = 0; j < kOutH / kOutRows; j++) {
-    unsigned x = x0 + tx, y = y0 + ty + kOutRows * j;
-    v[j] = (x < (unsigned)nx && y < (unsigned)ny) ? __ldg(in + (size_t)y * nx + x) : 0.f;
-  }
+  for (int i = 0; i < W / 32; i++)
 #pragma unroll
-  for (int j = 0; j < kOutH / kOutRows; j++) T[ty + kOutRows * j][tx] = v[j];
+    for (int j = 0; j < H / kOutRows; j++) {
+      unsigned x = x0 + tx + 32 * i, y = y0 + ty + kOutRows * j;
+      v[i][j] = (x < (unsigned)nx && y < (unsigned)ny) ? __ldg(in + (size_t)y * nx + x) : 0.f;
+    }
+#pragma unroll
+  for (int i = 0; i < W / 32; i++)
+#pragma unroll
+    for (int j = 0; j < H / kOutRows; j++) T[ty + kOutRows * j][tx + 32 * i] = v[i][j];
   __syncthreads();
 #pragma unroll
-  for (int h = 0; h < kOutH / 32; h++)
+  for (int h = 0; h < H / 32; h++)
 #pragma unroll
-    for (int j = 0; j < kOutW / kOutRows; j++) {
+    for (int j = 0; j < W / kOutRows; j++) {
       unsigned x = x0 + ty + kOutRows * j, y = y0 + tx + 32 * h;  // row x of `out`, column y
       if (x < (unsigned)nx && y < (unsigned)ny) out[(size_t)x * ny + y] = T[tx + 32 * h][ty + kOutRows * j];
     }
@@ -300,18 +310,27 @@ extern "C" cudaError_t transpose_smem_padded(const float *in, float *out, int nx
                 stream);
 }
 
-extern "C" cudaError_t transpose_out_order(const float *in, float *out, int nx, int ny, cudaStream_t stream) {
+// Grid x over the tiles along y (a row of `out`: at most 2^26, within the grid's x limit), grid
+// y over those along x, 65535 (the y limit) per launch.
+template <int W, int H>
+static cudaError_t out_order(const float *in, float *out, int nx, int ny, cudaStream_t stream) {
   cudaError_t err = check_args(in, out, nx, ny);
   if (err != cudaSuccess || nx == 0 || ny == 0) return err;
-  // Grid x over the tiles along y (a row of `out`: at most 2^25, within the grid's x limit), grid
-  // y over those along x, 65535 (the y limit) per launch.
-  const unsigned tiles_y = tiles(ny, kOutH), tiles_x = tiles(nx, kOutW), max_y = 65535;
+  const unsigned tiles_y = tiles(ny, H), tiles_x = tiles(nx, W), max_y = 65535;
   for (unsigned bx0 = 0; bx0 < tiles_x && err == cudaSuccess; bx0 += max_y) {
     unsigned gy = tiles_x - bx0 < max_y ? tiles_x - bx0 : max_y;
-    out_order_kernel<<<dim3(tiles_y, gy), dim3(kOutW, kOutRows), 0, stream>>>(in, out, nx, ny, bx0);
+    out_order_kernel<W, H><<<dim3(tiles_y, gy), dim3(32, kOutRows), 0, stream>>>(in, out, nx, ny, bx0);
     err = cudaGetLastError();
   }
   return err;
+}
+
+extern "C" cudaError_t transpose_out_order(const float *in, float *out, int nx, int ny, cudaStream_t stream) {
+  return out_order<32, 64>(in, out, nx, ny, stream);
+}
+
+extern "C" cudaError_t transpose_out_order_wide(const float *in, float *out, int nx, int ny, cudaStream_t stream) {
+  return out_order<64, 32>(in, out, nx, ny, stream);
 }
 
 extern "C" cudaError_t transpose_tile64_vec(const float *in, float *out, int nx, int ny, cudaStream_t stream) {

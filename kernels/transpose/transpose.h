@@ -52,6 +52,9 @@ cudaError_t transpose_tile64_vec(const float *in, float *out, int nx, int ny, cu
  * written close together, so the 32-byte sectors they share meet in L2). */
 cudaError_t transpose_out_order(const float *in, float *out, int nx, int ny, cudaStream_t stream);
 
+/* As out_order with 64 x 32 tiles (64 along a row of in): the better shape on an H200. */
+cudaError_t transpose_out_order_wide(const float *in, float *out, int nx, int ny, cudaStream_t stream);
+
 /* Library reference: cuBLAS sgeam (C = 1 * A^T + 0 * B) in the row-major
  * mapping above, through the current CUDA context's cuBLAS handle
  * (kernels/common/cublas_context.h: made on the first call in that context);

@@ -13,9 +13,10 @@
 #include "perf/runner/verify.h"
 
 /* nx x ny (`in` has ny rows of nx): 4 MiB (inside L2: the flush matters),
- * 256 MiB (far beyond the 50 MB L2), and an odd 128 MiB shape whose sizes are
- * multiples of no tile or vector width (tile64_vec's scalar path, ragged edges). */
-static const long long kShapes[][2] = {{1024, 1024}, {8192, 8192}, {8191, 4099}};
+ * 256 MiB (far beyond the 50 MB L2), and two odd 128 MiB shapes whose sizes are
+ * multiples of no tile or vector width (tile64_vec's scalar path, ragged edges), wide and
+ * tall (4093 and 8191 are primes). */
+static const long long kShapes[][2] = {{1024, 1024}, {8192, 8192}, {8191, 4099}, {4093, 8191}};
 
 
 typedef struct {

@@ -27,6 +27,7 @@ static const struct {
     {4, 4}, {4, 8}, {68, 132}, {132, 68}, {1028, 516}, {4100, 2052},
     {128, 64}, /* whole 64x64 tiles: the unguarded case */
     {2097153, 2}, /* more than 65535 tiles of 32 along x: out_order launches twice */
+    {4194305, 2}, /* more than 65535 tiles of 64 along x: out_order_wide launches twice */
 };
 #define NSHAPES (int)(sizeof kShapes / sizeof kShapes[0])
 
