@@ -320,6 +320,175 @@ static __global__ void __launch_bounds__(WT_THREADS, 2)
 
 
 // ---------------------------------------------------------------------------
+// Pipelined: warptile's 128x128 tiles, 128 threads and 16x8 of C per thread, but A is kept as it
+// is in memory (As[m][k], k contiguous, no transpose), both tiles are filled by 16-byte cp.async
+// copies (no staging registers, no shared-memory stores) in 4 stages of k-steps of 16, and the
+// barrier sits before each step's last 128 FFMAs instead of after them: every thread has then read
+// its whole stage, so the copy of step ks + 4 goes there at once and the next step's first
+// fragments are loaded under those FFMAs (cuBLAS's SIMT SGEMM has its barrier in the same place).
+// Found by a prototype sweep on an H100 and an H200 (docs/RESULTS.md): 0.99 x cuBLAS at 4096^3,
+// where warptile is 0.86; the barrier's place alone took a 3-stage k8 form from 0.84 to 0.92.
+// Whole tiles only (M, N multiples of 128, K of 16, 16-byte aligned rows): other shapes go to
+// warptile, as a library picks a kernel by alignment.
+//
+// A thread's 16 rows are interleaved (16 g + 4 r + lm, lm = lane / 8), so one LDS.128 of A reads
+// four consecutive rows; with 64-byte rows, rows r and r + 2 share banks, so each row's 16-byte
+// chunk index is XORed with bit 1 of the row (a swizzle instead of padding).
+
+#define PL_BK 16
+#define PL_STAGES 4
+#define PL_THREADS 128
+#define PL_SMEM_BYTES (PL_STAGES * (RB_BM + RB_BN) * PL_BK * 4) /* 64 KB: dynamic */
+
+// This thread's part of a tile: its fragments' origin and the 16-byte chunks it copies.
+typedef struct {
+  int wr, wc, lm, ln, swz;
+  int a_sm[4], b_sm[4];     // chunk offsets in a stage (floats)
+  size_t a_gl[4], b_gl[4];  // their global offsets at k-step 0
+} pl_thread;
+
+static __device__ __forceinline__ int pl_swizzle(int row) { return (row >> 1) & 1; }
+
+static __device__ __forceinline__ pl_thread pl_thread_of(int t, unsigned m0, unsigned n0, unsigned N, unsigned K) {
+  pl_thread p;
+  const int warp = t >> 5, lane = t & 31;
+  p.wr = (warp >> 1) * 64, p.wc = (warp & 1) * 64, p.lm = lane >> 3, p.ln = lane & 7;
+  p.swz = pl_swizzle(p.lm);  // fragment rows are lm + a multiple of 4
+#pragma unroll
+  for (int l = 0; l < 4; l++) {  // consecutive threads copy consecutive 16-byte words
+    const int c = t + PL_THREADS * l, row = c / (PL_BK / 4), kc = c % (PL_BK / 4);
+    p.a_sm[l] = row * PL_BK + 4 * (kc ^ pl_swizzle(row));
+    p.a_gl[l] = (size_t)(m0 + row) * K + 4 * kc;
+    const int bk = c / (RB_BN / 4), bc = 4 * (c % (RB_BN / 4));
+    p.b_sm[l] = bk * RB_BN + bc;
+    p.b_gl[l] = (size_t)bk * N + n0 + bc;
+  }
+  return p;
+}
+
+// 16-byte global -> shared copy through L2 only; src_bytes 0 reads nothing (zero fill), so the
+// steps past the end are issued like the others and the loop has no branch.
+static __device__ __forceinline__ void cp_async16(float *smem, const float *gmem, unsigned src_bytes) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem), "r"(src_bytes) : "memory");
+}
+static __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+static __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// B rows 4 kq + k0 .. 4 kq + k1 - 1: bf[k][j] = B(4 kq + k, wc + 4 ln + 32 (j / 4) + j % 4).
+static __device__ __forceinline__ void pl_lds_b(float (&bf)[4][8], const float *bs, const pl_thread &p, int kq,
+                                                int k0, int k1) {
+#pragma unroll
+  for (int k = k0; k < k1; k++) {
+    const float4 v0 = *(const float4 *)&bs[(4 * kq + k) * RB_BN + p.wc + 4 * p.ln];
+    const float4 v1 = *(const float4 *)&bs[(4 * kq + k) * RB_BN + p.wc + 4 * p.ln + 32];
+    bf[k][0] = v0.x, bf[k][1] = v0.y, bf[k][2] = v0.z, bf[k][3] = v0.w;
+    bf[k][4] = v1.x, bf[k][5] = v1.y, bf[k][6] = v1.z, bf[k][7] = v1.w;
+  }
+}
+
+// Row group g of quad kq: af[r] = A(wr + 16 g + 4 r + lm, 4 kq .. 4 kq + 3).
+static __device__ __forceinline__ void pl_lds_a(float4 (&af)[4], const float *as, const pl_thread &p, int kq, int g) {
+#pragma unroll
+  for (int r = 0; r < 4; r++) af[r] = *(const float4 *)&as[(p.wr + 16 * g + 4 * r + p.lm) * PL_BK + 4 * (kq ^ p.swz)];
+}
+
+// 4 rows x 4 k x 8 columns of FFMAs.
+static __device__ __forceinline__ void pl_fma(float (&acc)[16][8], int g, const float4 (&af)[4],
+                                              const float (&bf)[4][8]) {
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    float a[4];
+#pragma unroll
+    for (int r = 0; r < 4; r++) a[r] = k == 0 ? af[r].x : k == 1 ? af[r].y : k == 2 ? af[r].z : af[r].w;
+#pragma unroll
+    for (int r = 0; r < 4; r++)
+#pragma unroll
+      for (int j = 0; j < 8; j++) acc[4 * g + r][j] = fmaf(a[r], bf[k][j], acc[4 * g + r][j]);
+  }
+}
+
+static __global__ void __launch_bounds__(PL_THREADS, 2)
+    pipelined_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, unsigned N,
+                     unsigned K, unsigned group) {
+  extern __shared__ float4 pl_smem[];
+  float *const As = (float *)pl_smem;              // PL_STAGES stages of A (128 x 16),
+  float *const Bs = As + PL_STAGES * RB_BM * PL_BK; // then of B (16 x 128)
+  // Tiles in groups of `group` tile rows, x fastest within a group, as warptile.
+  const unsigned tiles_n = gridDim.x, pid = blockIdx.y * tiles_n + blockIdx.x;
+  const unsigned tiles_m = gridDim.y, per_group = group * tiles_n;
+  const unsigned first_m = (pid / per_group) * group;
+  const unsigned gsize = min(tiles_m - first_m, group);
+  const unsigned m0 = (first_m + (pid % per_group) % gsize) * RB_BM, n0 = ((pid % per_group) / gsize) * RB_BN;
+  const pl_thread p = pl_thread_of(threadIdx.x, m0, n0, N, K);
+  const unsigned ksteps = K / PL_BK;
+  // Step ks into stage st; past the last step nothing is read (size 0 from a valid address).
+  auto issue = [&](unsigned ks, int st) {
+    const bool in = ks < ksteps;
+    const unsigned kk = in ? ks : 0, bytes = in ? 16 : 0;
+#pragma unroll
+    for (int l = 0; l < 4; l++) cp_async16(&As[st * RB_BM * PL_BK + p.a_sm[l]], A + p.a_gl[l] + kk * PL_BK, bytes);
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+      cp_async16(&Bs[st * PL_BK * RB_BN + p.b_sm[l]], B + p.b_gl[l] + (size_t)kk * PL_BK * N, bytes);
+    cp_async_commit();
+  };
+
+  float acc[16][8];
+#pragma unroll
+  for (int i = 0; i < 16; i++)
+#pragma unroll
+    for (int j = 0; j < 8; j++) acc[i][j] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < PL_STAGES; s++) issue(s, s);
+  cp_async_wait<PL_STAGES - 1>();
+  __syncthreads();
+  float bq[2][4][8];
+  float4 ag[2][4];
+  pl_lds_b(bq[0], Bs, p, 0, 0, 2);
+  pl_lds_a(ag[0], As, p, 0, 0);
+  int rd = 0;
+  for (unsigned ks = 0; ks < ksteps; ks++) {
+    const int nx = rd + 1 == PL_STAGES ? 0 : rd + 1;
+    const float *as = As + rd * RB_BM * PL_BK, *bs = Bs + rd * PL_BK * RB_BN;
+#pragma unroll
+    for (int pc = 0; pc < PL_BK; pc++) {  // piece pc: quad kq = pc / 4 of k, row group g = pc % 4
+      const int kq = pc >> 2, g = pc & 3;
+      // A quad of B is loaded in two halves, k 0-1 one piece ahead and k 2-3 in the piece that
+      // first uses it (its first 64 FFMAs need only k 0-1): 16 registers fewer where two quads are
+      // live, which keeps the kernel from spilling.
+      if (g == 0) pl_lds_b(bq[kq & 1], bs, p, kq, 2, 4);
+      if (pc < PL_BK - 1) {
+        const int q = (pc + 1) >> 2, h = (pc + 1) & 3;
+        if (h == 0) pl_lds_b(bq[q & 1], bs, p, q, 0, 2);
+        pl_lds_a(ag[(pc + 1) & 1], as, p, q, h);
+      } else {
+        cp_async_wait<PL_STAGES - 2>();  // this thread's copies of step ks + 1 have landed
+        __syncthreads();                 // everyone's have, and everyone has read all of stage rd
+        issue(ks + PL_STAGES, rd);
+        pl_lds_b(bq[0], Bs + nx * PL_BK * RB_BN, p, 0, 0, 2);
+        pl_lds_a(ag[0], As + nx * RB_BM * PL_BK, p, 0, 0);
+      }
+      pl_fma(acc, g, ag[pc & 1], bq[kq & 1]);
+    }
+    rd = nx;
+  }
+  cp_async_wait<0>();  // no copy may land after the block has gone
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    const size_t row = m0 + p.wr + 16 * (i / 4) + 4 * (i % 4) + p.lm;
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+      *(float4 *)&C[row * N + n0 + p.wc + 4 * p.ln + 32 * h] =
+          make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Host wrappers.
 
 extern "C" cudaError_t matmul_naive(const float *A, const float *B, float *C, int M, int N, int K,
@@ -393,5 +562,27 @@ extern "C" cudaError_t matmul_warptile(const float *A, const float *B, float *C,
     warptile_kernel<true><<<dim3(tn, tm), WT_THREADS, 0, stream>>>(A, B, C, M, N, K, WT_GROUP);
   else
     warptile_kernel<false><<<dim3(tn, tm), WT_THREADS, 0, stream>>>(A, B, C, M, N, K, WT_GROUP);
+  return cudaGetLastError();
+}
+
+extern "C" cudaError_t matmul_pipelined(const float *A, const float *B, float *C, int M, int N, int K,
+                                        cudaStream_t stream) {
+  int run;
+  cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
+  if (err != cudaSuccess || !run) return err;
+  int dev = 0, max_y = 0;
+  if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&max_y, cudaDevAttrMaxGridDimY, dev)) != cudaSuccess)
+    return err;
+  unsigned tn = matmul_tiles(N, RB_BN), tm = matmul_tiles(M, RB_BM);
+  bool whole = M % RB_BM == 0 && N % RB_BN == 0 && K % PL_BK == 0 && is_aligned(A, 16) && is_aligned(B, 16) &&
+               is_aligned(C, 16) && tm <= (unsigned)max_y && (unsigned long long)tm * tn <= 0xffffffffull;
+  if (!whole) return matmul_warptile(A, B, C, M, N, K, stream);
+  // 64 KB of shared memory is above the default 48 KB a launch may ask for; the limit belongs to
+  // the function in the current CUDA context, so it is set on every call (a host call, no sync).
+  if ((err = cudaFuncSetAttribute(pipelined_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PL_SMEM_BYTES)) !=
+      cudaSuccess)
+    return err;
+  pipelined_kernel<<<dim3(tn, tm), PL_THREADS, PL_SMEM_BYTES, stream>>>(A, B, C, N, K, WT_GROUP);
   return cudaGetLastError();
 }

@@ -40,6 +40,12 @@ cudaError_t matmul_regblock(const float *A, const float *B, float *C, int M, int
  * regblock. */
 cudaError_t matmul_warptile(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 
+/* Pipelined: warptile's tiles and threads, A kept untransposed in shared memory, both tiles
+ * filled by 16-byte cp.async copies in 4 stages of k-steps of 16 (64 KB of shared memory), the
+ * barrier before each step's last FFMAs. Whole tiles only (M, N multiples of 128, K of 16, A, B
+ * and C 16-byte aligned); any other shape is computed by matmul_warptile. Needs sm_80 or newer. */
+cudaError_t matmul_pipelined(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
 /* TF32 tensor cores (WMMA m16n16k8), NOT an fp32 result: inputs are rounded to
  * TF32 (10-bit mantissa, relative error <= 2^-11), products accumulate in fp32.
  * Needs compute capability 8.0+ (else cudaErrorNotSupported). */

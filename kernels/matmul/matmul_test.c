@@ -37,6 +37,8 @@ static const struct {
     {200, 204, 212},   /* float4 path with edge tiles and a partial k-step */
     {1, 1024, 1024},   {1024, 1, 1024}, /* a row times a matrix, a matrix times a column */
     {1000, 1004, 1012}, /* large: full float4 tiles inside, ragged edges in M, N and K */
+    {256, 384, 48},    /* whole 128x128 tiles and k-steps of 16: pipelined's own path (3 k-steps, */
+    {384, 128, 208},   /* fewer than its 4 stages; 13, more than them); misaligned: warptile's */
 };
 #define NSHAPES (int)(sizeof kShapes / sizeof kShapes[0])
 
