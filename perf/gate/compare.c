@@ -203,8 +203,7 @@ typedef struct {
   double noise, sd, df;
 } within_gpu;
 
-static within_gpu spread_within_gpus(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref,
-                                     int net_of_probe) {
+static within_gpu spread_within_gpus(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref) {
   within_gpu w = {0};
   double ss = 0;
   size_t n = 0, g = 0;
@@ -215,7 +214,7 @@ static within_gpu spread_within_gpus(const gate_figures *f, const gate_bench *b,
     if (q < r) continue; /* that GPU was done at its first run */
     gate_bench v = gpu_runs(f, b, uuid);
     if (v.nruns >= 2) {
-      scaled s = scale_bench(f, &v, metric, copy_ref, net_of_probe ? launch_reference(f, &v) : 0);
+      scaled s = scale_bench(f, &v, metric, copy_ref, 0);
       if (s.noise > w.noise) w.noise = s.noise;
       ss += s.ss_time;
       n += v.nruns;
@@ -275,17 +274,21 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     /* Times net of the launch probe where every run of both sides has one: what an empty kernel
      * takes differs between hosts of one GPU model (1.7 us between two kinds of H200 host,
      * docs/RESULTS.md), and that is the platform's, not the kernel's. */
-    /* The reference: the baseline's runs on the run's own GPU when it has enough of them (a
-     * runner that was blessed into the baseline), else all of them (compare.h). */
-    gate_bench own = gpu_runs(base, bb, rb ? gpu_of(run, &rb->runs[0]) : "");
+    /* The reference: for a long benchmark (one context in the run), the baseline's runs on the
+     * run's own GPU when it has enough of them (a runner that was blessed into the baseline),
+     * else all of them (compare.h). Against its own runs nothing is taken net of the launch
+     * probe: the host is the same, and the probe's own spread between processes (0.5 us on an
+     * H100) would only add to the comparison. */
+    int long_run = rb && rb->nruns > 0 && rb->runs[0].ncontexts == 1;
+    gate_bench own = gpu_runs(base, bb, long_run ? gpu_of(run, &rb->runs[0]) : "");
     x->own_gpu = own.nruns >= OWN_GPU_MIN_RUNS;
     const gate_bench *ref = x->own_gpu ? &own : bb;
-    double run_probe = rb ? launch_reference(run, rb) : 0;
+    double run_probe = rb && !x->own_gpu ? launch_reference(run, rb) : 0;
     double launch_ref = run_probe > 0 ? launch_reference(base, ref) : 0;
     x->launch_shift_ns = launch_ref > 0 ? run_probe - launch_ref : NAN;
     scaled bs = scale_bench(base, ref, p->metric, copy_ref, launch_ref);
     within_gpu w = {0};
-    if (x->own_gpu) w = spread_within_gpus(base, bb, p->metric, copy_ref, launch_ref > 0);
+    if (x->own_gpu) w = spread_within_gpus(base, bb, p->metric, copy_ref);
     x->base_ns = bs.time;
     x->noise = x->own_gpu ? w.noise : bs.noise;
     x->base_runs = ref->nruns;
