@@ -274,13 +274,11 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     /* Times net of the launch probe where every run of both sides has one: what an empty kernel
      * takes differs between hosts of one GPU model (1.7 us between two kinds of H200 host,
      * docs/RESULTS.md), and that is the platform's, not the kernel's. */
-    /* The reference: for a long benchmark (one context in the run), the baseline's runs on the
-     * run's own GPU when it has enough of them (a runner that was blessed into the baseline),
-     * else all of them (compare.h). Against its own runs nothing is taken net of the launch
-     * probe: the host is the same, and the probe's own spread between processes (0.5 us on an
-     * H100) would only add to the comparison. */
-    int long_run = rb && rb->nruns > 0 && rb->runs[0].ncontexts == 1;
-    gate_bench own = gpu_runs(base, bb, long_run ? gpu_of(run, &rb->runs[0]) : "");
+    /* The reference: the baseline's runs on the run's own GPU when it has enough of them (a
+     * runner that was blessed into the baseline), else all of them (compare.h). Against its own
+     * runs nothing is taken net of the launch probe: the host is the same, and the probe's own
+     * spread between processes (0.49 us on an H100) would only add to the comparison. */
+    gate_bench own = gpu_runs(base, bb, rb && rb->nruns > 0 ? gpu_of(run, &rb->runs[0]) : "");
     x->own_gpu = own.nruns >= OWN_GPU_MIN_RUNS;
     const gate_bench *ref = x->own_gpu ? &own : bb;
     double run_probe = rb && !x->own_gpu ? launch_reference(run, rb) : 0;

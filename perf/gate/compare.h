@@ -18,16 +18,15 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
  * H100, against 4.4 % for one context (docs/RESULTS.md, "Contexts in one process"). */
 #define GATE_CONTEXTS 16
 
-/* A long benchmark (measured in one context) is compared with the baseline's runs on the run's
- * own GPU (same context.gpu.uuid) when the baseline holds at least this many of them; else, and
- * for short benchmarks, with all the baseline's runs. GPUs of one model differ by up to 3.8 % in
- * some long kernels, a GPU's own runs by a few tenths of a percent (docs/RESULTS.md), so a runner
+/* A run is compared with the baseline's runs on its own GPU (same context.gpu.uuid) when the
+ * baseline holds at least this many of them; else with all the baseline's runs. GPUs of one model
+ * differ by up to 3.8 % in some long kernels and by 0.8 us in memset + kernel variants between
+ * kinds of host, a GPU's own runs by a few tenths of a percent (docs/RESULTS.md), so a runner
  * blessed into the baseline is held to own_tolerance where a GPU outside it cannot be. Against its
- * own runs the noise (threshold) is the largest deviation of a run from its GPU's median over
- * every GPU of the baseline with two runs or more, the test uses the spread of a run pooled within
- * those GPUs, and times are as measured (no launch probe: same host). Short benchmarks stay on the
- * fleet: between processes of one GPU their launch cost moves by 0.5 us (2-6 % at 2^20), which
- * the fleet's spread and the launch probe already cover. */
+ * own runs the noise (threshold) is the largest deviation of a run from its GPU's median over every
+ * GPU of the baseline with two runs or more, times are as measured (no launch probe: the same
+ * host; the probe's spread between processes would only add to it), a short benchmark is tested
+ * on its contexts (Welch) and a long one with the spread of a run pooled within those GPUs. */
 #define OWN_GPU_MIN_RUNS 2
 
 typedef struct {
