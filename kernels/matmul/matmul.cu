@@ -542,21 +542,31 @@ extern "C" cudaError_t matmul_regblock(const float *A, const float *B, float *C,
   return cudaGetLastError();
 }
 
+// The 128x128 tiles of C as a 2D grid of one tile per block (warptile, pipelined): *fits is false
+// past the grid's y limit or 2^32 tiles (block ids are 32-bit).
+static cudaError_t tile_grid(int M, int N, unsigned *tn, unsigned *tm, bool *fits) {
+  int dev = 0, max_y = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&max_y, cudaDevAttrMaxGridDimY, dev);
+  if (err != cudaSuccess) return err;
+  *tn = matmul_tiles(N, RB_BN);
+  *tm = matmul_tiles(M, RB_BM);
+  *fits = *tm <= (unsigned)max_y && (unsigned long long)*tm * *tn <= 0xffffffffull;
+  return cudaSuccess;
+}
+
 extern "C" cudaError_t matmul_warptile(const float *A, const float *B, float *C, int M, int N, int K,
                                        cudaStream_t stream) {
   int run;
   cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
   if (err != cudaSuccess || !run) return err;
-  int dev = 0, max_y = 0;
-  if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&max_y, cudaDevAttrMaxGridDimY, dev)) != cudaSuccess)
-    return err;
-  unsigned tn = matmul_tiles(N, RB_BN), tm = matmul_tiles(M, RB_BM);
   // One tile per block, no loop over tiles (with one, this kernel's registers were allocated
   // differently and it ran 6-10 % slower on an H100). Past the grid's y limit (M > 8 388 480) or
   // 2^32 tiles, regblock, which loops, does the work.
-  if (tm > (unsigned)max_y || (unsigned long long)tm * tn > 0xffffffffull)  // block ids are 32-bit
-    return matmul_regblock(A, B, C, M, N, K, stream);
+  unsigned tn, tm;
+  bool fits;
+  if ((err = tile_grid(M, N, &tn, &tm, &fits)) != cudaSuccess) return err;
+  if (!fits) return matmul_regblock(A, B, C, M, N, K, stream);
   bool vec = K % 4 == 0 && N % 4 == 0 && is_aligned(A, 16) && is_aligned(B, 16) && is_aligned(C, 16);
   if (vec)
     warptile_kernel<true><<<dim3(tn, tm), WT_THREADS, 0, stream>>>(A, B, C, M, N, K, WT_GROUP);
@@ -570,14 +580,12 @@ extern "C" cudaError_t matmul_pipelined(const float *A, const float *B, float *C
   int run;
   cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
   if (err != cudaSuccess || !run) return err;
-  int dev = 0, max_y = 0;
-  if ((err = cudaGetDevice(&dev)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&max_y, cudaDevAttrMaxGridDimY, dev)) != cudaSuccess)
-    return err;
-  unsigned tn = matmul_tiles(N, RB_BN), tm = matmul_tiles(M, RB_BM);
+  unsigned tn, tm;
+  bool fits;
+  if ((err = tile_grid(M, N, &tn, &tm, &fits)) != cudaSuccess) return err;
   bool whole = M % RB_BM == 0 && N % RB_BN == 0 && K % PL_BK == 0 && is_aligned(A, 16) && is_aligned(B, 16) &&
-               is_aligned(C, 16) && tm <= (unsigned)max_y && (unsigned long long)tm * tn <= 0xffffffffull;
-  if (!whole) return matmul_warptile(A, B, C, M, N, K, stream);
+               is_aligned(C, 16);
+  if (!whole || !fits) return matmul_warptile(A, B, C, M, N, K, stream);
   // 64 KB of shared memory is above the default 48 KB a launch may ask for; the limit belongs to
   // the function in the current CUDA context, so it is set on every call (a host call, no sync).
   if ((err = cudaFuncSetAttribute(pipelined_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PL_SMEM_BYTES)) !=

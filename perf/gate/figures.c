@@ -898,6 +898,16 @@ void families_of(const gate_figures *base, const gate_figures *run, gate_figures
     if (has_family(run, base->b[i].name)) view->b[view->n++] = base->b[i];
 }
 
+/* Appends src's runs (those with keep[r], or all when keep is NULL) to out->runs, which has room;
+ * map[r] gets each one's new index. */
+static void append_runs(gate_figures *out, const gate_figures *src, const char *keep, size_t *map) {
+  for (size_t r = 0; r < src->nruns; r++)
+    if (!keep || keep[r]) {
+      map[r] = out->nruns;
+      out->runs[out->nruns++] = src->runs[r];
+    }
+}
+
 /* dst: src's measures, then more's when `more` is not NULL (runs re-indexed through the maps). */
 static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t *run_map, const gate_bench *more,
                             const size_t *more_map) {
@@ -945,14 +955,8 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
   out->gpu = old->gpu;
   size_t *old_map = calloc(old->nruns + 1, sizeof *old_map), *fresh_map = calloc(fresh->nruns + 1, sizeof *fresh_map);
   out->runs = calloc(old->nruns + fresh->nruns + 1, sizeof *out->runs);
-  for (size_t r = 0; r < old->nruns; r++) {
-    old_map[r] = out->nruns;
-    out->runs[out->nruns++] = old->runs[r];
-  }
-  for (size_t r = 0; r < fresh->nruns; r++) {
-    fresh_map[r] = out->nruns;
-    out->runs[out->nruns++] = fresh->runs[r];
-  }
+  append_runs(out, old, NULL, old_map);
+  append_runs(out, fresh, NULL, fresh_map);
   out->b = calloc(old->n + fresh->n + 1, sizeof *out->b);
   for (size_t i = 0; i < old->n; i++)
     copy_bench_with(&out->b[out->n++], &old->b[i], old_map, find_bench(fresh, old->b[i].name), fresh_map);
@@ -975,15 +979,8 @@ int replace_families(const gate_figures *old, const gate_figures *fresh, gate_fi
     if (!has_family(fresh, old->b[i].name))
       for (size_t r = 0; r < old->b[i].nruns; r++) used[old->b[i].runs[r].run] = 1;
   out->runs = calloc(old->nruns + fresh->nruns + 1, sizeof *out->runs);
-  for (size_t r = 0; r < old->nruns; r++)
-    if (used[r]) {
-      old_map[r] = out->nruns;
-      out->runs[out->nruns++] = old->runs[r];
-    }
-  for (size_t r = 0; r < fresh->nruns; r++) {
-    fresh_map[r] = out->nruns;
-    out->runs[out->nruns++] = fresh->runs[r];
-  }
+  append_runs(out, old, used, old_map);
+  append_runs(out, fresh, NULL, fresh_map);
   out->b = calloc(old->n + fresh->n + 1, sizeof *out->b);
   for (size_t i = 0; i < old->n; i++)
     if (!has_family(fresh, old->b[i].name)) copy_bench(&out->b[out->n++], &old->b[i], old_map);
