@@ -11,8 +11,8 @@ gate_policy default_policy(void) {
   /* min_delta 0.25 us: a floor under the tolerance for the shortest kernels only (5 % of a
    * 5 us kernel); machine-to-machine spread is handled by baselines from several machines
    * (k_noise) and the test on contexts, not by a floor (docs/gate.md). */
-  gate_policy p = {.tolerance = 0.03, .own_tolerance = 0.02, .k_noise = 3.0, .alpha = 0.01, .min_delta_ns = 250.0, .metric = METRIC_TIME,
-                   .nfam = 0};
+  gate_policy p = {.tolerance = 0.03, .own_tolerance = 0.02, .k_noise = 3.0, .alpha = 0.01, .min_delta_ns = 250.0,
+                   .metric = METRIC_TIME, .nfam = 0};
   return p;
 }
 
@@ -186,13 +186,16 @@ static gate_bench gpu_runs(const gate_figures *f, const gate_bench *b, const cha
   return v;
 }
 
+/* 1 when run r of b is the first of b's runs on its GPU. */
+static int first_on_its_gpu(const gate_figures *f, const gate_bench *b, size_t r) {
+  for (size_t q = 0; q < r; q++)
+    if (strcmp(gpu_of(f, &b->runs[q]), gpu_of(f, &b->runs[r])) == 0) return 0;
+  return 1;
+}
+
 size_t gpus_of(const gate_figures *f, const gate_bench *b) {
   size_t n = 0;
-  for (size_t r = 0; r < b->nruns; r++) {
-    size_t q = 0;
-    while (q < r && strcmp(gpu_of(f, &b->runs[q]), gpu_of(f, &b->runs[r])) != 0) q++;
-    n += q == r; /* the first run of its GPU */
-  }
+  for (size_t r = 0; r < b->nruns; r++) n += first_on_its_gpu(f, b, r);
   return n;
 }
 
@@ -208,11 +211,8 @@ static within_gpu spread_within_gpus(const gate_figures *f, const gate_bench *b,
   double ss = 0;
   size_t n = 0, g = 0;
   for (size_t r = 0; r < b->nruns; r++) {
-    const char *uuid = gpu_of(f, &b->runs[r]);
-    size_t q = 0;
-    while (q < r && strcmp(gpu_of(f, &b->runs[q]), uuid) != 0) q++;
-    if (q < r) continue; /* that GPU was done at its first run */
-    gate_bench v = gpu_runs(f, b, uuid);
+    if (!first_on_its_gpu(f, b, r)) continue; /* that GPU was done at its first run */
+    gate_bench v = gpu_runs(f, b, gpu_of(f, &b->runs[r]));
     if (v.nruns >= 2) {
       scaled s = scale_bench(f, &v, metric, copy_ref, 0);
       if (s.noise > w.noise) w.noise = s.noise;
@@ -271,13 +271,13 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     const gate_bench *rb = find_bench(run, bb->name);
     comparison *x = &c[n++];
     x->name = bb->name;
-    /* Times net of the launch probe where every run of both sides has one: what an empty kernel
-     * takes differs between hosts of one GPU model (1.7 us between two kinds of H200 host,
-     * docs/RESULTS.md), and that is the platform's, not the kernel's. */
     /* The reference: the baseline's runs on the run's own GPU when it has enough of them (a
-     * runner that was blessed into the baseline), else all of them (compare.h). Against its own
-     * runs nothing is taken net of the launch probe: the host is the same, and the probe's own
-     * spread between processes (0.49 us on an H100) would only add to the comparison. */
+     * runner that was blessed into the baseline), else all of them (compare.h). Against all of
+     * them, times are net of the launch probe where every run of both sides has one: what an
+     * empty kernel takes differs between hosts of one GPU model (1.7 us between two kinds of H200
+     * host, docs/RESULTS.md), and that is the platform's, not the kernel's. Against its own runs
+     * they are as measured: the host is the same, and the probe's own spread between processes
+     * (0.49 us on an H100) would only add to the comparison. */
     gate_bench own = gpu_runs(base, bb, rb && rb->nruns > 0 ? gpu_of(run, &rb->runs[0]) : "");
     x->own_gpu = own.nruns >= OWN_GPU_MIN_RUNS;
     const gate_bench *ref = x->own_gpu ? &own : bb;
