@@ -13,7 +13,7 @@
 #include "tests/support/gpu_check.h"
 #include "kernels/common/host_check.h"
 
-/* Not multiples of the block (256) or the vector width (4); primes among them. */
+/* Not multiples of the blocks (256, 1024) or the vector width (4); primes among them. */
 static const size_t kSizes[] = {0, 1, 3, 4, 5, 31, 257, 4097, 4099, 65537, 1000003, 16777259};
 #define NSIZES (int)(sizeof kSizes / sizeof kSizes[0])
 
@@ -66,6 +66,9 @@ START_TEST(rejects_bad_arguments) {
   ck_assert_int_eq(copy_memcpy(NULL, NULL, 0, 0), cudaSuccess);
   ck_assert_int_eq(copy_float4(NULL, d, 8, 0), cudaErrorInvalidValue);
   ck_assert_int_eq(copy_float4(d, NULL, 8, 0), cudaErrorInvalidValue);
+  ck_assert_int_eq(copy_float4_b1024_cg(NULL, NULL, 0, 0), cudaSuccess);
+  ck_assert_int_eq(copy_float4_b1024_cg(NULL, d, 8, 0), cudaErrorInvalidValue);
+  ck_assert_int_eq(copy_float4_b1024_cg(d + 16, (float *)((char *)d + 2), 8, 0), cudaErrorMisalignedAddress);
   ck_assert_int_eq(copy_memcpy(NULL, d, 8, 0), cudaErrorInvalidValue);
   ck_assert_int_eq(copy_memcpy(d, NULL, 8, 0), cudaErrorInvalidValue);
   const float *odd = (const float *)((const char *)d + 2);

@@ -164,12 +164,15 @@ int main(int argc, char **argv) {
     else usage();
   }
   if (optind >= argc) usage();
-  /* A 16-byte load is ld.global.v4, or a 16-byte cp.async into shared memory (sm_80+). */
+  /* A 16-byte load is ld.global.v4, with any cache operator or hint (.nc, .cg, .L2::...), or a
+   * 16-byte cp.async into shared memory (sm_80+); a 16-byte store is st.global.v4, with any cache
+   * operator (.cg, .cs, ...). */
   const rule ptx_rules[] = {{loads,
-                             "ld\\.global(\\.nc)?(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)|"
+                             "ld\\.global(\\.(nc|ca|cg|cs|lu|cv))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)|"
                              "cp\\.async\\.c[ag]\\.shared\\.global[^,]*, \\[[^]]*\\], 16[,;]",
                              "16-byte loads (PTX)"},
-                            {stores, "st\\.global\\.v4\\.(f32|b32|u32)", "16-byte stores (PTX)"}};
+                            {stores, "st\\.global(\\.(wb|cg|cs|wt))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)",
+                             "16-byte stores (PTX)"}};
   const rule sass_rules[] = {{loads, "LDG\\.E[.A-Z0-9]*\\.128|LDGSTS\\.E[.A-Z0-9]*\\.128",
                               "16-byte loads (SASS LDG.E.128 or LDGSTS.E.128)"},
                              {stores, "STG\\.E[.A-Z0-9]*\\.128", "16-byte stores (SASS STG.E.128)"}};

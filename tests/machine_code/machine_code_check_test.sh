@@ -10,6 +10,9 @@ expect() {  # expect EXIT_CODE description -- args...
   if [ "$got" -eq "$want" ]; then echo "ok   $what"; else echo "FAIL $what: exit $got, want $want"; cat /tmp/mcc.$$; failures=$((failures+1)); fi
 }
 expect 0 "vectorised kernel with v4 loads and stores passes" -- --vector_loads=add_float4 --vector_stores=add_float4 "$d/vec.ptx"
+expect 0 "v4 loads and stores with a cache operator (.cg) pass" -- --vector_loads=copy_float4 --vector_stores=copy_float4 "$d/cache_ops.ptx"
+expect 1 "scalar loads with a cache operator fail" -- --vector_loads=copy_cg_scalar "$d/cache_ops.ptx"
+expect 1 "scalar stores with a cache operator fail" -- --vector_stores=copy_cg_scalar "$d/cache_ops.ptx"
 expect 1 "scalar loads in a kernel meant to be vectorised fail" -- --vector_loads=add_float4 "$d/scalar.ptx"
 expect 1 "scalar stores in a kernel meant to be vectorised fail" -- --vector_stores=add_float4 "$d/scalar.ptx"
 expect 1 "a pattern matching no kernel fails (no vacuous pass)" -- --vector_loads=renamed_kernel "$d/vec.ptx"
