@@ -104,10 +104,11 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
   fprintf(out, "## %s: %s\n\n", title, slower || missing ? "FAILED" : "passed");
   fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing (gated on %s).\n\n", n, slower, faster,
           added, missing, metric_name(metric));
-  fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs. p: one-sided "
-               "test on the contexts' medians (%s). Evidence: contexts/samples, baseline vs new; \"launch\": how much "
-               "longer this run's launch probe (an empty kernel) took than the baseline's, which both sides' times "
-               "are net of.\n\n",
+  fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
+               "own runs when the baseline holds two or more (\"this GPU's N runs\", times as measured), else of all "
+               "its GPUs (\"N runs of M GPUs\"). p: one-sided test on the contexts' medians (%s). Evidence: "
+               "contexts/samples, baseline vs new; \"launch\" (all-GPU comparisons): how much longer this run's launch "
+               "probe (an empty kernel) took than the baseline's, which both sides' times are net of.\n\n",
           "slower for a positive delta, faster for a negative one");
   fprintf(out, "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |\n");
   fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
