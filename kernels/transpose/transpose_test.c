@@ -6,6 +6,7 @@
  * poison NaN never passes). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/transpose/transpose.h"
 #include "kernels/transpose/transpose_variants.h"
@@ -32,8 +33,10 @@ static const struct {
 #define NSHAPES (int)(sizeof kShapes / sizeof kShapes[0])
 
 /* Runs variant v on in (nx x ny, already on the device at in_buf) and checks
- * every element of its output (allocated with `out_off` floats of misalignment). */
-static void check_variant(int v, const guarded_buf *in_buf, const double *want, int nx, int ny, size_t out_off) {
+ * every element of its output (allocated with `out_off` floats of misalignment).
+ * Returns 1 if it was wrong, after printing which elements: the caller checks every
+ * variant before it fails, so one broken variant cannot hide another. */
+static int check_variant(int v, const guarded_buf *in_buf, const double *want, int nx, int ny, size_t out_off) {
   size_t n = (size_t)nx * (size_t)ny;
   float *got = malloc((n + 1) * sizeof(float));
   ck_assert_ptr_nonnull(got);
@@ -48,9 +51,23 @@ static void check_variant(int v, const guarded_buf *in_buf, const double *want, 
   printf("%-12s nx=%-5d ny=%-5d offsets in=%zu out=%zu: %s %s\n", name, nx, ny, in_buf->offset, out_off, line,
          r.bad ? "FAIL" : "ok");
   fflush(stdout);
-  ck_assert_msg(r.bad == 0, "%s nx=%d ny=%d offsets %zu/%zu: %s", name, nx, ny, in_buf->offset, out_off, line);
   gbuf_free(&out);
   free(got);
+  return r.bad != 0;
+}
+
+/* Every variant on one input; fails naming each wrong variant. */
+static void check_all_variants(const guarded_buf *in_buf, const double *want, int nx, int ny, size_t out_off) {
+  char wrong[512] = "";
+  int failed = 0;
+  for (int v = 0; v < NVARIANTS; v++)
+    if (check_variant(v, in_buf, want, nx, ny, out_off)) {
+      failed++;
+      size_t used = strlen(wrong);
+      snprintf(wrong + used, sizeof wrong - used, " %s", transpose_variants[v].name);
+    }
+  ck_assert_msg(failed == 0, "%d variant(s) wrong at nx=%d ny=%d offsets %zu/%zu:%s", failed, nx, ny,
+                in_buf->offset, out_off, wrong);
 }
 
 /* Fresh random input in [-1, 1) and its transpose as the reference. */
@@ -73,7 +90,7 @@ START_TEST(all_variants_one_shape) {
   float *in = make_input(nx, ny, &want);
   guarded_buf d_in = gbuf_alloc((size_t)nx * ny, 0);
   gbuf_upload(&d_in, in);
-  for (int v = 0; v < NVARIANTS; v++) check_variant(v, &d_in, want, nx, ny, 0);
+  check_all_variants(&d_in, want, nx, ny, 0);
   gbuf_free(&d_in);
   free(in);
   free(want);
@@ -94,7 +111,7 @@ START_TEST(misaligned_pointers) {
     for (int o = 0; o < 3; o++) {
       guarded_buf d_in = gbuf_alloc((size_t)nx * ny, offsets[o][0]);
       gbuf_upload(&d_in, in);
-      for (int v = 0; v < NVARIANTS; v++) check_variant(v, &d_in, want, nx, ny, offsets[o][1]);
+      check_all_variants(&d_in, want, nx, ny, offsets[o][1]);
       gbuf_free(&d_in);
     }
     free(in);
