@@ -83,6 +83,7 @@ typedef struct {
   double *contexts; /* the median of every context of every run, but those set aside */
   size_t ncontexts, nsamples;
   size_t set_aside; /* contexts set aside as interrupted (kept_contexts) */
+  size_t probes_ignored; /* runs whose launch probe was interrupted (probe_interrupted): as measured */
   double ss_time;   /* the sum of squared deviations of the runs' times from their mean */
 } scaled;
 
@@ -119,6 +120,12 @@ double launch_probe_of(const gate_figures *f, const gate_measure *m) {
   return m->ncontexts > 1 ? r->launch_contexts_ns : r->launch_first_ns;
 }
 
+/* An empty kernel's launch differs between hosts of one model by up to 1.64 x (2.8 against 4.6 us,
+ * two kinds of H200 host); a probe more than twice the reference, or under half of it, was
+ * interrupted (one H100 run's first context measured 10.35 us where 120 others took 3.09-3.46), and
+ * taken net of it, that run's long kernels would look 7 us faster: those runs are as measured. */
+int probe_interrupted(double probe, double ref) { return ref > 0 && (probe > 2 * ref || probe < 0.5 * ref); }
+
 double launch_reference(const gate_figures *f, const gate_bench *b) {
   double *p = malloc((b->nruns + 1) * sizeof *p);
   double ref = 0;
@@ -145,7 +152,9 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
     const gate_measure *m = &b->runs[r];
     double copy = m->run < f->nruns ? f->runs[m->run].copy_bytes_per_second : 0;
     double k = (metric == METRIC_COPY_RATIO && copy > 0 && copy_ref > 0) ? copy / copy_ref : 1.0;
-    double shift = launch_ref > 0 ? launch_probe_of(f, m) - launch_ref : 0;
+    double probe = launch_ref > 0 ? launch_probe_of(f, m) : 0, shift = 0;
+    if (probe_interrupted(probe, launch_ref)) s.probes_ignored++;
+    else if (launch_ref > 0) shift = probe - launch_ref;
     times[r] = (m->median_ns - shift) * k;
     size_t kept = kept_contexts(m->contexts_ns, m->ncontexts, s.contexts + s.ncontexts);
     if (kept < m->ncontexts) { /* the run's time: the mean of the contexts kept */
@@ -283,8 +292,9 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     const gate_bench *ref = x->own_gpu ? &own : bb;
     double run_probe = rb && !x->own_gpu ? launch_reference(run, rb) : 0;
     double launch_ref = run_probe > 0 ? launch_reference(base, ref) : 0;
-    x->launch_shift_ns = launch_ref > 0 ? run_probe - launch_ref : NAN;
+    x->launch_shift_ns = launch_ref > 0 ? (probe_interrupted(run_probe, launch_ref) ? 0 : run_probe - launch_ref) : NAN;
     scaled bs = scale_bench(base, ref, p->metric, copy_ref, launch_ref);
+    x->probes_ignored = bs.probes_ignored;
     within_gpu w = {0};
     if (x->own_gpu) w = spread_within_gpus(base, bb, p->metric, copy_ref);
     x->base_ns = bs.time;
@@ -304,6 +314,7 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
       continue;
     }
     scaled rs = scale_bench(run, rb, p->metric, copy_ref, launch_ref);
+    x->probes_ignored += rs.probes_ignored;
     x->run_gbps = rb->bytes_per_second / 1e9;
     x->run_copy_frac = copy_fraction(run, rb);
     judge(x, &bs, &rs, p, x->own_gpu ? &w : NULL);

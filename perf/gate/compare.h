@@ -75,11 +75,14 @@ typedef struct {
   /* How much longer the run's launch probe took than the baseline's (its runs' median): both
    * sides' times above are net of it. NAN: a side has no probe, times are as measured. */
   double launch_shift_ns;
+  size_t probes_ignored; /* runs of either side whose probe was interrupted (probe_interrupted): as measured */
 } comparison;
 
 /* The launch probe behind a measure: the --contexts one for a benchmark measured in several
  * contexts, else the first context's. 0: not measured. */
 double launch_probe_of(const gate_figures *f, const gate_measure *m);
+/* Whether a run's launch probe was interrupted: more than twice the reference, or under half. */
+int probe_interrupted(double probe, double ref);
 /* A benchmark's launch probe over its runs (their median), which the gate takes times net of;
  * 0 when a run has none (then neither side is adjusted). */
 double launch_reference(const gate_figures *f, const gate_bench *b);

@@ -342,6 +342,52 @@ START_TEST(short_benchmarks_are_judged_on_their_contexts) {
 }
 END_TEST
 
+
+/* A launch probe can itself be interrupted: one H100 run's first context measured an empty kernel
+ * at 10.35 us where 120 other runs took 3.09-3.46 us. Taken net of it, that run's long kernels
+ * looked 7 us faster: in a baseline that made the noise, and so the threshold, of cublas 1024^3
+ * 35 %; in a run it would hide a slowdown of 7 us. A probe more than twice the reference (or under
+ * half) is ignored: that run is compared as measured. */
+START_TEST(an_interrupted_launch_probe_is_ignored) {
+  gate_figures runs[3], base, run;
+  char err[1024];
+  probed_run("intr_base0.json", 70, 7000, 300000, 2900);
+  probed_run("intr_base1.json", 71, 7010, 300100, 2920);
+  probed_run("intr_base2.json", 72, 7005, 300050, 9900); /* its probe interrupted */
+  for (int i = 0; i < 3; i++) runs[i] = load_ok(i == 0 ? "intr_base0.json" : i == 1 ? "intr_base1.json" : "intr_base2.json");
+  ck_assert_msg(merge_runs(runs, 3, &base, err, sizeof err) == 0, "%s", err);
+  gate_policy p = default_policy();
+  comparison *c;
+
+  /* A run on a host like the first two, its long kernel 4 % slower: the threshold stays 3 %
+   * (net of 9.9 us the third run's 300 us would be 2.3 % faster, and the threshold 7 %). */
+  probed_run("intr_run_slow.json", 73, 7000, 312000, 2910);
+  run = load_ok("intr_run_slow.json");
+  size_t n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_SLOWER);
+  ck_assert_double_lt(c[1].threshold, 0.031);
+  ck_assert_int_eq(c[1].probes_ignored, 1);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  char evidence[192];
+  evidence_text(&c[1], evidence, sizeof evidence);
+  ck_assert_msg(strstr(evidence, "1 interrupted probe ignored"), "%s", evidence);
+  free(c);
+  free_figures(&run);
+
+  /* The run's own probe interrupted, its long kernel 4 % slower: as measured, still slower
+   * (net of its probe it would be 1.7 % slower and pass). */
+  probed_run("intr_run_probe.json", 74, 7000, 312000, 9900);
+  run = load_ok("intr_run_probe.json");
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_SLOWER);
+  ck_assert_double_eq_tol(c[1].launch_shift_ns, 0, 1e-9);
+  ck_assert_int_eq(c[1].probes_ignored, 2);
+  free(c);
+  free_figures(&run);
+  free_figures(&base);
+}
+END_TEST
+
 /* Which contexts are set aside: far outliers only, and only with 8 or more contexts. */
 START_TEST(interrupted_contexts_are_set_aside) {
   double v[16], kept[16];
@@ -851,7 +897,7 @@ START_TEST(a_runner_in_the_baseline_is_held_to_its_own_runs) {
   for (size_t i = 0; i < k; i++) free_figures(&runs[i]);
   gate_policy p = default_policy();
   comparison *c;
-  char evidence[128];
+  char evidence[192];
   static const struct {
     const char *uuid;
     double add_ns, saxpy_ns;
@@ -906,6 +952,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, changes_under_the_absolute_floor_pass);
   tcase_add_test(tc, short_benchmarks_are_judged_on_their_contexts);
   tcase_add_test(tc, launch_probe_differences_between_hosts_are_not_regressions);
+  tcase_add_test(tc, an_interrupted_launch_probe_is_ignored);
   tcase_add_test(tc, interrupted_contexts_are_set_aside);
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);

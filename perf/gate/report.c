@@ -42,6 +42,9 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING && isfinite(c->launch_shift_ns) && used < len)
     snprintf(buf + used, len - used, ", launch %+.2f us", c->launch_shift_ns / 1e3);
   used = strlen(buf);
+  if (c->probes_ignored > 0 && used < len)
+    snprintf(buf + used, len - used, ", %zu interrupted probe%s ignored", c->probes_ignored, c->probes_ignored > 1 ? "s" : "");
+  used = strlen(buf);
   if (c->v != VERDICT_NEW && used < len) { /* which runs the baseline's side is (compare.h) */
     if (c->own_gpu) snprintf(buf + used, len - used, ", this GPU's %zu runs", c->base_runs);
     else snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s", c->base_runs, c->base_gpus,
@@ -55,7 +58,7 @@ void failure_message(const comparison *c, char *buf, size_t len) {
              "Re-bless the baseline if intended", c->name, c->base_ns / 1e3);
     return;
   }
-  char evidence[128];
+  char evidence[192];
   evidence_text(c, evidence, sizeof evidence);
   snprintf(buf, len,
            "%s: %s by %+.1f%% (baseline %.4g us = %.1f GB/s, now %.4g us = %.1f GB/s; allowed %.1f%%, "
@@ -74,7 +77,7 @@ void print_table(FILE *out, const comparison *c, size_t n, const char *const *no
   for (size_t i = 0; i < n; i++) {
     const comparison *x = &c[i];
     char base[32] = "-", now[32] = "-", delta[32] = "-", allowed[32] = "-", gbps[32] = "-", frac[32] = "-",
-         p[32] = "-", evidence[128];
+         p[32] = "-", evidence[192];
     evidence_text(x, evidence, sizeof evidence);
     if (x->v != VERDICT_NEW) snprintf(base, sizeof base, "%.3f", x->base_ns / 1e3);
     if (x->v != VERDICT_MISSING) {
@@ -117,7 +120,7 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
     fprintf(out, "| `%s` | ", x->name);
     if (x->v == VERDICT_NEW) fprintf(out, "- | ");
     else fprintf(out, "%.3f | ", x->base_ns / 1e3);
-    char evidence[128];
+    char evidence[192];
     evidence_text(x, evidence, sizeof evidence);
     if (x->v == VERDICT_MISSING) fprintf(out, "- | - | - | - | - | - | %s | ", evidence);
     else if (x->v == VERDICT_NEW)
@@ -192,6 +195,8 @@ static json_t *verdict_json(const comparison *c) {
     bad |= !e || json_object_set_new(e, "p_slower", json_real(c->p_slower));
     bad |= !e || json_object_set_new(e, "p_faster", json_real(c->p_faster));
     if (isfinite(c->launch_shift_ns)) bad |= !e || json_object_set_new(e, "launch_shift_ns", json_real(c->launch_shift_ns));
+    if (isfinite(c->launch_shift_ns))
+      bad |= !e || json_object_set_new(e, "launch_probes_ignored", json_integer((json_int_t)c->probes_ignored));
   }
   if (c->v != VERDICT_NEW) {
     bad |= !e || json_object_set_new(e, "reference", json_string(c->own_gpu ? "this_gpu" : "all_gpus"));
