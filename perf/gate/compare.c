@@ -79,7 +79,7 @@ static double median_copy(const gate_figures *f) {
  * `copy_ref` for METRIC_COPY_RATIO: every context's median, and each run's time. */
 typedef struct {
   double time;      /* the median of the runs' times (a run: the mean of its context medians) */
-  double noise;     /* the largest relative deviation of a run's time from that */
+  double noise;     /* the largest amount, as a fraction of it, by which a run's time exceeds that */
   double *contexts; /* the median of every context of every run, but those set aside */
   size_t ncontexts, nsamples;
   size_t set_aside; /* contexts set aside as interrupted (kept_contexts) */
@@ -172,8 +172,8 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
   double *sorted = malloc((b->nruns + 1) * sizeof *sorted);
   memcpy(sorted, times, b->nruns * sizeof *times);
   s.time = median(sorted, b->nruns);
-  for (size_t r = 0; r < b->nruns; r++) {
-    double dev = fabs(times[r] - s.time) / s.time;
+  for (size_t r = 0; r < b->nruns; r++) { /* slower runs only: the gate fails on slower alone */
+    double dev = (times[r] - s.time) / s.time;
     if (dev > s.noise) s.noise = dev;
   }
   free(sorted);
@@ -195,6 +195,31 @@ static gate_bench gpu_runs(const gate_figures *f, const gate_bench *b, const cha
   return v;
 }
 
+/* The copy probe of GPU `uuid`: the median of its runs' in f (0: none). */
+static double gpu_copy(const gate_figures *f, const char *uuid) {
+  double *v = malloc((f->nruns + 1) * sizeof *v);
+  size_t n = 0;
+  for (size_t i = 0; i < f->nruns; i++)
+    if (strcmp(f->runs[i].gpu_uuid, uuid) == 0 && f->runs[i].copy_bytes_per_second > 0)
+      v[n++] = f->runs[i].copy_bytes_per_second;
+  double m = n ? median(v, n) : 0;
+  free(v);
+  return m;
+}
+
+/* The measures of b made on GPUs of the kind whose copy probe is `copy` (KIND_COPY_WINDOW): a
+ * shallow view, free its runs only. */
+static gate_bench kind_runs(const gate_figures *f, const gate_bench *b, double copy) {
+  gate_bench v = *b;
+  v.runs = malloc((b->nruns + 1) * sizeof *v.runs);
+  v.nruns = 0;
+  for (size_t r = 0; r < b->nruns && copy > 0; r++) {
+    double c = gpu_copy(f, gpu_of(f, &b->runs[r]));
+    if (c > 0 && fabs(c / copy - 1) <= KIND_COPY_WINDOW) v.runs[v.nruns++] = b->runs[r];
+  }
+  return v;
+}
+
 /* 1 when run r of b is the first of b's runs on its GPU. */
 static int first_on_its_gpu(const gate_figures *f, const gate_bench *b, size_t r) {
   for (size_t q = 0; q < r; q++)
@@ -208,9 +233,9 @@ size_t gpus_of(const gate_figures *f, const gate_bench *b) {
   return n;
 }
 
-/* How a GPU's own runs of b spread, over every GPU with two runs or more: the largest relative
- * deviation of a run's time from its GPU's median, and the pooled standard deviation of a run's
- * time (df = runs - GPUs). df 0: no GPU has two runs. */
+/* How a GPU's own runs of b spread, over every GPU with two runs or more: the largest amount by
+ * which a run's time exceeded its GPU's median (as a fraction of it), and the pooled standard
+ * deviation of a run's time (df = runs - GPUs). df 0: no GPU has two runs. */
 typedef struct {
   double noise, sd, df;
 } within_gpu;
@@ -274,7 +299,7 @@ static void judge(comparison *x, const scaled *bs, const scaled *rs, const gate_
 size_t compare_figures(const gate_figures *base, const gate_figures *run, const gate_policy *p, comparison **out) {
   comparison *c = calloc(base->n + run->n + 1, sizeof *c);
   size_t n = 0;
-  double copy_ref = median_copy(base);
+  double copy_ref = median_copy(base), run_copy = median_copy(run);
   for (size_t i = 0; i < base->n; i++) {
     const gate_bench *bb = &base->b[i];
     const gate_bench *rb = find_bench(run, bb->name);
@@ -289,7 +314,10 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
      * (0.49 us on an H100) would only add to the comparison. */
     gate_bench own = gpu_runs(base, bb, rb && rb->nruns > 0 ? gpu_of(run, &rb->runs[0]) : "");
     x->own_gpu = own.nruns >= OWN_GPU_MIN_RUNS;
-    const gate_bench *ref = x->own_gpu ? &own : bb;
+    /* Else the GPUs of its kind, when the baseline has enough of them (KIND_MIN_GPUS). */
+    gate_bench kind = kind_runs(base, bb, rb && !x->own_gpu ? run_copy : 0);
+    x->same_kind = !x->own_gpu && gpus_of(base, &kind) >= KIND_MIN_GPUS;
+    const gate_bench *ref = x->own_gpu ? &own : x->same_kind ? &kind : bb;
     double run_probe = rb && !x->own_gpu ? launch_reference(run, rb) : 0;
     double launch_ref = run_probe > 0 ? launch_reference(base, ref) : 0;
     x->launch_shift_ns = launch_ref > 0 ? (probe_interrupted(run_probe, launch_ref) ? 0 : run_probe - launch_ref) : NAN;
@@ -311,6 +339,7 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
       x->v = VERDICT_MISSING;
       free(bs.contexts);
       free(own.runs);
+      free(kind.runs);
       continue;
     }
     scaled rs = scale_bench(run, rb, p->metric, copy_ref, launch_ref);
@@ -319,6 +348,7 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     x->run_copy_frac = copy_fraction(run, rb);
     judge(x, &bs, &rs, p, x->own_gpu ? &w : NULL);
     free(own.runs);
+    free(kind.runs);
     free(bs.contexts);
     free(rs.contexts);
   }

@@ -940,6 +940,105 @@ START_TEST(a_runner_in_the_baseline_is_held_to_its_own_runs) {
 }
 END_TEST
 
+/* gpu_run with the copy probe of the GPU's kind. */
+static void kind_run(const char *file, unsigned seed, const char *uuid, double copy_gbps, double add_ns, double saxpy_ns) {
+  gpu_run(file, seed, uuid, add_ns, saxpy_ns);
+  set_context(file, "copy_bandwidth_GBps", json_real(copy_gbps));
+}
+
+/* GPUs of one model come in kinds whose copy probes differ by about 0.5 % and whose kernels differ
+ * by up to 3.5 % (three kinds of H200). A GPU outside the baseline is compared with the GPUs of
+ * its kind, so a 4 % slowdown is caught on it; judged on all of them it would pass, the spread
+ * between kinds being allowed 3 times. A run whose probe matches no kind is judged on all. */
+START_TEST(a_gpu_outside_the_baseline_is_compared_with_its_kind) {
+  /* Kind 1: copy 3000 GB/s, two GPUs; kind 2: copy 3015 (+0.5 %), two GPUs, 3.5 % slower. */
+  const struct {
+    const char *uuid;
+    double copy, scale;
+  } gpus[] = {{"GPU-K1a", 3000, 1.0}, {"GPU-K1b", 3001, 1.0}, {"GPU-K2a", 3015, 1.035}, {"GPU-K2b", 3016, 1.035}};
+  gate_figures runs[8], base, run;
+  char err[1024], name[64], evidence[192];
+  size_t k = 0;
+  for (size_t g = 0; g < 4; g++)
+    for (int r = 0; r < 2; r++, k++) {
+      double jitter = 1 + 0.001 * (2 * r - 1); /* a GPU's runs: -0.1, +0.1 % */
+      FORMAT(name, "kind_base%zu.json", k);
+      kind_run(name, 300 + (unsigned)k, gpus[g].uuid, gpus[g].copy, 7000 * gpus[g].scale * jitter,
+               300000 * gpus[g].scale * jitter);
+      runs[k] = load_ok(name);
+    }
+  ck_assert_msg(merge_runs(runs, k, &base, err, sizeof err) == 0, "%s", err);
+  for (size_t i = 0; i < k; i++) free_figures(&runs[i]);
+  gate_policy p = default_policy();
+  comparison *c;
+  static const struct {
+    double copy, scale;
+    verdict v;
+    int same_kind;
+  } cases[] = {
+      {3002, 1.04, VERDICT_SLOWER, 1},  /* kind 1, 4 % slower than kind 1 */
+      {3002, 1.01, VERDICT_SAME, 1},    /* kind 1, within 3 % */
+      {3014, 1.035, VERDICT_SAME, 1},   /* kind 2 as kind 2 runs */
+      {3014, 1.075, VERDICT_SLOWER, 1}, /* kind 2, 4 % slower than kind 2 */
+      {3100, 1.04, VERDICT_SAME, 0},    /* no kind: all GPUs, whose spread is 1.7 % x 3 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    kind_run("kind_run.json", 400 + (unsigned)i, "GPU-new", cases[i].copy, 7000 * cases[i].scale,
+             300000 * cases[i].scale);
+    run = load_ok("kind_run.json");
+    size_t n = compare_figures(&base, &run, &p, &c);
+    for (size_t b = 0; b < n; b++) { /* add: 16 contexts, Welch; saxpy: one context per run */
+      ck_assert_msg(c[b].v == cases[i].v, "case %zu %s: %s, delta %.4f, allowed %.4f, p %g", i, c[b].name,
+                    verdict_name(c[b].v), c[b].delta, c[b].threshold, c[b].p_slower);
+      ck_assert_int_eq(c[b].same_kind, cases[i].same_kind);
+      ck_assert_int_eq(c[b].own_gpu, 0);
+      ck_assert_uint_eq(c[b].base_gpus, cases[i].same_kind ? 2 : 4);
+      ck_assert_uint_eq(c[b].base_runs, cases[i].same_kind ? 4 : 8);
+      evidence_text(&c[b], evidence, sizeof evidence);
+      ck_assert_msg(strstr(evidence, cases[i].same_kind ? "4 runs of 2 GPUs of its kind" : "8 runs of 4 GPUs") != NULL &&
+                    (cases[i].same_kind || strstr(evidence, "kind") == NULL), "%s", evidence);
+    }
+    free(c);
+    free_figures(&run);
+  }
+  free_figures(&base);
+}
+END_TEST
+
+/* Only a run slower than the baseline's median says how slow an unchanged run can be; a GPU that
+ * runs faster says nothing of that, and taken as noise it would allow 3 x its lead. */
+START_TEST(only_slower_runs_widen_the_threshold) {
+  const struct {
+    const char *uuid;
+    double scale;
+  } gpus[] = {{"GPU-A", 1.0}, {"GPU-B", 1.002}, {"GPU-C", 1.001}, {"GPU-F", 0.94}}; /* F runs 6 % faster */
+  gate_figures runs[4], base, run;
+  char err[1024], name[64];
+  for (size_t g = 0; g < 4; g++) {
+    FORMAT(name, "fast_base%zu.json", g);
+    gpu_run(name, 500 + (unsigned)g, gpus[g].uuid, 7000 * gpus[g].scale, 300000 * gpus[g].scale);
+    runs[g] = load_ok(name);
+  }
+  ck_assert_msg(merge_runs(runs, 4, &base, err, sizeof err) == 0, "%s", err);
+  for (size_t i = 0; i < 4; i++) free_figures(&runs[i]);
+  gpu_run("fast_run.json", 510, "GPU-new", 7000 * 1.045, 300000 * 1.045);
+  run = load_ok("fast_run.json");
+  gate_policy p = default_policy();
+  comparison *c;
+  size_t n = compare_figures(&base, &run, &p, &c);
+  ck_assert_uint_eq(n, 2);
+  for (size_t b = 0; b < n; b++) { /* the slowest run is well under 1 % over the median: 3 % allowed */
+    ck_assert_msg(c[b].noise < 0.01, "%s: noise %.4f", c[b].name, c[b].noise);
+    ck_assert_double_eq_tol(c[b].threshold, 0.03, 1e-9);
+  }
+  ck_assert_msg(c[0].v == VERDICT_SLOWER, "add: %s, delta %.4f, allowed %.4f, p %g", verdict_name(c[0].v), c[0].delta,
+                c[0].threshold, c[0].p_slower);
+  free(c);
+  free_figures(&run);
+  free_figures(&base);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate");
@@ -966,6 +1065,8 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, gate_exit_codes);
   tcase_add_test(tc, report_reader_keeps_failures_aside);
   tcase_add_test(tc, a_runner_in_the_baseline_is_held_to_its_own_runs);
+  tcase_add_test(tc, a_gpu_outside_the_baseline_is_compared_with_its_kind);
+  tcase_add_test(tc, only_slower_runs_widen_the_threshold);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
