@@ -316,7 +316,8 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     x->own_gpu = own.nruns >= OWN_GPU_MIN_RUNS;
     /* Else the GPUs of its kind, when the baseline has enough of them (KIND_MIN_GPUS). */
     gate_bench kind = kind_runs(base, bb, rb && !x->own_gpu ? run_copy : 0);
-    x->same_kind = !x->own_gpu && gpus_of(base, &kind) >= KIND_MIN_GPUS;
+    x->kind_gpus = gpus_of(base, &kind);
+    x->same_kind = !x->own_gpu && x->kind_gpus >= KIND_MIN_GPUS;
     const gate_bench *ref = x->own_gpu ? &own : x->same_kind ? &kind : bb;
     double run_probe = rb && !x->own_gpu ? launch_reference(run, rb) : 0;
     double launch_ref = run_probe > 0 ? launch_reference(base, ref) : 0;

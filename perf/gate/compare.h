@@ -80,6 +80,8 @@ typedef struct {
                              can fail: a host kind that runs faster says nothing of how slow one can be */
   int own_gpu;            /* compared with the baseline's runs on the run's own GPU (OWN_GPU_MIN_RUNS) */
   int same_kind;          /* else with those on GPUs of its kind (KIND_COPY_WINDOW); else with all */
+  size_t kind_gpus;       /* how many GPUs of the run's kind have runs of this benchmark (all: fewer than
+                             KIND_MIN_GPUS; a benchmark blessed on other kinds alone is judged against them) */
   size_t base_gpus;       /* how many GPUs the baseline's side comes from */
   double p_slower;        /* test on contexts: the run's context medians longer than the baseline's */
   double p_faster;

@@ -47,8 +47,10 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   used = strlen(buf);
   if (c->v != VERDICT_NEW && used < len) { /* which runs the baseline's side is (compare.h) */
     if (c->own_gpu) snprintf(buf + used, len - used, ", this GPU's %zu runs", c->base_runs);
-    else snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s%s", c->base_runs, c->base_gpus,
-                  c->base_gpus == 1 ? "" : "s", c->same_kind ? " of its kind" : "");
+    else if (c->same_kind)
+      snprintf(buf + used, len - used, ", %zu runs of %zu GPUs of its kind", c->base_runs, c->base_gpus);
+    else snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s, %zu of its kind", c->base_runs, c->base_gpus,
+                  c->base_gpus == 1 ? "" : "s", c->kind_gpus);
   }
 }
 
@@ -110,10 +112,11 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
   fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
                "own runs when the baseline holds two or more (\"this GPU's N runs\", times as measured), else of its "
                "GPUs whose copy probe is within %.1f %% of this run's, when there are two or more (\"N runs of M "
-               "GPUs of its kind\"), else of all its GPUs (\"N runs of M GPUs\"). p: one-sided test on the "
-               "contexts' medians (%s). Evidence: contexts/samples, baseline vs new; \"launch\" (other GPUs): how "
-               "much longer this run's launch probe (an empty kernel) took than the baseline's, which both sides' "
-               "times are net of.\n\n",
+               "GPUs of its kind\"), else of all its GPUs (\"N runs of M GPUs, K of its kind\": too few of its kind "
+               "have run it, so a difference of kinds can look like a change; bless this runner in). p: one-sided "
+               "test on the contexts' medians (%s). Evidence: contexts/samples, baseline vs new; \"launch\" (other "
+               "GPUs): how much longer this run's launch probe (an empty kernel) took than the baseline's, which both "
+               "sides' times are net of.\n\n",
           100 * KIND_COPY_WINDOW, "slower for a positive delta, faster for a negative one");
   fprintf(out, "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |\n");
   fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
@@ -204,6 +207,7 @@ static json_t *verdict_json(const comparison *c) {
     const char *reference = c->own_gpu ? "this_gpu" : c->same_kind ? "same_kind" : "all_gpus";
     bad |= !e || json_object_set_new(e, "reference", json_string(reference));
     bad |= !e || json_object_set_new(e, "baseline_gpus", json_integer((json_int_t)c->base_gpus));
+    if (!c->own_gpu) bad |= !e || json_object_set_new(e, "kind_gpus", json_integer((json_int_t)c->kind_gpus));
     bad |= !e || json_object_set_new(e, "baseline_runs", json_integer((json_int_t)c->base_runs));
     bad |= !e || json_object_set_new(e, "baseline_contexts", json_integer((json_int_t)c->base_contexts));
     bad |= !e || json_object_set_new(e, "baseline_samples", json_integer((json_int_t)c->base_samples));
