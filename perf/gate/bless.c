@@ -114,6 +114,31 @@ static void warn_undetectable(const gate_figures *merged, const gate_policy *p) 
   if (weak > shown) fprintf(stderr, "gate:   ... and %zu more\n", weak - shown);
 }
 
+/* GPUs of one model come in kinds (compare.h, KIND_COPY_WINDOW), and a GPU outside the baseline
+ * is judged against its kind, or against all GPUs when fewer than two of its kind ran the
+ * benchmark: a benchmark blessed on one kind alone then reads another kind's difference as a
+ * change (an H200 of the 4225 GB/s kind had transpose/unroll4_row 4093x8191 confirmed 3.3 %
+ * slower in five rounds out of five, its runs being of the 4250 kind). Names, per kind in the
+ * baseline, the benchmarks that no GPU of that kind ran. */
+static void warn_uncovered_kinds(const gate_figures *f) {
+  for (size_t g = 0; g < f->nruns; g++) {
+    double copy = gpu_copy(f, f->runs[g].gpu_uuid);
+    int seen = !(copy > 0);
+    for (size_t h = 0; h < g && !seen; h++) /* one line per kind: at its first GPU */
+      seen = fabs(gpu_copy(f, f->runs[h].gpu_uuid) / copy - 1) <= KIND_COPY_WINDOW;
+    if (seen) continue;
+    size_t missing = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < f->n; i++)
+      if (kind_gpus_of(f, &f->b[i], copy) == 0 && missing++ == 0) first = f->b[i].name;
+    if (missing)
+      fprintf(stderr, "gate: warning: %zu benchmark(s) (e.g. %s) have no run from a GPU of the kind of %s (copy "
+              "probe %.0f GB/s): a GPU of that kind outside the baseline is judged against other kinds there, "
+              "which can differ by a few %%; bless runs of those families from a GPU of that kind (--add)\n",
+              missing, first, f->runs[g].gpu_uuid, copy / 1e9);
+  }
+}
+
 int cmd_bless(options *o) {
   if (!o->baselines || o->nrest < 1) usage("bless needs --baselines=DIR and at least one RUN.json");
   char buf[4096], err[1024];
@@ -156,6 +181,7 @@ int cmd_bless(options *o) {
     }
   }
   warn_undetectable(&blessed, &o->policy);
+  warn_uncovered_kinds(&result);
   for (size_t i = 0; i < blessed.n; i++)
     if (blessed.b[i].nruns < 3) {
       fprintf(stderr, "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "

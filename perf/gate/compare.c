@@ -195,8 +195,7 @@ static gate_bench gpu_runs(const gate_figures *f, const gate_bench *b, const cha
   return v;
 }
 
-/* The copy probe of GPU `uuid`: the median of its runs' in f (0: none). */
-static double gpu_copy(const gate_figures *f, const char *uuid) {
+double gpu_copy(const gate_figures *f, const char *uuid) {
   double *v = malloc((f->nruns + 1) * sizeof *v);
   size_t n = 0;
   for (size_t i = 0; i < f->nruns; i++)
@@ -230,6 +229,13 @@ static int first_on_its_gpu(const gate_figures *f, const gate_bench *b, size_t r
 size_t gpus_of(const gate_figures *f, const gate_bench *b) {
   size_t n = 0;
   for (size_t r = 0; r < b->nruns; r++) n += first_on_its_gpu(f, b, r);
+  return n;
+}
+
+size_t kind_gpus_of(const gate_figures *f, const gate_bench *b, double copy) {
+  gate_bench kind = kind_runs(f, b, copy);
+  size_t n = gpus_of(f, &kind);
+  free(kind.runs);
   return n;
 }
 

@@ -107,6 +107,10 @@ double launch_reference(const gate_figures *f, const gate_bench *b);
 
 /* How many GPUs (context.gpu.uuid) b's runs were made on. */
 size_t gpus_of(const gate_figures *f, const gate_bench *b);
+/* The copy probe of GPU `uuid`: the median of its runs' in f (0: none). */
+double gpu_copy(const gate_figures *f, const char *uuid);
+/* How many GPUs of the kind whose copy probe is `copy` (KIND_COPY_WINDOW) b's runs were made on. */
+size_t kind_gpus_of(const gate_figures *f, const gate_bench *b, double copy);
 
 /* Copies into `kept` the per-context values v[0..n) that are not outliers of their run (more than
  * 5 scaled MADs, and 20 %, from its median; only with 8 or more contexts); returns how many. */

@@ -668,6 +668,44 @@ START_TEST(bless_warns_when_runs_cannot_back_the_tolerance) {
 }
 END_TEST
 
+/* Sets context.gpu.uuid of a run file. */
+static void set_uuid(const char *file, const char *uuid) {
+  json_error_t jerr;
+  json_t *root = json_load_file(at(file), 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  json_object_set_new(json_object_get(json_object_get(root, "context"), "gpu"), "uuid", json_string(uuid));
+  ck_assert_int_eq(json_dump_file(root, at(file), 0), 0);
+  json_decref(root);
+}
+
+/* A benchmark that no GPU of some kind in the baseline ran is judged against other kinds on a GPU
+ * of that kind (compare.h): bless names it, and is quiet once a GPU of that kind ran it. */
+START_TEST(bless_names_benchmarks_no_gpu_of_a_kind_ran) {
+  const char *bl = make_dir("kinds/bl");
+  const fake_bench more[4] = {base_set[0], base_set[1], base_set[2], {"elementwise/add_v2/N:1", 900}};
+  static const struct {
+    const char *uuid;
+    double copy;
+    int with_v2;
+  } r[] = {{"GPU-A1", 3000, 1}, {"GPU-A2", 3001, 1}, {"GPU-B1", 3015, 0}, {"GPU-B2", 3016, 1}};
+  char runs[4][1024];
+  for (unsigned i = 0; i < 4; i++) {
+    char name[64];
+    FORMAT(name, "kinds/run%u.json", i);
+    write_run(name, H100, 132, r[i].copy, r[i].with_v2 ? more : base_set, r[i].with_v2 ? 4 : 3, 80 + i);
+    set_uuid(name, r[i].uuid);
+    FORMAT(runs[i], "%s", at(name));
+  }
+  expect_gate(0, "bless --baselines=%s %s %s", bl, runs[0], runs[1]);
+  ck_assert_msg(strstr(gate_output, "no run from a GPU of the kind") == NULL, "%s", gate_output);
+  expect_gate(0, "bless --baselines=%s --add %s", bl, runs[2]);
+  expect_output("1 benchmark(s) (e.g. elementwise/add_v2/N:1) have no run from a GPU of the kind of GPU-B1 "
+                "(copy probe 3015 GB/s)");
+  expect_gate(0, "bless --baselines=%s --add %s", bl, runs[3]);
+  ck_assert_msg(strstr(gate_output, "no run from a GPU of the kind") == NULL, "%s", gate_output);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -680,6 +718,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, one_run_counts_once);
   tcase_add_test(tc, bless_add_joins_the_old_runs);
   tcase_add_test(tc, bless_warns_when_runs_cannot_back_the_tolerance);
+  tcase_add_test(tc, bless_names_benchmarks_no_gpu_of_a_kind_ran);
   tcase_add_test(tc, concurrent_blesses_keep_both_families);
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
