@@ -668,16 +668,6 @@ START_TEST(bless_warns_when_runs_cannot_back_the_tolerance) {
 }
 END_TEST
 
-/* Sets context.gpu.uuid of a run file. */
-static void set_uuid(const char *file, const char *uuid) {
-  json_error_t jerr;
-  json_t *root = json_load_file(at(file), 0, &jerr);
-  ck_assert_ptr_nonnull(root);
-  json_object_set_new(json_object_get(json_object_get(root, "context"), "gpu"), "uuid", json_string(uuid));
-  ck_assert_int_eq(json_dump_file(root, at(file), 0), 0);
-  json_decref(root);
-}
-
 /* A benchmark that no GPU of some kind in the baseline ran is judged against other kinds on a GPU
  * of that kind (compare.h): bless names it, and is quiet once a GPU of that kind ran it. */
 START_TEST(bless_names_benchmarks_no_gpu_of_a_kind_ran) {
@@ -693,7 +683,7 @@ START_TEST(bless_names_benchmarks_no_gpu_of_a_kind_ran) {
     char name[64];
     FORMAT(name, "kinds/run%u.json", i);
     write_run(name, H100, 132, r[i].copy, r[i].with_v2 ? more : base_set, r[i].with_v2 ? 4 : 3, 80 + i);
-    set_uuid(name, r[i].uuid);
+    set_gpu_uuid(name, r[i].uuid);
     FORMAT(runs[i], "%s", at(name));
   }
   expect_gate(0, "bless --baselines=%s %s %s", bl, runs[0], runs[1]);

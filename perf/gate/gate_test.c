@@ -863,12 +863,7 @@ static void gpu_run(const char *file, unsigned seed, const char *uuid, double ad
   json_t *samples = json_array();
   for (int i = 0; i < 5; i++) json_array_append_new(samples, json_real(saxpy_ns));
   set_bench(file, 1, "samples", samples);
-  json_error_t jerr;
-  json_t *root = json_load_file(at(file), 0, &jerr);
-  ck_assert_ptr_nonnull(root);
-  json_object_set_new(json_object_get(json_object_get(root, "context"), "gpu"), "uuid", json_string(uuid));
-  ck_assert_int_eq(json_dump_file(root, at(file), 0), 0);
-  json_decref(root);
+  set_gpu_uuid(file, uuid);
 }
 
 /* GPUs of one model differ by a few percent in some long kernels (3.8 % between H200 hosts),

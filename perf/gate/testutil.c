@@ -125,6 +125,15 @@ void set_context(const char *file, const char *key, json_t *value) {
   json_decref(root);
 }
 
+void set_gpu_uuid(const char *file, const char *uuid) {
+  json_error_t jerr;
+  json_t *root = json_load_file(at(file), 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  json_object_set_new(json_object_get(json_object_get(root, "context"), "gpu"), "uuid", json_string(uuid));
+  ck_assert_int_eq(json_dump_file(root, at(file), 0), 0);
+  json_decref(root);
+}
+
 int file_has(const char *path, const char *needle) {
   char cmd[2048];
   FORMAT(cmd, "grep -q -- '%s' '%s'", needle, path);

@@ -38,6 +38,8 @@ void write_text(const char *file, const char *text);
 void make_baseline(gate_figures *base);
 /* Sets context.<key> of a run file written by write_run. */
 void set_context(const char *file, const char *key, json_t *value);
+/* Sets context.gpu.uuid of a run file written by write_run (a run on another GPU of the model). */
+void set_gpu_uuid(const char *file, const char *uuid);
 /* Sets benchmarks[index].<key> of a run file written by write_run. */
 void set_bench(const char *file, size_t index, const char *key, json_t *value);
 /* Makes benchmarks[index] of a run file written by write_run a benchmark measured in k CUDA
