@@ -23,7 +23,7 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
  * differ by up to 3.8 % in some long kernels and by 0.8 us in memset + kernel variants between
  * kinds of host, a GPU's own runs by a few tenths of a percent (docs/RESULTS.md), so a runner
  * blessed into the baseline is held to own_tolerance where a GPU outside it cannot be. Against its
- * own runs the noise (threshold) is the largest deviation of a run from its GPU's median over every
+ * own runs the noise (threshold) is the most a run exceeded its GPU's median, over every
  * GPU of the baseline with two runs or more, times are as measured (no launch probe: the same
  * host; the probe's spread between processes would only add to it), a short benchmark is tested
  * on its contexts (Welch) and a long one with the spread of a run pooled within those GPUs. */
@@ -31,14 +31,14 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
 
 /* A GPU outside the baseline (or with one run in it) is compared with the baseline's GPUs of its
  * kind when there are at least KIND_MIN_GPUS of them, else with all. GPUs of one model come in
- * kinds: the H200s measured fall into three whose copy probes (context.copy_bytes_per_second) are
+ * kinds: the H200s measured fall into three whose copy probes (context.copy_bandwidth_GBps) are
  * about 4200, 4225 and 4250 GB/s, under 0.1 % apart within a kind and 0.4 % between kinds, and
  * whose kernels differ by up to 3.5 % (transpose/unroll4_row 8192^2) where one GPU's runs agree
  * to 0.1 % (docs/RESULTS.md, "Kinds of H200"). A GPU of the baseline is of the run's kind when
  * its copy probe (the median of its runs') lies within KIND_COPY_WINDOW of the run's. Judged so
  * against the others, each GPU of the baseline left out in turn, 11 % of the H200's thresholds
- * exceed the goal (5 % short, 3 % long) where 32 % did against all, with no more deltas near
- * them; the H100s measured are one kind (copy within 0.08 %). */
+ * exceed the goal (5 % short, 3 % long) where 32 % did against all, with the same one delta over
+ * its threshold; the H100s measured are one kind (copy within 0.10 %). */
 #define KIND_COPY_WINDOW 0.002
 #define KIND_MIN_GPUS 2
 
