@@ -359,8 +359,10 @@ START_TEST(an_interrupted_launch_probe_is_ignored) {
   gate_policy p = default_policy();
   comparison *c;
 
-  /* A run on a host like the first two, its long kernel 4 % slower: the threshold stays 3 %
-   * (net of 9.9 us the third run's 300 us would be 2.3 % faster, and the threshold 7 %). */
+  /* A run on a host like the first two, its long kernel 4 % slower: slower, the threshold 3 %.
+   * Net of 9.9 us the third run's 300 us would be 2.3 % faster, which spreads the baseline's three
+   * contexts so far that the test on them no longer reaches p < 0.01 (before only slower runs made
+   * the noise, it also made the threshold 7 %). */
   probed_run("intr_run_slow.json", 73, 7000, 312000, 2910);
   run = load_ok("intr_run_slow.json");
   size_t n = compare_figures(&base, &run, &p, &c);
