@@ -1,0 +1,137 @@
+/* How the gate would judge a GPU outside a baseline, from the baseline alone: each GPU in turn is
+ * left out, and each of its runs is judged by the gate (compare_figures, default policy) against
+ * the baseline's other runs. Prints per GPU how many thresholds exceed the goal (5 % under 50 us,
+ * 3 % at 50 us and more) and how many verdicts were "slower" (a false alarm: nothing changed), and
+ * the totals. Those runs were measured like the baseline's own, so a fresh GPU can do worse.
+ *
+ *   bazel run //perf/tools:leave_one_gpu_out -- [--list] $PWD/baselines/nvidia-h100-80gb-hbm3.json
+ *
+ * --list also prints every threshold over the goal and every verdict within 80 % of its threshold.
+ * Exit 0, or 2 on bad usage or an unreadable baseline. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf/gate/compare.h"
+
+#define LONG_NS 50000.0 /* the goal: 5 % under 50 us, 3 % at 50 us and more */
+
+/* The runs of f for which keep[run] is set, with the measures' run indexes renumbered. A shallow
+ * view: free with free_view. */
+static gate_figures view(const gate_figures *f, const int *keep) {
+  gate_figures v = {.gpu = f->gpu};
+  size_t *renumber = malloc((f->nruns + 1) * sizeof *renumber);
+  v.runs = malloc((f->nruns + 1) * sizeof *v.runs);
+  v.b = malloc((f->n + 1) * sizeof *v.b);
+  for (size_t r = 0; r < f->nruns; r++) {
+    renumber[r] = v.nruns;
+    if (keep[r]) v.runs[v.nruns++] = f->runs[r];
+  }
+  for (size_t i = 0; i < f->n; i++) {
+    gate_bench b = f->b[i];
+    b.runs = malloc((f->b[i].nruns + 1) * sizeof *b.runs);
+    b.nruns = 0;
+    for (size_t m = 0; m < f->b[i].nruns; m++) {
+      gate_measure x = f->b[i].runs[m];
+      if (!keep[x.run]) continue;
+      x.run = renumber[x.run];
+      b.runs[b.nruns++] = x;
+    }
+    if (b.nruns) v.b[v.n++] = b;
+    else free(b.runs);
+  }
+  free(renumber);
+  return v;
+}
+
+static void free_view(gate_figures *v) {
+  for (size_t i = 0; i < v->n; i++) free(v->b[i].runs);
+  free(v->b);
+  free(v->runs);
+}
+
+typedef struct {
+  size_t runs, verdicts, over_goal, slower, faster;
+} tally;
+
+static void add(tally *t, const tally *u) {
+  t->runs += u->runs;
+  t->verdicts += u->verdicts;
+  t->over_goal += u->over_goal;
+  t->slower += u->slower;
+  t->faster += u->faster;
+}
+
+/* Judges run r of f against `base`, adding to t. */
+static void judge_run(const gate_figures *f, size_t r, const gate_figures *base, int list, tally *t) {
+  int *only = calloc(f->nruns, sizeof *only);
+  only[r] = 1;
+  gate_figures run = view(f, only);
+  gate_policy p = default_policy();
+  comparison *c;
+  size_t n = compare_figures(base, &run, &p, &c);
+  for (size_t i = 0; i < n; i++) {
+    if (c[i].v == VERDICT_NEW || c[i].v == VERDICT_MISSING) continue;
+    t->verdicts++;
+    int over = c[i].threshold > (c[i].base_ns < LONG_NS ? 0.05 : 0.03) + 1e-12;
+    t->over_goal += over;
+    t->slower += c[i].v == VERDICT_SLOWER;
+    t->faster += c[i].v == VERDICT_FASTER;
+    if (list && (over || c[i].delta > 0.8 * c[i].threshold))
+      printf("  %-8s %s run %zu: %+.2f %%, allowed %.2f %% (noise %.2f %%, %s), p %.2g\n", verdict_name(c[i].v),
+             c[i].name, r, 100 * c[i].delta, 100 * c[i].threshold, 100 * c[i].noise,
+             c[i].own_gpu ? "own GPU" : c[i].same_kind ? "its kind" : "all GPUs", c[i].p_slower);
+  }
+  free(c);
+  free_view(&run);
+  free(only);
+}
+
+int main(int argc, char **argv) {
+  static const struct option opts[] = {{"list", no_argument, 0, 'l'}, {0, 0, 0, 0}};
+  int list = 0, o;
+  while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    if (o != 'l') return 2;
+    list = 1;
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "usage: leave_one_gpu_out [--list] BASELINE.json\n");
+    return 2;
+  }
+  gate_figures f;
+  char err[1024];
+  if (load_baseline(argv[optind], &f, err, sizeof err)) {
+    fprintf(stderr, "leave_one_gpu_out: %s\n", err);
+    return 2;
+  }
+  int *keep = malloc((f.nruns + 1) * sizeof *keep);
+  tally total = {0};
+  size_t gpus = 0;
+  printf("%-42s %5s %8s %9s %6s %6s\n", "GPU left out", "runs", "verdicts", "over goal", "slower", "faster");
+  for (size_t g = 0; g < f.nruns; g++) {
+    const char *uuid = f.runs[g].gpu_uuid;
+    int seen = 0;
+    for (size_t q = 0; q < g; q++) seen |= strcmp(f.runs[q].gpu_uuid, uuid) == 0;
+    if (seen) continue; /* that GPU was done at its first run */
+    gpus++;
+    for (size_t r = 0; r < f.nruns; r++) keep[r] = strcmp(f.runs[r].gpu_uuid, uuid) != 0;
+    gate_figures base = view(&f, keep);
+    tally t = {0};
+    for (size_t r = 0; r < f.nruns; r++)
+      if (!keep[r]) {
+        t.runs++;
+        judge_run(&f, r, &base, list, &t);
+      }
+    printf("%-42s %5zu %8zu %9zu %6zu %6zu\n", uuid[0] ? uuid : "(no uuid)", t.runs, t.verdicts, t.over_goal,
+           t.slower, t.faster);
+    add(&total, &t);
+    free_view(&base);
+  }
+  printf("%zu GPUs, %zu runs: %zu verdicts, %zu thresholds over the goal (%.1f %%), %zu slower, %zu faster\n", gpus,
+         total.runs, total.verdicts, total.over_goal, total.verdicts ? 100.0 * total.over_goal / total.verdicts : 0.0,
+         total.slower, total.faster);
+  free(keep);
+  free_figures(&f);
+  return 0;
+}
