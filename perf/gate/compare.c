@@ -80,6 +80,9 @@ static double median_copy(const gate_figures *f) {
 typedef struct {
   double time;      /* the median of the runs' times (a run: the mean of its context medians) */
   double noise;     /* the largest amount, as a fraction of it, by which a run's time exceeds that */
+  double gpu_noise; /* ... by which a GPU's time (the median of its runs') exceeds it (a run on no
+                       known GPU counts as a GPU of its own): a GPU outside the baseline's noise
+                       (GATE_GPU_NOISE in compare.h) */
   double *contexts; /* the median of every context of every run, but those set aside */
   size_t ncontexts, nsamples;
   size_t set_aside; /* contexts set aside as interrupted (kept_contexts) */
@@ -140,6 +143,30 @@ double launch_reference(const gate_figures *f, const gate_bench *b) {
   return ref;
 }
 
+static const char *gpu_of(const gate_figures *f, const gate_measure *m) {
+  return m->run < f->nruns ? f->runs[m->run].gpu_uuid : "";
+}
+
+/* The largest amount, as a fraction of `time`, by which a GPU's median of times[] exceeds it. */
+static double gpu_median_noise(const gate_figures *f, const gate_bench *b, const double *times, double time) {
+  double noise = 0, *mine = malloc((b->nruns + 1) * sizeof *mine);
+  for (size_t r = 0; r < b->nruns; r++) {
+    const char *uuid = gpu_of(f, &b->runs[r]);
+    size_t n = 0;
+    int first = 1;
+    for (size_t q = 0; q < b->nruns; q++) {
+      int same = q == r || (uuid[0] && strcmp(gpu_of(f, &b->runs[q]), uuid) == 0);
+      if (same && q < r) first = 0;
+      if (same) mine[n++] = times[q];
+    }
+    if (!first) continue; /* that GPU was done at its first run */
+    double dev = (median(mine, n) - time) / time;
+    if (dev > noise) noise = dev;
+  }
+  free(mine);
+  return noise;
+}
+
 /* launch_ref > 0: each measure is taken net of its run's launch probe against launch_ref. */
 static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref,
                           double launch_ref) {
@@ -176,13 +203,10 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
     double dev = (times[r] - s.time) / s.time;
     if (dev > s.noise) s.noise = dev;
   }
+  s.gpu_noise = gpu_median_noise(f, b, times, s.time);
   free(sorted);
   free(times);
   return s;
-}
-
-static const char *gpu_of(const gate_figures *f, const gate_measure *m) {
-  return m->run < f->nruns ? f->runs[m->run].gpu_uuid : "";
 }
 
 /* The measures of b made on GPU `uuid` ("" matches none): a shallow view, free its runs only. */
@@ -333,7 +357,7 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     within_gpu w = {0};
     if (x->own_gpu) w = spread_within_gpus(base, bb, p->metric, copy_ref);
     x->base_ns = bs.time;
-    x->noise = x->own_gpu ? w.noise : bs.noise;
+    x->noise = x->own_gpu ? w.noise : bs.gpu_noise;
     x->base_runs = ref->nruns;
     x->base_gpus = gpus_of(base, ref);
     x->base_contexts = bs.ncontexts;

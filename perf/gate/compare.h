@@ -40,6 +40,16 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
  * exceed the goal (5 % short, 3 % long) where 32 % did against all, with the same one delta over
  * its threshold; the H100s measured are one kind (copy within 0.10 %). */
 #define KIND_COPY_WINDOW 0.002
+
+/* GATE_GPU_NOISE: what a GPU outside the baseline is allowed, 3 x its noise, comes from how far the
+ * baseline's GPUs differ, each GPU by the median of its runs, not from its single slowest run. A
+ * process's own offset reaches 1.3 % in some long benchmarks (matmul/tf32_wmma 1024^3 on an H100:
+ * one run +1.26 % from the median of 19 runs of 9 GPUs, that GPU's other run -0.24 %), and taken
+ * as the fleet's noise it allowed up to 3.8 % where the goal is 3 %. A slow process is already in
+ * what the test on contexts allows (the baseline's runs are its other side), and a slowdown must
+ * also be confirmed in a second process. Chosen by leaving each baseline GPU out in turn
+ * (perf/tools:leave_one_gpu_out): H100 thresholds over the goal 5.4 % -> 0.8 %, H200 9.1 % ->
+ * 7.3 %, 0 slower either way (docs/RESULTS.md, "Noise between GPUs, not processes"). */
 #define KIND_MIN_GPUS 2
 
 typedef struct {
@@ -74,10 +84,12 @@ typedef struct {
                              run's is the mean of its context medians, the baseline's the median of its runs' */
   double delta;           /* run / base - 1: positive means slower */
   double threshold;       /* max(tolerance, k_noise * noise); own_tolerance against the GPU's own runs */
-  double noise;           /* the baseline's spread between runs, as a fraction: the largest amount by which
-                             a run was slower than the reference's median (against the GPU's own runs:
-                             than its GPU's median). Only slower runs count, since only a slower run
-                             can fail: a host kind that runs faster says nothing of how slow one can be */
+  double noise;           /* the baseline's spread, as a fraction: the largest amount by which a GPU's time
+                             (the median of its runs') was slower than the reference's median (against
+                             the GPU's own runs: by which a run was slower than its GPU's median). Only
+                             slower ones count, since only a slower run can fail: a host kind that runs
+                             faster says nothing of how slow one can be. Per GPU, not per run: one slow
+                             process is in the spread the test on contexts allows (GATE_GPU_NOISE) */
   int own_gpu;            /* compared with the baseline's runs on the run's own GPU (OWN_GPU_MIN_RUNS) */
   int same_kind;          /* else with those on GPUs of its kind (KIND_COPY_WINDOW); else with all */
   size_t kind_gpus;       /* how many GPUs of the run's kind have runs of this benchmark (all: fewer than
