@@ -147,19 +147,23 @@ static const char *gpu_of(const gate_figures *f, const gate_measure *m) {
   return m->run < f->nruns ? f->runs[m->run].gpu_uuid : "";
 }
 
-/* The largest amount, as a fraction of `time`, by which a GPU's median of times[] exceeds it. */
+/* 1 when run r of b is the first of b's runs on its GPU. */
+static int first_on_its_gpu(const gate_figures *f, const gate_bench *b, size_t r) {
+  for (size_t q = 0; q < r; q++)
+    if (strcmp(gpu_of(f, &b->runs[q]), gpu_of(f, &b->runs[r])) == 0) return 0;
+  return 1;
+}
+
+/* The largest amount, as a fraction of `time`, by which a GPU's median of times[] exceeds it; a
+ * run on no known GPU counts as a GPU of its own. */
 static double gpu_median_noise(const gate_figures *f, const gate_bench *b, const double *times, double time) {
   double noise = 0, *mine = malloc((b->nruns + 1) * sizeof *mine);
   for (size_t r = 0; r < b->nruns; r++) {
     const char *uuid = gpu_of(f, &b->runs[r]);
+    if (uuid[0] && !first_on_its_gpu(f, b, r)) continue; /* that GPU was done at its first run */
     size_t n = 0;
-    int first = 1;
-    for (size_t q = 0; q < b->nruns; q++) {
-      int same = q == r || (uuid[0] && strcmp(gpu_of(f, &b->runs[q]), uuid) == 0);
-      if (same && q < r) first = 0;
-      if (same) mine[n++] = times[q];
-    }
-    if (!first) continue; /* that GPU was done at its first run */
+    for (size_t q = 0; q < b->nruns; q++)
+      if (q == r || (uuid[0] && strcmp(gpu_of(f, &b->runs[q]), uuid) == 0)) mine[n++] = times[q];
     double dev = (median(mine, n) - time) / time;
     if (dev > noise) noise = dev;
   }
@@ -241,13 +245,6 @@ static gate_bench kind_runs(const gate_figures *f, const gate_bench *b, double c
     if (c > 0 && fabs(c / copy - 1) <= KIND_COPY_WINDOW) v.runs[v.nruns++] = b->runs[r];
   }
   return v;
-}
-
-/* 1 when run r of b is the first of b's runs on its GPU. */
-static int first_on_its_gpu(const gate_figures *f, const gate_bench *b, size_t r) {
-  for (size_t q = 0; q < r; q++)
-    if (strcmp(gpu_of(f, &b->runs[q]), gpu_of(f, &b->runs[r])) == 0) return 0;
-  return 1;
 }
 
 size_t gpus_of(const gate_figures *f, const gate_bench *b) {

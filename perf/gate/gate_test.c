@@ -1044,8 +1044,8 @@ END_TEST
  * is in the spread of the baseline's runs) and the re-measure's. A GPU whose runs are all slower
  * still widens the threshold. */
 START_TEST(a_gpu_outside_the_baseline_is_allowed_the_spread_between_gpus) {
-  /* Three GPUs, three runs each, within 0.1 %; one process of GPU-B (slow_b) or all of them
-   * (all_b) 4 % slower. */
+  /* Three GPUs, three runs each, within 0.1 %; one run of GPU-B (all_b 0) or all three (all_b 1)
+   * 4 % slower. */
   gate_figures runs[9], base, run;
   char err[1024], name[64];
   for (int all_b = 0; all_b < 2; all_b++) {
