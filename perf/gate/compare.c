@@ -80,9 +80,6 @@ static double median_copy(const gate_figures *f) {
 typedef struct {
   double time;      /* the median of the runs' times (a run: the mean of its context medians) */
   double noise;     /* the largest amount, as a fraction of it, by which a run's time exceeds that */
-  double gpu_noise; /* ... by which a GPU's time (the median of its runs') exceeds it (a run on no
-                       known GPU counts as a GPU of its own): a GPU outside the baseline's noise
-                       (GATE_GPU_NOISE in compare.h) */
   double *contexts; /* the median of every context of every run, but those set aside */
   size_t ncontexts, nsamples;
   size_t set_aside; /* contexts set aside as interrupted (kept_contexts) */
@@ -154,23 +151,6 @@ static int first_on_its_gpu(const gate_figures *f, const gate_bench *b, size_t r
   return 1;
 }
 
-/* The largest amount, as a fraction of `time`, by which a GPU's median of times[] exceeds it; a
- * run on no known GPU counts as a GPU of its own. */
-static double gpu_median_noise(const gate_figures *f, const gate_bench *b, const double *times, double time) {
-  double noise = 0, *mine = malloc((b->nruns + 1) * sizeof *mine);
-  for (size_t r = 0; r < b->nruns; r++) {
-    const char *uuid = gpu_of(f, &b->runs[r]);
-    if (uuid[0] && !first_on_its_gpu(f, b, r)) continue; /* that GPU was done at its first run */
-    size_t n = 0;
-    for (size_t q = 0; q < b->nruns; q++)
-      if (q == r || (uuid[0] && strcmp(gpu_of(f, &b->runs[q]), uuid) == 0)) mine[n++] = times[q];
-    double dev = (median(mine, n) - time) / time;
-    if (dev > noise) noise = dev;
-  }
-  free(mine);
-  return noise;
-}
-
 /* launch_ref > 0: each measure is taken net of its run's launch probe against launch_ref. */
 static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref,
                           double launch_ref) {
@@ -207,7 +187,6 @@ static scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metri
     double dev = (times[r] - s.time) / s.time;
     if (dev > s.noise) s.noise = dev;
   }
-  s.gpu_noise = gpu_median_noise(f, b, times, s.time);
   free(sorted);
   free(times);
   return s;
@@ -354,7 +333,7 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     within_gpu w = {0};
     if (x->own_gpu) w = spread_within_gpus(base, bb, p->metric, copy_ref);
     x->base_ns = bs.time;
-    x->noise = x->own_gpu ? w.noise : bs.gpu_noise;
+    x->noise = x->own_gpu ? w.noise : bs.noise;
     x->base_runs = ref->nruns;
     x->base_gpus = gpus_of(base, ref);
     x->base_contexts = bs.ncontexts;

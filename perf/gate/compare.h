@@ -41,15 +41,15 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
  * its threshold; the H100s measured are one kind (copy within 0.10 %). */
 #define KIND_COPY_WINDOW 0.002
 
-/* GATE_GPU_NOISE: what a GPU outside the baseline is allowed, 3 x its noise, comes from how far the
- * baseline's GPUs differ, each GPU by the median of its runs, not from its single slowest run. A
- * process's own offset reaches 1.3 % in some long benchmarks (matmul/tf32_wmma 1024^3 on an H100:
- * one run +1.26 % from the median of 19 runs of 9 GPUs, that GPU's other run -0.24 %), and taken
- * as the fleet's noise it allowed up to 3.8 % where the goal is 3 %. A slow process is already in
- * what the test on contexts allows (the baseline's runs are its other side), and a slowdown must
- * also be confirmed in a second process. Chosen by leaving each baseline GPU out in turn
- * (perf/tools:leave_one_gpu_out): H100 thresholds over the goal 5.4 % -> 0.8 %, H200 9.1 % ->
- * 7.3 %, 0 slower either way (docs/RESULTS.md, "Noise between GPUs, not processes"). */
+/* GATE_RUN_NOISE: a GPU outside the baseline is allowed 3 x the most any one run of the baseline
+ * was slower than the reference's median: its own run is one process on one GPU, so its offset is
+ * a GPU's and a process's together, which only a single run of the baseline shows. Allowing 3 x
+ * the spread between GPUs' medians instead (each GPU's runs averaged) was tried (2026-11-25): it
+ * cut the H100's thresholds over the goal from 5.4 % to 0.8 % with each GPU left out in turn, but
+ * on H100 GPU-202ece17, outside the baseline, dot/tree_host_finish 2^24 (host work in the timed
+ * region) was confirmed slower in one of 7 unchanged rounds: +4.70 %, re-measured +3.69 %,
+ * allowed 3.0 % where its slowest baseline run (+1.72 %) allows 5.2 % (docs/RESULTS.md, "A false
+ * alarm from noise taken per GPU"). */
 #define KIND_MIN_GPUS 2
 
 typedef struct {
@@ -84,12 +84,11 @@ typedef struct {
                              run's is the mean of its context medians, the baseline's the median of its runs' */
   double delta;           /* run / base - 1: positive means slower */
   double threshold;       /* max(tolerance, k_noise * noise); own_tolerance against the GPU's own runs */
-  double noise;           /* the baseline's spread, as a fraction: the largest amount by which a GPU's time
-                             (the median of its runs') was slower than the reference's median (against
-                             the GPU's own runs: by which a run was slower than its GPU's median). Only
-                             slower ones count, since only a slower run can fail: a host kind that runs
-                             faster says nothing of how slow one can be. Per GPU, not per run: one slow
-                             process is in the spread the test on contexts allows (GATE_GPU_NOISE) */
+  double noise;           /* the baseline's spread between runs, as a fraction: the largest amount by which
+                             a run was slower than the reference's median (against the GPU's own runs:
+                             than its GPU's median). Only slower runs count, since only a slower run
+                             can fail: a host kind that runs faster says nothing of how slow one can be.
+                             Per run, not per GPU (GATE_RUN_NOISE) */
   int own_gpu;            /* compared with the baseline's runs on the run's own GPU (OWN_GPU_MIN_RUNS) */
   int same_kind;          /* else with those on GPUs of its kind (KIND_COPY_WINDOW); else with all */
   size_t kind_gpus;       /* how many GPUs of the run's kind have runs of this benchmark (all: fewer than

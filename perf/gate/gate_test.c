@@ -1037,47 +1037,46 @@ START_TEST(only_slower_runs_widen_the_threshold) {
 }
 END_TEST
 
-/* A GPU outside the baseline is allowed 3 x how far the baseline's GPUs differ (each GPU by the
- * median of its runs), not 3 x its slowest process: one process of a long H100 benchmark can run
- * 1.3 % slow where its GPU's other run is -0.2 % (matmul/tf32_wmma 1024^3), and taken as the
- * fleet's noise that allowed 3.8 %. A single slow process is the test on contexts' business (it
- * is in the spread of the baseline's runs) and the re-measure's. A GPU whose runs are all slower
- * still widens the threshold. */
-START_TEST(a_gpu_outside_the_baseline_is_allowed_the_spread_between_gpus) {
-  /* Three GPUs, three runs each, within 0.1 %; one run of GPU-B (all_b 0) or all three (all_b 1)
-   * 4 % slower. */
+/* A GPU outside the baseline is allowed 3 x the most one run of the baseline was slow
+ * (GATE_RUN_NOISE): its own run is one process, with a GPU's offset and a process's. Taken per GPU
+ * (each GPU's runs' median), one slow process no longer widened the threshold, and an unchanged
+ * H100 outside the baseline was confirmed slower (dot/tree_host_finish 2^24, +3.69 % vs 3.0 %). */
+START_TEST(a_gpu_outside_the_baseline_is_allowed_the_slowest_run) {
+  /* Three GPUs, three runs each, within 0.1 %; 4 % slower: one run of GPU-B (mode 0), all three
+   * (mode 1), none (mode 2). */
   gate_figures runs[9], base, run;
   char err[1024], name[64];
-  for (int all_b = 0; all_b < 2; all_b++) {
+  for (int mode = 0; mode < 3; mode++) {
     const char *uuids[] = {"GPU-A", "GPU-B", "GPU-C"};
     size_t k = 0;
     for (size_t g = 0; g < 3; g++)
       for (int r = 0; r < 3; r++, k++) {
-        double scale = (1 + 0.001 * (r - 1)) * (g == 1 && (all_b || r == 2) ? 1.04 : 1.0);
-        FORMAT(name, "gpus_base%d_%zu.json", all_b, k);
-        gpu_run(name, 600 + (unsigned)(10 * all_b + k), uuids[g], 7000 * scale, 300000 * scale);
+        int slow = g == 1 && (mode == 1 || (mode == 0 && r == 2));
+        double scale = (1 + 0.001 * (r - 1)) * (slow ? 1.04 : 1.0);
+        FORMAT(name, "gpus_base%d_%zu.json", mode, k);
+        gpu_run(name, 600 + (unsigned)(10 * mode + k), uuids[g], 7000 * scale, 300000 * scale);
         runs[k] = load_ok(name);
       }
     ck_assert_msg(merge_runs(runs, k, &base, err, sizeof err) == 0, "%s", err);
     for (size_t i = 0; i < k; i++) free_figures(&runs[i]);
     static const double slowdowns[] = {1.025, 1.06};
     for (size_t s = 0; s < 2; s++) {
-      FORMAT(name, "gpus_run%d_%zu.json", all_b, s);
-      gpu_run(name, 700 + (unsigned)(10 * all_b + s), "GPU-new", 7000 * slowdowns[s], 300000 * slowdowns[s]);
+      FORMAT(name, "gpus_run%d_%zu.json", mode, s);
+      gpu_run(name, 700 + (unsigned)(10 * mode + s), "GPU-new", 7000 * slowdowns[s], 300000 * slowdowns[s]);
       run = load_ok(name);
       gate_policy p = default_policy();
       comparison *c;
       size_t n = compare_figures(&base, &run, &p, &c);
-      /* One slow process: noise 0.1 % (GPU-B's median is its ordinary run), threshold 3 %, so 6 %
-       * is caught and 2.5 % is not. All of GPU-B slow: noise 4 %, threshold 12 %. */
-      verdict want = !all_b && s == 1 ? VERDICT_SLOWER : VERDICT_SAME;
+      /* A slow run, one process or a whole GPU: noise 4 %, threshold 12 %, neither flagged.
+       * None: noise 0.1 %, threshold 3 %: 6 % caught, 2.5 % not. */
+      verdict want = mode == 2 && s == 1 ? VERDICT_SLOWER : VERDICT_SAME;
       for (size_t b = 0; b < n; b++) {
-        ck_assert_msg(c[b].v == want, "%s GPU-B, %+.1f %%: %s %s, delta %.4f, allowed %.4f (noise %.4f), p %g",
-                      all_b ? "all of" : "one process of", 100 * (slowdowns[s] - 1), c[b].name, verdict_name(c[b].v),
-                      c[b].delta, c[b].threshold, c[b].noise, c[b].p_slower);
+        ck_assert_msg(c[b].v == want, "mode %d, %+.1f %%: %s %s, delta %.4f, allowed %.4f (noise %.4f), p %g", mode,
+                      100 * (slowdowns[s] - 1), c[b].name, verdict_name(c[b].v), c[b].delta, c[b].threshold,
+                      c[b].noise, c[b].p_slower);
         ck_assert_int_eq(c[b].own_gpu, 0);
-        if (all_b) ck_assert_double_gt(c[b].threshold, 0.11);
-        else ck_assert_double_eq_tol(c[b].threshold, 0.03, 1e-9);
+        if (mode == 2) ck_assert_double_eq_tol(c[b].threshold, 0.03, 1e-9);
+        else ck_assert_double_gt(c[b].threshold, 0.11);
       }
       free(c);
       free_figures(&run);
@@ -1115,7 +1114,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, a_runner_in_the_baseline_is_held_to_its_own_runs);
   tcase_add_test(tc, a_gpu_outside_the_baseline_is_compared_with_its_kind);
   tcase_add_test(tc, only_slower_runs_widen_the_threshold);
-  tcase_add_test(tc, a_gpu_outside_the_baseline_is_allowed_the_spread_between_gpus);
+  tcase_add_test(tc, a_gpu_outside_the_baseline_is_allowed_the_slowest_run);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
