@@ -255,6 +255,31 @@ static char *slower_filter(const comparison *c, size_t n) {
   return filter;
 }
 
+void confirm_slower(const gate_figures *family_base, const gate_figures *again, const gate_policy *policy,
+                    comparison *c, size_t n, char **notes) {
+  comparison *c2;
+  size_t n2 = compare_figures(family_base, again, policy, &c2);
+  for (size_t i = 0; i < n; i++) {
+    if (c[i].v != VERDICT_SLOWER) continue;
+    int found = 0;
+    for (size_t j = 0; j < n2 && !found; j++) {
+      if (strcmp(c2[j].name, c[i].name) != 0 || c2[j].v == VERDICT_MISSING) continue;
+      found = 1;
+      if (c2[j].v == VERDICT_SLOWER) {
+        notes[i] = xasprintf("(confirmed: first %+.2f%%, re-measured %+.2f%%)", 100 * c[i].delta, 100 * c2[j].delta);
+        c[i] = c2[j]; /* report the re-measured figures */
+      } else {
+        notes[i] = xasprintf("(first %+.2f%%, not confirmed: re-measured %+.2f%%)", 100 * c[i].delta,
+                             100 * c2[j].delta);
+        c[i].v = VERDICT_SAME;
+      }
+      c[i].name = strdup(c[i].name);
+    }
+    /* Only when re-judging (gate compare --recheck): the re-measure did not include it. */
+    if (!found) notes[i] = xasprintf("(not in the re-measure: unconfirmed)");
+  }
+}
+
 /* Re-measures what looks slower in a fresh process before calling it a regression: a
  * confirmed one keeps the re-measured figures, one not confirmed becomes "same"; notes say which. */
 static void recheck_slower(const options *o, const char *recheck_path, const gate_figures *family_base, comparison *c,
@@ -266,23 +291,7 @@ static void recheck_slower(const options *o, const char *recheck_path, const gat
   free(filter);
   gate_figures again;
   load_or_die(recheck_path, &again, 0);
-  comparison *c2;
-  size_t n2 = compare_figures(family_base, &again, &o->policy, &c2);
-  for (size_t i = 0; i < n; i++) {
-    if (c[i].v != VERDICT_SLOWER) continue;
-    for (size_t j = 0; j < n2; j++) {
-      if (strcmp(c2[j].name, c[i].name) != 0 || c2[j].v == VERDICT_MISSING) continue;
-      if (c2[j].v == VERDICT_SLOWER) {
-        notes[i] = xasprintf("(confirmed: first %+.2f%%, re-measured %+.2f%%)", 100 * c[i].delta, 100 * c2[j].delta);
-        c[i] = c2[j]; /* report the re-measured figures */
-      } else {
-        notes[i] = xasprintf("(first %+.2f%%, not confirmed: re-measured %+.2f%%)", 100 * c[i].delta,
-                             100 * c2[j].delta);
-        c[i].v = VERDICT_SAME;
-      }
-      c[i].name = strdup(c[i].name);
-    }
-  }
+  confirm_slower(family_base, &again, &o->policy, c, n, notes);
 }
 
 /* Opens a report for writing, or says why not. */
@@ -300,9 +309,8 @@ static int close_out(FILE *f, const char *path) {
   return 1;
 }
 
-/* summary.md, verdicts.json and the JUnit XML ($XML_OUTPUT_FILE); the number that failed. */
-static int write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
-                         const comparison *c, size_t n, const char *const *notes) {
+int write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
+                  const comparison *c, size_t n, const char *const *notes) {
   char path[4200], err[1024];
   int failed = 0;
   format_path(path, sizeof path, "%s/summary.md", out_dir);

@@ -13,6 +13,7 @@ enum { EXIT_PASS = 0, EXIT_REGRESSION = 1, EXIT_BAD_INPUT = 2 };
 typedef struct {
   gate_policy policy;
   const char *bench, *baselines, *baseline, *out_dir, *history_dir, *verdicts;
+  const char *recheck_file; /* compare: the re-measure `gate check` wrote beside the run (<bench>.recheck.json) */
   int strict, repetitions, recheck;
   int add; /* bless: the runs join the baseline's runs of their families instead of replacing them */
   int contexts; /* check: the benchmark measures short benchmarks in this many CUDA contexts */
@@ -34,6 +35,16 @@ void load_or_die(const char *path, gate_figures *f, int baseline);
  * loop, EACCES) exits 2 naming it: an unreadable baseline is not a missing one. */
 int file_exists(const char *path);
 size_t count_verdicts(const comparison *c, size_t n, verdict v);
+
+/* A slower verdict of c stands only if the re-measure `again` is slower too (then c takes its
+ * figures), else it becomes "same"; notes[i] says which. One that `again` did not measure stays
+ * slower, noted as unconfirmed. */
+void confirm_slower(const gate_figures *family_base, const gate_figures *again, const gate_policy *policy,
+                    comparison *c, size_t n, char **notes);
+/* summary.md and verdicts.json in out_dir, and the JUnit XML to $XML_OUTPUT_FILE when set; the number
+ * that could not be written (each said on stderr). */
+int write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
+                  const comparison *c, size_t n, const char *const *notes);
 
 int cmd_check(options *o);
 int cmd_bless(options *o);

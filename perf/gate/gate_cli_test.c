@@ -498,12 +498,14 @@ START_TEST(baselines_folder_must_exist) {
 }
 END_TEST
 
+/* base_set with elementwise/add 20 % slower. */
+static const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000},
+                                  {"elementwise/saxpy/N:1", 3000}};
+
 /* A benchmark that exits 0 without writing the run JSON (--benchmark_list_tests, or its
  * own --benchmark_out) must not be judged by a stale file of an earlier check. */
 START_TEST(stale_outputs_are_never_judged) {
   const char *bl = baseline_dir("stale/bl"), *out = make_dir("stale/out");
-  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000},
-                             {"elementwise/saxpy/N:1", 3000}};
   write_run("stale/slow.json", H100, 132, 3000.0, slow, 3, 9);
   write_run("stale/ok.json", H100, 132, 3000.0, base_set, 3, 10);
   const char *bench = copy_bench("stale/fake_bench", at("stale/slow.json"), at("stale/slow.json"));
@@ -536,6 +538,41 @@ START_TEST(stale_outputs_are_never_judged) {
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s --min_delta_us=0", bench, bl, out);
   expect_output("wrote no run JSON");
   expect_output("fake_bench.recheck.json");
+}
+END_TEST
+
+/* gate compare re-judges a run already measured (ci/soak.sh --rejudge): the re-measure gate check
+ * wrote beside it must confirm a slower verdict, as in gate check, and --out_dir gets the reports. */
+START_TEST(compare_rejudges_a_run_with_its_re_measure) {
+  const char *bl = baseline_dir("rejudge/bl"), *out = make_dir("rejudge/out");
+  write_run("rejudge/x_bench.json", H100, 132, 3000.0, slow, 3, 9);
+  write_run("rejudge/slow_again.json", H100, 132, 3000.0, slow, 3, 9);
+  write_run("rejudge/fine_again.json", H100, 132, 3000.0, base_set, 3, 9);
+  write_run("rejudge/other_gpu.json", H100, 132, 3000.0, slow, 3, 8);
+  char run[1200]; /* at() reuses its buffers */
+  FORMAT(run, "%s", at("rejudge/x_bench.json"));
+  /* Without a re-measure the slower verdict stands, unconfirmed, as before. */
+  expect_gate(1, "compare --baselines=%s --min_delta_us=0 %s", bl, run);
+  expect_output("REGRESSION elementwise/add/N:1");
+  expect_gate(1, "compare --baselines=%s --min_delta_us=0 --recheck=%s --out_dir=%s %s", bl,
+              at("rejudge/slow_again.json"), out, run);
+  expect_output("(confirmed: first +");
+  ck_assert(file_has(at("rejudge/out/summary.md"), "## x_bench on NVIDIA H100 80GB HBM3: FAILED"));
+  ck_assert(file_has(at("rejudge/out/verdicts.json"), "\"slower\""));
+  expect_gate(0, "compare --baselines=%s --min_delta_us=0 --recheck=%s --out_dir=%s %s", bl,
+              at("rejudge/fine_again.json"), out, run);
+  expect_output("not confirmed: re-measured");
+  ck_assert(file_has(at("rejudge/out/summary.md"), "## x_bench on NVIDIA H100 80GB HBM3: passed"));
+  ck_assert(!file_has(at("rejudge/out/verdicts.json"), "\"slower\""));
+  /* A re-measure of another GPU, a folder without this GPU's baseline, both or neither baseline flag. */
+  expect_gate(2, "compare --baselines=%s --min_delta_us=0 --recheck=%s %s", bl, at("rejudge/other_gpu.json"), run);
+  expect_output("is not a re-measure of");
+  expect_gate(2, "compare --baselines=%s %s", make_dir("rejudge/empty"), run);
+  expect_output("nvidia-h100-80gb-hbm3.json: no such file");
+  expect_gate(2, "compare --baselines=%s --baseline=%s/nvidia-h100-80gb-hbm3.json %s", bl, bl, run);
+  expect_output("--baseline=FILE or --baselines=DIR");
+  expect_gate(2, "compare %s", run);
+  expect_output("--baseline=FILE or --baselines=DIR");
 }
 END_TEST
 
@@ -715,6 +752,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, baselines_folder_must_exist);
   tcase_add_test(tc, stale_outputs_are_never_judged);
+  tcase_add_test(tc, compare_rejudges_a_run_with_its_re_measure);
   tcase_add_test(tc, missing_benchmark_is_bad_input);
   tcase_add_test(tc, benchmark_dies_with_the_gate);
   tcase_add_test(tc, failed_writes_fail_the_check);

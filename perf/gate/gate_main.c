@@ -14,7 +14,12 @@
  *       without writing its run JSON, or a report that cannot be written, is exit 2. The gate
  *       sets --benchmark_out and --benchmark_out_format, so BENCH FLAGS may not. The benchmark
  *       dies with the gate: SIGTERM and SIGINT are forwarded to it, PR_SET_PDEATHSIG covers the rest.
- *   gate compare --baseline=FILE [POLICY] RUN.json
+ *   gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json
+ *       Judges a run already measured, as gate check did or would now: against FILE, or the
+ *       baseline of its GPU in DIR; --recheck gives the re-measure gate check wrote beside it
+ *       (<bench>.recheck.json), which must confirm a slower verdict as in gate check; --out_dir
+ *       writes summary.md and verdicts.json there. Re-judges soak rounds offline (ci/soak.sh
+ *       --rejudge) after a change to the gate or a baseline.
  *   gate bless   --baselines=DIR [--add] RUN.json...
  *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
  *       of their GPU, replacing only the families they measured; with --add the runs join the
@@ -57,7 +62,10 @@ static void print_usage(FILE *out) {
           "      run BIN, compare with DIR/<gpu>.json, re-measure what looks slower; writes the run JSON,\n"
           "      summary.md and verdicts.json to --out_dir, JUnit XML to $XML_OUTPUT_FILE. The gate sets\n"
           "      --benchmark_out and --benchmark_out_format: do not give them after --\n"
-          "  gate compare --baseline=FILE [POLICY] RUN.json\n"
+          "  gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json\n"
+          "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
+          "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts; --out_dir: write\n"
+          "      summary.md and verdicts.json there\n"
           "  gate bless   --baselines=DIR [--add] RUN.json...\n"
           "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"
           "      (--add: the runs join the baseline's runs of those families instead of replacing them)\n"
@@ -145,6 +153,7 @@ static options parse(int argc, char **argv) {
       {"repetitions", required_argument, 0, 'r'}, {"no_recheck", no_argument, 0, 'n'},
       {"min_delta_us", required_argument, 0, 'd'}, {"contexts", required_argument, 0, 'c'},
       {"add", no_argument, 0, 'A'},              {"help", no_argument, 0, 'h'},
+      {"recheck", required_argument, 0, 'R'},
       {0, 0, 0, 0}};
   int c;
   char err[512];
@@ -172,6 +181,7 @@ static options parse(int argc, char **argv) {
       case 's': o.strict = 1; break;
       case 'r': o.repetitions = integer_arg("repetitions", optarg, 1, 1000); break;
       case 'n': o.recheck = 0; break;
+      case 'R': o.recheck_file = optarg; break;
       case 'A': o.add = 1; break;
       case 'c': o.contexts = integer_arg("contexts", optarg, 1, 256); break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
@@ -206,26 +216,59 @@ size_t count_verdicts(const comparison *c, size_t n, verdict v) {
   return k;
 }
 
+/* RUN.json's name without its folder and ".json": the benchmark's, as gate check names it. */
+static char *bench_name_of(const char *run_path) {
+  const char *base = strrchr(run_path, '/') ? strrchr(run_path, '/') + 1 : run_path;
+  size_t len = strlen(base);
+  if (len > 5 && !strcmp(base + len - 5, ".json")) len -= 5;
+  return xasprintf("%.*s", (int)len, base);
+}
+
 static int cmd_compare(options *o) {
-  if (!o->baseline || o->nrest != 1) usage("compare needs --baseline=FILE and one RUN.json");
-  char b1[4096], b2[4096], err[1024];
-  gate_figures base, run;
-  load_or_die(user_path(o->baseline, b1, sizeof b1), &base, 1);
+  if ((!o->baseline == !o->baselines) || o->nrest != 1)
+    usage("compare needs --baseline=FILE or --baselines=DIR, and one RUN.json");
+  char b1[4096], b2[4096], b3[4096], b4[4096], err[1024] = "";
+  gate_figures base, run, again;
+  int have_again = 0;
   load_or_die(user_path(o->rest[0], b2, sizeof b2), &run, 0);
+  const char *base_path = o->baseline;
+  if (o->baselines) { /* the baseline of the GPU the run was measured on, as gate check picks it */
+    format_path(b4, sizeof b4, "%s/%s.json", o->baselines, run.gpu.slug);
+    base_path = b4;
+  }
+  load_or_die(user_path(base_path, b1, sizeof b1), &base, 1);
   if (same_hardware(&base.gpu, &run.gpu, err, sizeof err)) {
-    fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], o->baseline, err);
+    fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], base_path, err);
     return EXIT_BAD_INPUT;
   }
   gate_figures family_base;
   families_of(&base, &run, &family_base);
   if (same_method(&family_base, &run, err, sizeof err)) {
-    fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], o->baseline, err);
+    fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], base_path, err);
     return EXIT_BAD_INPUT;
   }
   comparison *c;
   size_t n = compare_figures(&family_base, &run, &o->policy, &c);
+  char **notes = calloc(n + 1, sizeof *notes);
+  if (o->recheck_file) {
+    load_or_die(user_path(o->recheck_file, b3, sizeof b3), &again, 0);
+    have_again = 1;
+    if (same_hardware(&run.gpu, &again.gpu, err, sizeof err) || strcmp(run.runs[0].gpu_uuid, again.runs[0].gpu_uuid)) {
+      fprintf(stderr, "gate: %s is not a re-measure of %s: %s; give the <bench>.recheck.json written beside it\n",
+              o->recheck_file, o->rest[0], err[0] ? err : "measured on another GPU");
+      return EXIT_BAD_INPUT;
+    }
+    confirm_slower(&family_base, &again, &o->policy, c, n, notes); /* c may point into again */
+  }
+  print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
+  int unwritten = 0;
+  if (o->out_dir) {
+    char *bench_name = bench_name_of(o->rest[0]);
+    unwritten = write_reports(o, user_path(o->out_dir, b3, sizeof b3), bench_name, &run, c, n,
+                              (const char *const *)notes);
+    free(bench_name);
+  }
   free(family_base.b);
-  print_table(stdout, c, n, NULL, o->policy.metric);
   int bad = count_verdicts(c, n, VERDICT_SLOWER) + count_verdicts(c, n, VERDICT_MISSING) > 0;
   for (size_t i = 0; i < n; i++)
     if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
@@ -233,9 +276,16 @@ static int cmd_compare(options *o) {
       failure_message(&c[i], msg, sizeof msg);
       printf("REGRESSION %s\n", msg);
     }
+  for (size_t i = 0; i < n; i++) free(notes[i]);
+  free(notes);
   free(c);
   free_figures(&base);
   free_figures(&run);
+  if (have_again) free_figures(&again);
+  if (unwritten) {
+    fprintf(stderr, "gate: %d report(s) could not be written in %s (see above)\n", unwritten, o->out_dir);
+    return EXIT_BAD_INPUT;
+  }
   return bad ? EXIT_REGRESSION : EXIT_PASS;
 }
 
