@@ -5,11 +5,18 @@
 #
 #   ci/soak.sh ROUNDS [--artifacts=DIR] [BAZEL FLAGS...]   # DIR/round1..N (default soak/)
 #   ci/soak.sh --summarize DIR                              # sum up the rounds already in DIR
+#   ci/soak.sh --rejudge DIR OUT [--baselines=BDIR] [POLICY] # judge DIR's rounds again into OUT
 # A relative DIR is taken from the folder it is run in; the default soak/ is in the repository.
 #
 # Per round: gate.sh's exit status, the verdicts of every perf test (from its summary.md) and
 # the largest slowdown measured; over all rounds: rounds that failed, slower verdicts, and the
 # largest slowdown, which is how close the gate came to a false alarm.
+# --rejudge: after a change to the gate or a baseline, how the recorded rounds would now be judged.
+# Every perf test's run JSON of DIR/round* goes through `gate compare` against the baseline of its GPU
+# in BDIR (default baselines/), its re-measure (<bench>.recheck.json) confirming a slower verdict as
+# in the gate; the summaries go to OUT/round*/perf/<test>/ (a new folder), then summed up as above.
+# A re-judged "slower" the round had not re-measured is unconfirmed (said in its verdict). The gate
+# is $GATE, else //perf/gate:gate built with $BAZEL (default bazel).
 # Exit status: 0 if every round passed, 1 otherwise, 2 on bad usage.
 set -uo pipefail
 # The script works from the repository root (gate.sh); paths given to it are the caller's.
@@ -19,6 +26,7 @@ cd "$(dirname "$0")/.." || exit 2
 
 usage() {
   echo "usage: ci/soak.sh ROUNDS [--artifacts=DIR] [BAZEL FLAGS...] | ci/soak.sh --summarize DIR" >&2
+  echo "       ci/soak.sh --rejudge DIR OUT [--baselines=BDIR] [POLICY FLAGS...]" >&2
   exit 2
 }
 
@@ -105,7 +113,64 @@ summarize() {
     }'
 }
 
+# Re-judges the rounds of $1 into $2 with gate compare; the rest are --baselines=DIR and POLICY flags.
+rejudge() {
+  local src="$1" out="$2" baselines=baselines gate r t run rc status bad=0
+  shift 2
+  local flags=()
+  for a in "$@"; do
+    case "$a" in
+      --baselines=*) baselines="$(from_caller "${a#--baselines=}")" ;;
+      *) flags+=("$a") ;;
+    esac
+  done
+  [ -d "$src" ] || { echo "soak: no folder $src (the rounds of an earlier ci/soak.sh --artifacts=DIR)" >&2; exit 2; }
+  [ -n "$(round_dirs "$src")" ] || { echo "soak: no round* folders in $src" >&2; exit 2; }
+  [ -e "$out" ] && { echo "soak: $out exists; give a new folder for the re-judged rounds (never overwritten)" >&2; exit 2; }
+  [ -d "$baselines" ] || { echo "soak: no baselines folder $baselines (--baselines=DIR)" >&2; exit 2; }
+  if [ -n "${GATE:-}" ]; then
+    gate="$GATE"
+  else
+    local bazel
+    read -r -a bazel <<<"${BAZEL:-bazel}"
+    "${bazel[@]}" build //perf/gate:gate >&2 || { echo "soak: //perf/gate:gate did not build" >&2; exit 2; }
+    gate="$("${bazel[@]}" info bazel-bin)/perf/gate/gate"
+  fi
+  while IFS= read -r r; do
+    status=0
+    for t in "$r"/perf/*_perf_test; do
+      [ -d "$t" ] || continue
+      run="$(find "$t" -maxdepth 1 -name '*_bench.json' | head -1)"
+      if [ -z "$run" ]; then
+        echo "soak: $t holds no run JSON (<bench>.json): not re-judged" >&2
+        status=2
+        continue
+      fi
+      local dest="$out/${r##*/}/perf/${t##*/}" args=(compare "--baselines=$baselines" "${flags[@]}")
+      mkdir -p "$dest" || exit 2
+      [ -f "${run%.json}.recheck.json" ] && args+=("--recheck=${run%.json}.recheck.json")
+      "$gate" "${args[@]}" "--out_dir=$dest" "$run" >"$dest/compare.log" 2>&1
+      rc=$?
+      case "$rc" in
+        0) ;;
+        1) [ "$status" -eq 0 ] && status=3 ;; # as gate.sh: a test failed
+        *) echo "soak: could not re-judge $run (exit $rc): $(tail -n 1 "$dest/compare.log")" >&2; status=2 ;;
+      esac
+    done
+    [ "$status" -eq 2 ] && bad=1
+    mkdir -p "$out/${r##*/}" && echo "$status" >"$out/${r##*/}/exit_status" || exit 2
+  done < <(round_dirs "$src")
+  summarize "$out"
+  rc=$?
+  [ "$bad" -eq 0 ] || exit 2
+  exit "$rc"
+}
+
 [ $# -ge 1 ] || usage
+if [ "$1" = --rejudge ]; then
+  [ $# -ge 3 ] && [ -n "$2" ] && [ -n "$3" ] || usage
+  rejudge "$(from_caller "$2")" "$(from_caller "$3")" "${@:4}"
+fi
 if [ "$1" = --summarize ]; then
   [ $# -eq 2 ] && [ -n "$2" ] || usage
   summarize "$(from_caller "$2")"

@@ -86,6 +86,48 @@ bash "$soak" --summarize "$work/none" >/dev/null 2>&1; s2=$?
 set -e
 [ "$s1" -eq 2 ] && [ "$s2" -eq 2 ] || { echo "FAIL: bad usage gave $s1 and $s2, expected 2"; exit 1; }
 
+# --rejudge: each perf test's run JSON (not its re-measure) goes to gate compare (a stand-in here,
+# $GATE) with the baselines folder, the re-measure when there is one and an out_dir; compare's exit 1
+# is a failed round (3, as gate.sh), its exit 2 makes the whole re-judge exit 2.
+rj="$(dirname "$work")/rejudge"
+mkdir -p "$rj/src/round1/perf/x_perf_test" "$rj/src/round2/perf/x_perf_test" "$rj/bl"
+echo SAME >"$rj/src/round1/perf/x_perf_test/x_bench.json"
+echo SLOW >"$rj/src/round2/perf/x_perf_test/x_bench.json"
+echo SLOW >"$rj/src/round2/perf/x_perf_test/x_bench.recheck.json"
+cat >"$rj/gate" <<'SH'
+#!/usr/bin/env bash
+for a in "$@"; do case "$a" in --out_dir=*) out="${a#--out_dir=}" ;; --*) ;; *) run="$a" ;; esac; done
+echo "$*" >"$out/args"
+[ "$1" = compare ] && grep -q 'SAME\|SLOW' "$run" || exit 2
+if grep -q SLOW "$run"; then row='10.900 | +9.00% | 3.0% | 0.001 | **slower** (confirmed) |'; st=1
+else row='10.100 | +1.00% | 3.0% | 0.2 | same |'; st=0; fi
+printf '| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | Verdict |\n|---|---:|---:|---:|---:|---:|---|\n| `x/a/N:1` | 10.000 | %s\n' "$row" >"$out/summary.md"
+exit "$st"
+SH
+chmod +x "$rj/gate"
+set +e
+out="$(GATE="$rj/gate" bash "$soak" --rejudge "$rj/src" "$rj/out" "--baselines=$rj/bl" --tolerance=0.04 2>&1)"; st=$?
+set -e
+echo "$out"
+[ "$st" -eq 1 ] || { echo "FAIL: --rejudge with a slower round: exit $st, expected 1"; exit 1; }
+grep -qx 'round 1: gate exit 0; 1 benchmarks: 1 same; largest slowdown +1.00% = +0.10 us (x/a/N:1, allowed 3.0%)' <<<"$out" ||
+  { echo "FAIL: --rejudge round 1 line"; exit 1; }
+grep -qx 'round 2: gate exit 3; 1 benchmarks: 1 slower; largest slowdown +9.00% = +0.90 us (x/a/N:1, allowed 3.0%)' <<<"$out" ||
+  { echo "FAIL: --rejudge round 2 line"; exit 1; }
+want1="compare --baselines=$rj/bl --tolerance=0.04 --out_dir=$rj/out/round1/perf/x_perf_test $rj/src/round1/perf/x_perf_test/x_bench.json"
+want2="compare --baselines=$rj/bl --tolerance=0.04 --recheck=$rj/src/round2/perf/x_perf_test/x_bench.recheck.json --out_dir=$rj/out/round2/perf/x_perf_test $rj/src/round2/perf/x_perf_test/x_bench.json"
+[ "$(cat "$rj/out/round1/perf/x_perf_test/args")" = "$want1" ] || { echo "FAIL: --rejudge round 1 arguments"; exit 1; }
+[ "$(cat "$rj/out/round2/perf/x_perf_test/args")" = "$want2" ] || { echo "FAIL: --rejudge round 2 arguments"; exit 1; }
+# An existing OUT is never overwritten; a run compare cannot read, or no baselines folder, is exit 2.
+set +e
+GATE="$rj/gate" bash "$soak" --rejudge "$rj/src" "$rj/out" "--baselines=$rj/bl" >/dev/null 2>&1; s1=$?
+echo BAD >"$rj/src/round1/perf/x_perf_test/x_bench.json"
+GATE="$rj/gate" bash "$soak" --rejudge "$rj/src" "$rj/out2" "--baselines=$rj/bl" >/dev/null 2>&1; s2=$?
+GATE="$rj/gate" bash "$soak" --rejudge "$rj/src" "$rj/out3" "--baselines=$rj/none" >/dev/null 2>&1; s3=$?
+set -e
+[ "$s1" -eq 2 ] && [ "$s2" -eq 2 ] && [ "$s3" -eq 2 ] ||
+  { echo "FAIL: --rejudge bad input gave $s1, $s2, $s3, expected 2"; exit 1; }
+
 # Relative folders are the caller's, not the repository's (the script cd's there), spaces and all.
 soak_abs="$(cd "$(dirname "$soak")" && pwd)/$(basename "$soak")"
 caller="$(dirname "$work")/a caller"
