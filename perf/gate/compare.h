@@ -101,9 +101,11 @@ typedef struct {
   size_t base_set_aside, run_set_aside; /* contexts set aside as interrupted (kept_contexts) */
   double base_gbps, run_gbps;
   double base_copy_frac, run_copy_frac; /* bandwidth as a fraction of the copy probe (0: unknown) */
-  /* How much longer the run's launch probe took than the baseline's (its runs' median): both
-   * sides' times above are net of it. NAN: a side has no probe, times are as measured. */
-  double launch_shift_ns;
+  /* How much longer the run's launch probe took than the baseline's (its runs' median), and how
+   * much of that both sides' times above are net of: all of it, or for a benchmark measured in
+   * contexts as much as the run's kernels bear out (LAUNCH_BORNE_OUT in compare.c). NAN: a side
+   * has no probe, times are as measured. */
+  double launch_probe_ns, launch_shift_ns;
   size_t probes_ignored; /* runs of either side whose probe was interrupted (probe_interrupted): as measured */
 } comparison;
 

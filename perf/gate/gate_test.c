@@ -1037,6 +1037,63 @@ START_TEST(only_slower_runs_widen_the_threshold) {
 }
 END_TEST
 
+/* Three short benchmarks measured in 16 contexts each, and the launch probe `probe` (contexts). */
+static void short_run(const char *file, unsigned seed, const double ns[3], double probe) {
+  const fake_bench b[3] = {{"elementwise/add/N:1", ns[0]}, {"elementwise/add_float4/N:1", ns[1]},
+                           {"elementwise/saxpy/N:1", ns[2]}};
+  write_run(file, H100, 132, 3000.0, b, 3, seed);
+  for (int i = 0; i < 3; i++) {
+    double med[16];
+    contexts_around(ns[i], 0.05 * seed + 0.3 * i, med, 16);
+    set_contexts(file, (size_t)i, med, 16);
+  }
+  set_launch(file, probe + 100, probe);
+}
+
+/* A run's launch probe is taken only as far as its kernels bear it out (LAUNCH_BORNE_OUT): one
+ * process's probe can come out 0.5-0.9 us slow while its kernels are not, and taken whole it made
+ * every short kernel of the run look 3-11 % faster, hiding a slowdown of that size. A host whose
+ * launches do cost more (kernels and probe alike) is still taken net of it. */
+START_TEST(a_launch_probe_the_kernels_do_not_bear_out_is_not_taken) {
+  gate_figures runs[3], base, run;
+  char err[1024], name[64];
+  for (int r = 0; r < 3; r++) {
+    double f = 1 + 0.002 * (r - 1), ns[3] = {7000 * f, 8000 * f, 9000 * f};
+    FORMAT(name, "borne_base%d.json", r);
+    short_run(name, 70 + (unsigned)r, ns, 2800 + 10 * r);
+    runs[r] = load_ok(name);
+  }
+  ck_assert_msg(merge_runs(runs, 3, &base, err, sizeof err) == 0, "%s", err);
+  for (int r = 0; r < 3; r++) free_figures(&runs[r]);
+  /* probe: the run's probe over the baseline's; host: what every kernel takes more; slow: add 6 %. */
+  const struct {
+    double probe, host;
+    int slow;
+    double shift; /* expected, ns */
+  } cases[] = {{940, 0, 0, 0}, {940, 0, 1, 0}, {1700, 1700, 0, 1700}, {1700, 1700, 1, 1700}, {0, 0, 1, 0}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    double ns[3] = {7000 * (cases[k].slow ? 1.06 : 1) + cases[k].host, 8000 + cases[k].host, 9000 + cases[k].host};
+    FORMAT(name, "borne_run%zu.json", k);
+    short_run(name, 80 + (unsigned)k, ns, 2810 + cases[k].probe);
+    run = load_ok(name);
+    gate_policy p = default_policy();
+    comparison *c;
+    size_t n = compare_figures(&base, &run, &p, &c);
+    for (size_t b = 0; b < n; b++) {
+      int slowed = cases[k].slow && !strcmp(c[b].name, "elementwise/add/N:1");
+      ck_assert_msg(c[b].v == (slowed ? VERDICT_SLOWER : VERDICT_SAME), "case %zu: %s %s, delta %.4f, shift %.0f ns", k,
+                    c[b].name, verdict_name(c[b].v), c[b].delta, c[b].launch_shift_ns);
+      ck_assert_double_eq_tol(c[b].launch_probe_ns, cases[k].probe, 1);
+      ck_assert_double_eq_tol(c[b].launch_shift_ns, cases[k].shift, 60);
+      if (!slowed) ck_assert_double_lt(fabs(c[b].delta), 0.01);
+    }
+    free(c);
+    free_figures(&run);
+  }
+  free_figures(&base);
+}
+END_TEST
+
 /* A GPU outside the baseline is allowed 3 x the most one run of the baseline was slow
  * (GATE_RUN_NOISE): its own run is one process, with a GPU's offset and a process's. Taken per GPU
  * (each GPU's runs' median), one slow process no longer widened the threshold, and an unchanged
@@ -1115,6 +1172,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, a_gpu_outside_the_baseline_is_compared_with_its_kind);
   tcase_add_test(tc, only_slower_runs_widen_the_threshold);
   tcase_add_test(tc, a_gpu_outside_the_baseline_is_allowed_the_slowest_run);
+  tcase_add_test(tc, a_launch_probe_the_kernels_do_not_bear_out_is_not_taken);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
