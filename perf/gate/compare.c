@@ -381,7 +381,8 @@ static double probe_borne_out(const comparison *c, size_t n) {
         x->launch_probe_ns == 0)
       continue;
     d[k] = x->launch_probe_ns;
-    m[k++] = x->run_ns + x->launch_shift_ns - x->base_ns; /* the change as measured */
+    /* The change as measured (under --metric=copy_ratio, within the copy ratio's scaling). */
+    m[k++] = x->run_ns + x->launch_shift_ns - x->base_ns;
   }
   double w = 1;
   if (k > 0) {
