@@ -35,6 +35,34 @@
  * this long covers the host's enqueueing of the event and the launch. */
 #define HOT_SPIN_NS 20000ull
 
+/* Where the wall time outside sampling goes: each step summed over cases, and the case that took
+ * longest in all of them. The perf phase's budget is spent here as much as in sampling. */
+enum { PREP_SETUP, PREP_FIRST_RUN, PREP_CHECK, PREP_TEARDOWN, PREP_CONTEXT, PREP_STEPS };
+static const char *const kPrepStep[PREP_STEPS] = {"set-up", "first run", "check", "teardown", "contexts made and freed"};
+
+typedef struct {
+  double s[PREP_STEPS];
+  double slowest_s;
+  char slowest[256];
+} prep_account;
+
+static double prep_total(const prep_account *a) {
+  double t = 0;
+  for (int i = 0; i < PREP_STEPS; i++) t += a->s[i];
+  return t;
+}
+
+/* "set-up 5.1 s, first run 0.2 s, ...; slowest elementwise/add/N:268435456 1.2 s" */
+static void prep_describe(const prep_account *a, char *buf, size_t len) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < PREP_STEPS && k < len; i++) {
+    if (i == PREP_CONTEXT && a->s[i] == 0) continue;
+    k += (size_t)snprintf(buf + k, len - k, "%s%s %.1f s", i ? ", " : "", kPrepStep[i], a->s[i]);
+  }
+  if (k < len && a->slowest[0]) snprintf(buf + k, len - k, "; slowest %s %.2f s", a->slowest, a->slowest_s);
+}
+
 typedef struct {
   bench_options opt;
   run_context ctx;
@@ -46,7 +74,8 @@ typedef struct {
   gpu_nvml *nvml;
   int nvml_ok;            /* readings work: clocks are recorded */
   double nvml_interval_s; /* least time between two readings */
-  double prepare_s;       /* wall time so far in set-up, self-check and teardown (the rest is sampling) */
+  prep_account prep;      /* wall time outside sampling, by step (printed per context group) */
+  double device_s;        /* wall time of setup_device: the runtime's start, NVML, the first context */
 } runner;
 
 typedef struct {
@@ -332,18 +361,21 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
   r->bytes = c->bytes;
   r->flops = c->flops;
   void *state = NULL;
-  double t0 = now_s();
+  double t[5]; /* before set-up, after it, after the first run, after the check; before teardown */
+  t[0] = now_s();
   if (c->ops->setup(c, R->ctx.seed + 0x9E3779B97F4A7C15ull * (idx + 1), &state, err, sizeof err) != 0) {
     r->failed = 1;
     snprintf(r->error, sizeof r->error, "setup: %s", err);
-    R->prepare_s += now_s() - t0;
+    R->prep.s[PREP_SETUP] += now_s() - t[0];
     return;
   }
   /* setup's copies and memsets ran on the legacy default stream, which the
    * runner's non-blocking stream does not wait for. */
   cudaError_t e = cudaDeviceSynchronize();
+  t[1] = now_s();
   if (e == cudaSuccess) e = c->ops->run(state, R->stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(R->stream);
+  t[2] = now_s();
   if (e != cudaSuccess) {
     r->failed = 1;
     snprintf(r->error, sizeof r->error, "self-check run: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
@@ -351,7 +383,7 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
     r->failed = 1;
     snprintf(r->error, sizeof r->error, "self-check failed, not timed: %s", err);
   }
-  R->prepare_s += now_s() - t0;
+  t[3] = now_s();
   if (!r->failed) {
     r->reps = calloc((size_t)R->opt.repetitions, sizeof *r->reps);
     if (!r->reps) {
@@ -366,9 +398,18 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
       r->nreps = i + 1;
     }
   }
-  t0 = now_s();
+  t[4] = now_s();
   c->ops->teardown(state);
-  R->prepare_s += now_s() - t0;
+  double teardown = now_s() - t[4];
+  R->prep.s[PREP_SETUP] += t[1] - t[0];
+  R->prep.s[PREP_FIRST_RUN] += t[2] - t[1];
+  R->prep.s[PREP_CHECK] += t[3] - t[2];
+  R->prep.s[PREP_TEARDOWN] += teardown;
+  double mine = t[3] - t[0] + teardown;
+  if (mine > R->prep.slowest_s) {
+    R->prep.slowest_s = mine;
+    snprintf(R->prep.slowest, sizeof R->prep.slowest, "%s", r->name);
+  }
   if (r->failed) {
     for (int i = 0; i < r->nreps; i++) free_rep(&r->reps[i]);
     free(r->reps);
@@ -521,8 +562,10 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
                                   bench_result *res, int k, char *err, size_t errlen) {
   const bench_options *o = &R->opt;
   driver_context first, made;
+  double t0 = now_s();
   if (driver_context_current(&first, err, errlen) || driver_context_create(o->device, &made, err, errlen)) return -1;
   int failed = 0, rc = open_sampling(R, err, errlen);
+  R->prep.s[PREP_CONTEXT] += now_s() - t0;
   for (size_t i = 0; rc == 0 && i < sel->n; i++) {
     if (!is_short[i] || res[i].failed) continue;
     bench_result one;
@@ -548,12 +591,14 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
   /* The probe goes last: timed before the benchmarks, it made the 3-launch reduce v0..v5 that
    * follow it 0.9 us slower in every context (docs/RESULTS.md, an A/B on one H100). */
   if (rc == 0) launch_probe(R);
+  t0 = now_s();
   close_sampling(R);
   char why[256];
   if (driver_context_set_current(first, why, sizeof why) || driver_context_destroy(made, why, sizeof why)) {
     if (rc == 0) snprintf(err, errlen, "%s", why);
     rc = -1;
   }
+  R->prep.s[PREP_CONTEXT] += now_s() - t0;
   return rc == 0 ? failed : -1;
 }
 
@@ -590,7 +635,8 @@ static int measure_in_contexts(runner *R, const selection *sel, const measure_cf
   runner saved = *R;
   fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more CUDA contexts\n", prog, nshort,
           o->contexts_below_s * 1e6, o->contexts);
-  double t0 = now_s(), prepare0 = R->prepare_s;
+  double t0 = now_s();
+  memset(&R->prep, 0, sizeof R->prep); /* the first context's was reported */
   char err[512] = "";
   for (int k = 0; k < o->contexts && !err[0]; k++) {
     int n = measure_in_one_context(R, sel, is_short, &each, res, k, err, sizeof err);
@@ -602,8 +648,10 @@ static int measure_in_contexts(runner *R, const selection *sel, const measure_cf
   R->start = saved.start;
   R->stop = saved.stop;
   R->flush = saved.flush;
-  fprintf(stderr, "%s: the %d contexts took %.1f s (set-up and teardown %.1f s)\n", prog, o->contexts, now_s() - t0,
-          R->prepare_s - prepare0);
+  char prep[512];
+  prep_describe(&R->prep, prep, sizeof prep);
+  fprintf(stderr, "%s: the %d contexts took %.1f s (outside sampling %.1f s: %s)\n", prog, o->contexts, now_s() - t0,
+          prep_total(&R->prep), prep);
   /* A context that could not be made leaves benchmarks measured in fewer than K: they fail. */
   for (size_t i = 0; i < sel->n; i++) {
     if (!is_short[i] || res[i].failed) continue;
@@ -672,6 +720,7 @@ static int measure_and_report(runner *R, const selection *sel, bench_result *res
   measure_cfg quick = context_cfg(&cfg, o->contexts);
   measure_cfg probe_cfg = cfg;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
+  double t_probes = now_s();
   copy_probe(R, &probe_cfg);
   launch_probe(R);
 
@@ -687,8 +736,13 @@ static int measure_and_report(runner *R, const selection *sel, bench_result *res
     }
     if (o->format == FORMAT_CONSOLE && !contexts) report_console_result(stdout, &R->ctx, &res[i], width, agg_console);
   }
-  fprintf(stderr, "%s: %zu benchmark(s) in the first CUDA context took %.1f s (set-up, self-check and teardown %.1f s)\n",
-          prog, sel->n, now_s() - t_first, R->prepare_s);
+  char prep[512];
+  prep_describe(&R->prep, prep, sizeof prep);
+  fprintf(stderr,
+          "%s: start-up %.1f s (device, NVML and the first context %.1f s; copy and launch probes %.1f s); %zu "
+          "benchmark(s) in the first CUDA context took %.1f s (outside sampling %.1f s: %s)\n",
+          prog, R->device_s + t_first - t_probes, R->device_s, t_first - t_probes, sel->n, now_s() - t_first,
+          prep_total(&R->prep), prep);
   if (contexts && measure_in_contexts(R, sel, &cfg, res) > 0) rc = 1;
   if (o->format == FORMAT_CONSOLE && contexts)
     for (size_t i = 0; i < sel->n; i++) report_console_result(stdout, &R->ctx, &res[i], width, agg_console);
@@ -725,6 +779,7 @@ static int run_selection(runner *R, const selection *sel, const char *prog) {
     for (size_t i = 0; i < sel->n; i++) printf("%s\n", sel->name_ptrs[i]);
     return 0;
   }
+  double t0 = now_s(); /* the runtime starts in check_device */
   int rc = check_device(prog, o); /* everything from here needs the GPU */
   if (rc >= 0) return rc;
   /* Opened before the run, so a bad path fails in seconds, not after it. */
@@ -740,7 +795,9 @@ static int run_selection(runner *R, const selection *sel, const char *prog) {
   char err[512];
   bench_result *res = NULL;
   rc = 1;
-  if (setup_device(R, err, sizeof err) != 0) {
+  int device_failed = setup_device(R, err, sizeof err) != 0;
+  R->device_s = now_s() - t0;
+  if (device_failed) {
     fprintf(stderr, "%s: error on CUDA device %d: %s\n", prog, o->device, err);
   } else if (!(res = calloc(sel->n, sizeof *res))) {
     fprintf(stderr, "%s: error: out of memory\n", prog);
