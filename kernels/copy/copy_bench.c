@@ -65,7 +65,13 @@ static int copy_verify(void *p, char *err, size_t errlen) {
   return rc;
 }
 
-static const bench_ops kCopyOps = {copy_setup, copy_run, copy_verify, copy_teardown};
+static int copy_reuse(void *p, const bench_case *c, char *err, size_t errlen) {
+  copy_state *s = p;
+  s->v = c->arg;
+  return bench_poison(s->dst, s->n * sizeof(float), err, errlen);
+}
+
+static const bench_ops kCopyOps = {copy_setup, copy_run, copy_verify, copy_teardown, copy_reuse};
 
 /* Reads and writes N floats. */
 static void copy_cost(bench_case *c) { c->bytes = 2 * 4 * (double)c->params[0].value; }

@@ -59,7 +59,13 @@ static int dot_verify(void *p, char *err, size_t errlen) {
   return bench_scalar_verify(&s->c, s->v->name, s->v->depth(s->c.n, s->c.sms), err, errlen);
 }
 
-static const bench_ops kDotOps = {dot_setup, dot_run, dot_verify, dot_teardown};
+static int dot_reuse(void *p, const bench_case *c, char *err, size_t errlen) {
+  dot_state *s = p;
+  s->v = c->arg;
+  return bench_scalar_reuse(&s->c, err, errlen);
+}
+
+static const bench_ops kDotOps = {dot_setup, dot_run, dot_verify, dot_teardown, dot_reuse};
 
 /* Bytes: the fewest the operation must move, x and y read once and the 4-byte result written once
  * (workspace traffic is the variant's cost). */

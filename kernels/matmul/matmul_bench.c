@@ -12,7 +12,8 @@
  * (errors of ~sqrt(K) terms).
  *
  * The fp64 reference costs M N K multiply-adds: all of C is checked up to
- * kFullCheckMacs (1024^3: 1 to 3 s on one core, split over threads by verify_f32); beyond it (2048^3 would be 8x
+ * kFullCheckMacs (1024^3: 1 to 3 s on one core, split over threads, computed
+ * once per size for all its variants); beyond it (2048^3 would be 8x
  * that, 4096^3 64x) every element must be finite (catches unwritten poison) and
  * kSamples random elements plus the four corners are checked against the same
  * bound, each an fp64 dot product of length K. */
@@ -20,6 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_variants.h"
@@ -41,6 +43,7 @@ typedef struct {
   float *a, *b, *c; /* device */
   float *ha, *hb;   /* host copies of A and B */
   test_rng rng;     /* picks the sampled elements */
+  double *want, *scale; /* the fp64 reference of all of C and its scale, once computed (full check) */
 } matmul_state;
 
 static void matmul_teardown(void *p) {
@@ -50,6 +53,8 @@ static void matmul_teardown(void *p) {
   cudaFree(s->c);
   free(s->ha);
   free(s->hb);
+  free(s->want);
+  free(s->scale);
   free(s);
 }
 
@@ -94,6 +99,37 @@ static void matmul_ref(const void *p, size_t begin, size_t count, double *want, 
       }
     }
   }
+}
+
+/* The reference of all of C, computed on several threads the first time a variant at this size is
+ * checked and kept for the others (reuse): M N K multiply-adds each time was most of the check. */
+enum { REF_CHUNK = 1 << 16 };
+
+static void ref_chunk(void *arg, size_t c, size_t thread) {
+  matmul_state *s = arg;
+  size_t nc = (size_t)s->M * s->N, begin = c * REF_CHUNK, count = nc - begin < REF_CHUNK ? nc - begin : REF_CHUNK;
+  (void)thread;
+  matmul_ref(s, begin, count, s->want + begin, s->scale + begin);
+}
+
+static void cached_ref(const void *p, size_t begin, size_t count, double *want, double *scale) {
+  const matmul_state *s = p;
+  memcpy(want, s->want + begin, count * sizeof *want);
+  memcpy(scale, s->scale + begin, count * sizeof *scale);
+}
+
+static int full_reference(matmul_state *s, char *err, size_t errlen) {
+  if (s->want) return 0;
+  size_t nc = (size_t)s->M * s->N;
+  s->want = malloc(nc * sizeof *s->want);
+  s->scale = malloc(nc * sizeof *s->scale);
+  if (!s->want || !s->scale) {
+    free(s->want), free(s->scale);
+    s->want = s->scale = NULL;
+    return snprintf(err, errlen, "%s: out of host memory for the reference", s->v->name), -1;
+  }
+  for_each_chunk((nc + REF_CHUNK - 1) / REF_CHUNK, ref_chunk, s);
+  return 0;
 }
 
 /* Checks kSamples random elements and the four corners of C (got, M x N). */
@@ -144,7 +180,8 @@ static int matmul_verify(void *p, char *err, size_t errlen) {
   if (bench_download(s->c, nc, &got, err, errlen)) return -1;
   int rc = 0;
   if ((double)s->M * s->N * s->K <= kFullCheckMacs) {
-    rc = verify_f32(s->v->name, got, nc, matmul_ref, s, 1, rtol, 0.0, err, errlen);
+    rc = full_reference(s, err, errlen);
+    if (rc == 0) rc = verify_f32(s->v->name, got, nc, cached_ref, s, 1, rtol, 0.0, err, errlen);
   } else {
     size_t e = 0;
     while (e < nc && isfinite(got[e])) e++;
@@ -160,7 +197,13 @@ static int matmul_verify(void *p, char *err, size_t errlen) {
   return rc;
 }
 
-static const bench_ops kMatmulOps = {matmul_setup, matmul_run, matmul_verify, matmul_teardown};
+static int matmul_reuse(void *p, const bench_case *c, char *err, size_t errlen) {
+  matmul_state *s = p;
+  s->v = c->arg;
+  return bench_poison(s->c, (size_t)s->M * s->N * sizeof(float), err, errlen);
+}
+
+static const bench_ops kMatmulOps = {matmul_setup, matmul_run, matmul_verify, matmul_teardown, matmul_reuse};
 
 /* Bytes: the fewest the operation must move, A and B read once and C written once (tile re-reads are
  * the variant's cost); FLOP/s is the figure that matters here. */

@@ -66,7 +66,13 @@ static int reduce_verify(void *p, char *err, size_t errlen) {
   return bench_scalar_verify(&s->c, s->v->name, s->v->depth(s->c.n, s->c.sms), err, errlen);
 }
 
-static const bench_ops kReduceOps = {reduce_setup, reduce_run, reduce_verify, reduce_teardown};
+static int reduce_reuse(void *p, const bench_case *c, char *err, size_t errlen) {
+  reduce_state *s = p;
+  s->v = c->arg;
+  return bench_scalar_reuse(&s->c, err, errlen);
+}
+
+static const bench_ops kReduceOps = {reduce_setup, reduce_run, reduce_verify, reduce_teardown, reduce_reuse};
 
 /* Bytes: the fewest the operation must move, each input read once and the 4-byte result written
  * once (workspace traffic is the variant's cost). */

@@ -24,6 +24,11 @@
  *             poison outputs. The state it returns is passed to the other ops.
  *             It may use synchronous or default-stream calls: the runner
  *             synchronises the device before the first run.
+ *             With a reuse op, the cases of one ops table and one size share a
+ *             set-up: the first of them that runs sets up, each later one
+ *             gets the same state through reuse (same calls and rules), and
+ *             the last one tears it down. Set-up (random inputs of up to
+ *             2 GiB, their upload) was a fifth of a perf test's time.
  *   run       once, then verify: the one-time correctness self-check. A case
  *             whose verify fails is reported as an error (exit status 1), never
  *             timed.
@@ -66,6 +71,12 @@ typedef struct {
    * Returns 0, or non-zero with a message in err. */
   int (*verify)(void *state, char *err, size_t errlen);
   void (*teardown)(void *state);
+  /* Optional (NULL: every case sets up its own state). Readies a state that setup made for another
+   * case of these ops with the same params (bench_same_inputs) for case c: c's variant, every buffer
+   * a variant writes poisoned again (outputs and workspace, so a variant that writes nothing fails
+   * its check even after one that wrote the right answer), inputs that runs overwrite restored.
+   * Returns 0, or non-zero with a message in err (the runner then tears the state down). */
+  int (*reuse)(void *state, const bench_case *c, char *err, size_t errlen);
 } bench_ops;
 
 struct bench_case {
@@ -117,6 +128,16 @@ int bench_instance_index(size_t i);
 /* Writes "family/variant/p:v/..." into buf. Returns the length, or -1 if it
  * does not fit. */
 int bench_case_name(const bench_case *c, char *buf, size_t len);
+
+/* 1 when registered cases i and j can share a set-up: one ops table, which has reuse, and the same
+ * params (names and values); they differ in the variant only. */
+int bench_same_inputs(size_t i, size_t j);
+
+/* Who sets up and who tears down, for registered cases run in the order cases[0..n): leader[p] is
+ * the first position whose case has the same inputs as cases[p] (p itself: p sets up; else p reuses
+ * leader[p]'s state), and last[p] is 1 when no later position has p's leader (the state is torn
+ * down after p). */
+void bench_plan_inputs(const size_t *cases, size_t n, size_t *leader, unsigned char *last);
 
 /* Forgets every registered case (for tests). */
 void bench_registry_clear(void);

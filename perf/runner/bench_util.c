@@ -40,17 +40,26 @@ int bench_random_device(size_t n, float lo, float hi, test_rng *rng, float **dev
   return 0;
 }
 
+int bench_poison(void *dev, size_t bytes, char *err, size_t errlen) {
+  cudaError_t e = cudaMemset(dev, 0xFF, bytes);
+  return e == cudaSuccess ? 0 : cuda_fail("cudaMemset (poison)", e, err, errlen);
+}
+
+int bench_upload(float *dev, const float *host, size_t n, char *err, size_t errlen) {
+  cudaError_t e = cudaMemcpy(dev, host, n * sizeof(float), cudaMemcpyHostToDevice);
+  return e == cudaSuccess ? 0 : cuda_fail("cudaMemcpy host to device", e, err, errlen);
+}
+
 int bench_poisoned_device(size_t n, float **dev, char *err, size_t errlen) {
   cudaError_t e = cudaMalloc((void **)dev, (n ? n : 1) * sizeof(float));
   if (e != cudaSuccess) {
     *dev = NULL;
     return cuda_fail("cudaMalloc", e, err, errlen);
   }
-  e = cudaMemset(*dev, 0xFF, n * sizeof(float));
-  if (e != cudaSuccess) {
+  if (bench_poison(*dev, n * sizeof(float), err, errlen)) {
     cudaFree(*dev);
     *dev = NULL;
-    return cuda_fail("cudaMemset", e, err, errlen);
+    return -1;
   }
   return 0;
 }
@@ -186,11 +195,17 @@ int bench_scalar_setup(bench_scalar_case *s, size_t n, int ninputs, size_t work_
       snprintf(err, errlen, "workspace of %s = %zu bytes: %s", work_what, work_bytes, cudaGetErrorString(e));
       rc = -1;
     }
+    s->work_bytes = work_bytes;
   }
   free(host[0]);
   free(host[1]);
   if (rc) bench_scalar_free(s);
   return rc;
+}
+
+int bench_scalar_reuse(bench_scalar_case *s, char *err, size_t errlen) {
+  if (bench_poison(s->result, sizeof(float), err, errlen)) return -1;
+  return s->work_bytes ? bench_poison(s->work, s->work_bytes, err, errlen) : 0;
 }
 
 int bench_scalar_verify(const bench_scalar_case *s, const char *variant, size_t depth, char *err, size_t errlen) {

@@ -22,6 +22,12 @@ int bench_random_device(size_t n, float lo, float hi, test_rng *rng, float **dev
  * element the kernel never wrote fails the self-check. */
 int bench_poisoned_device(size_t n, float **dev, char *err, size_t errlen);
 
+/* Sets every bit of `bytes` bytes at dev: poisons a buffer again (a reuse op, bench.h). */
+int bench_poison(void *dev, size_t bytes, char *err, size_t errlen);
+
+/* Copies n host floats to dev (restores an input that runs overwrite, in a reuse op). */
+int bench_upload(float *dev, const float *host, size_t n, char *err, size_t errlen);
+
 /* Copies n device floats into a new host array (*host; free() it). */
 int bench_download(const float *dev, size_t n, float **host, char *err, size_t errlen);
 
@@ -40,6 +46,7 @@ typedef struct {
   int ninputs;             /* 1: want = sum of in[0]; 2: want = sum of in[0][i] * in[1][i] */
   float *in[2], *result;   /* device */
   void *work;              /* device workspace of the bytes given, allocated outside the timing */
+  size_t work_bytes;
   double want, abs_sum;    /* fp64 reference and the sum of the magnitudes of its terms */
 } bench_scalar_case;
 
@@ -48,6 +55,8 @@ typedef struct {
 int bench_scalar_setup(bench_scalar_case *s, size_t n, int ninputs, size_t work_bytes, const char *work_what,
                        uint64_t seed, char *err, size_t errlen);
 void bench_scalar_free(bench_scalar_case *s);
+/* Poisons the result and the workspace again, for the next variant of the same inputs (a reuse op). */
+int bench_scalar_reuse(bench_scalar_case *s, char *err, size_t errlen);
 /* Checks the result against the reference within sum_error_bound(depth) of the variant's summation
  * order plus the fp64 reference's own error; the message names the variant and the tolerance. */
 int bench_scalar_verify(const bench_scalar_case *s, const char *variant, size_t depth, char *err, size_t errlen);

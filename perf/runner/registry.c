@@ -98,6 +98,32 @@ const bench_case *bench_get(size_t i) { return i < g_count ? &g_entries[i].c : N
 int bench_family_index(size_t i) { return i < g_count ? g_entries[i].family_index : -1; }
 int bench_instance_index(size_t i) { return i < g_count ? g_entries[i].instance_index : -1; }
 
+int bench_same_inputs(size_t i, size_t j) {
+  const bench_case *a = bench_get(i), *b = bench_get(j);
+  if (!a || !b || a->ops != b->ops || !a->ops->reuse) return 0;
+  for (int k = 0; k < BENCH_MAX_PARAMS; k++) {
+    const bench_param *p = &a->params[k], *q = &b->params[k];
+    if (!p->name != !q->name || (p->name && (strcmp(p->name, q->name) != 0 || p->value != q->value))) return 0;
+  }
+  return 1;
+}
+
+void bench_plan_inputs(const size_t *cases, size_t n, size_t *leader, unsigned char *last) {
+  for (size_t p = 0; p < n; p++) {
+    leader[p] = p;
+    for (size_t q = 0; q < p; q++)
+      if (leader[q] == q && bench_same_inputs(cases[q], cases[p])) {
+        leader[p] = q;
+        break;
+      }
+  }
+  for (size_t p = 0; p < n; p++) {
+    last[p] = 1;
+    for (size_t q = p + 1; q < n && last[p]; q++)
+      if (leader[q] == leader[p]) last[p] = 0;
+  }
+}
+
 void bench_registry_clear(void) {
   free(g_entries);
   g_entries = NULL;

@@ -20,7 +20,7 @@ static int dummy_verify(void *s, char *e, size_t n) {
   return 0;
 }
 static void dummy_teardown(void *s) { (void)s; }
-static const bench_ops kOps = {dummy_setup, dummy_run, dummy_verify, dummy_teardown};
+static const bench_ops kOps = {dummy_setup, dummy_run, dummy_verify, dummy_teardown, NULL};
 
 START_TEST(names_follow_google_benchmark) {
   char buf[256];
@@ -109,6 +109,58 @@ START_TEST(grid_registers_every_variant_at_every_size) {
 }
 END_TEST
 
+static int dummy_reuse(void *s, const bench_case *c, char *e, size_t n) {
+  (void)s, (void)c, (void)e, (void)n;
+  return 0;
+}
+static const bench_ops kReuseOps = {dummy_setup, dummy_run, dummy_verify, dummy_teardown, dummy_reuse};
+static const bench_ops kOtherReuseOps = {dummy_setup, dummy_run, dummy_verify, dummy_teardown, dummy_reuse};
+
+/* Cases of one ops table with reuse and the same params share a set-up, in the order they run: the
+ * first sets up, the last tears down; other ops, other params or no reuse op set up their own. */
+START_TEST(cases_of_one_size_share_a_set_up) {
+  bench_registry_clear();
+  static const long long sizes[] = {16, 7};
+  /* 0 naive/16 1 naive/7 2 tiled/16 3 tiled/7 4 library/16 5 library/7 */
+  bench_register_grid(&(bench_grid){.family = "t", .ops = &kReuseOps, BENCH_VARIANTS(kVariants, 3),
+                                    .param_names = {"N"}, .sizes = sizes, .nsizes = 2, .cost = test_cost});
+  /* 6 u/naive/16: another ops table; 7 v/naive/16: no reuse op; 8 t/x/M:16: another param name */
+  bench_register(&(bench_case){.family = "u", .variant = "naive", .params = {{"N", 16}}, .ops = &kOtherReuseOps});
+  bench_register(&(bench_case){.family = "v", .variant = "naive", .params = {{"N", 16}}, .ops = &kOps});
+  bench_register(&(bench_case){.family = "t", .variant = "x", .params = {{"M", 16}}, .ops = &kReuseOps});
+  /* 9 t/y/N:16/K:1 one param more */
+  bench_register(&(bench_case){.family = "t", .variant = "y", .params = {{"N", 16}, {"K", 1}}, .ops = &kReuseOps});
+  ck_assert(bench_same_inputs(0, 2));
+  ck_assert(bench_same_inputs(4, 0));
+  ck_assert(!bench_same_inputs(0, 1));
+  ck_assert(!bench_same_inputs(0, 6));
+  ck_assert(!bench_same_inputs(7, 7)); /* no reuse op: not even with itself */
+  ck_assert(!bench_same_inputs(0, 8));
+  ck_assert(!bench_same_inputs(0, 9));
+  ck_assert(!bench_same_inputs(9, 0));
+
+  size_t order[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, leader[10];
+  unsigned char last[10];
+  bench_plan_inputs(order, 10, leader, last);
+  const size_t want_leader[] = {0, 1, 0, 1, 0, 1, 6, 7, 8, 9};
+  const unsigned char want_last[] = {0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
+  for (size_t p = 0; p < 10; p++) {
+    ck_assert_uint_eq(leader[p], want_leader[p]);
+    ck_assert_uint_eq(last[p], want_last[p]);
+  }
+  /* A subset in another order (the short cases of a context): positions, not registry indices. */
+  size_t subset[] = {5, 2, 3, 0};
+  bench_plan_inputs(subset, 4, leader, last);
+  const size_t sub_leader[] = {0, 1, 0, 1};
+  const unsigned char sub_last[] = {0, 0, 1, 1};
+  for (size_t p = 0; p < 4; p++) {
+    ck_assert_uint_eq(leader[p], sub_leader[p]);
+    ck_assert_uint_eq(last[p], sub_last[p]);
+  }
+  bench_registry_clear();
+}
+END_TEST
+
 /* Malformed registrations exit 1 before anything runs (Check forks each test). */
 START_TEST(duplicate_name_exits) {
   bench_case c = {.family = "f", .variant = "v", .params = {{"N", 1}}, .ops = &kOps};
@@ -142,6 +194,7 @@ int main(void) {
   tcase_add_test(tc, names_follow_google_benchmark);
   tcase_add_test(tc, family_and_instance_indices);
   tcase_add_test(tc, grid_registers_every_variant_at_every_size);
+  tcase_add_test(tc, cases_of_one_size_share_a_set_up);
   tcase_add_exit_test(tc, grid_without_parameter_names_exits, 1);
   tcase_add_exit_test(tc, duplicate_name_exits, 1);
   tcase_add_exit_test(tc, slash_in_variant_exits, 1);

@@ -348,10 +348,12 @@ static int measure_rep(runner *R, run_fn fn, void *state, const measure_cfg *cfg
   return measure(R, fn, state, cfg, rep, err, errlen);
 }
 
-/* Sets up, self-checks (unless check is 0) and measures one case into r (see measure_rep
- * for quick). */
+/* Sets up (or, when *shared holds the state of a case with the same inputs, reuses it),
+ * self-checks (unless check is 0) and measures one case into r (see measure_rep for quick).
+ * The state is left in *shared for the next case of its inputs, or torn down when this case is
+ * the last of them (`last`) or failed. */
 static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measure_cfg *quick, int check,
-                     bench_result *r) {
+                     void **shared, int last, bench_result *r) {
   const bench_case *c = bench_get(idx);
   char err[400] = "";
   bench_case_name(c, r->name, sizeof r->name);
@@ -360,10 +362,18 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
   r->reference = c->reference;
   r->bytes = c->bytes;
   r->flops = c->flops;
-  void *state = NULL;
+  void *state = *shared;
+  *shared = NULL;
   double t[5]; /* before set-up, after it, after the first run, after the check; before teardown */
   t[0] = now_s();
-  if (c->ops->setup(c, R->ctx.seed + 0x9E3779B97F4A7C15ull * (idx + 1), &state, err, sizeof err) != 0) {
+  if (state && c->ops->reuse(state, c, err, sizeof err) != 0) {
+    r->failed = 1;
+    snprintf(r->error, sizeof r->error, "reuse of the set-up of the same inputs: %s", err);
+    c->ops->teardown(state);
+    R->prep.s[PREP_SETUP] += now_s() - t[0];
+    return;
+  }
+  if (!state && c->ops->setup(c, R->ctx.seed + 0x9E3779B97F4A7C15ull * (idx + 1), &state, err, sizeof err) != 0) {
     r->failed = 1;
     snprintf(r->error, sizeof r->error, "setup: %s", err);
     R->prep.s[PREP_SETUP] += now_s() - t[0];
@@ -399,7 +409,10 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
     }
   }
   t[4] = now_s();
-  c->ops->teardown(state);
+  if (last || r->failed)
+    c->ops->teardown(state);
+  else
+    *shared = state;
   double teardown = now_s() - t[4];
   R->prep.s[PREP_SETUP] += t[1] - t[0];
   R->prep.s[PREP_FIRST_RUN] += t[2] - t[1];
@@ -464,6 +477,55 @@ typedef struct {
   char (*names)[256];
   const char **name_ptrs;
 } selection;
+
+/* The cases one pass runs (the first context: all; another context: the short ones), in order,
+ * and who of them sets up, reuses and tears down (bench_plan_inputs). */
+typedef struct {
+  size_t n;
+  size_t *pos;          /* positions in the selection */
+  size_t *cases;        /* their registry indices */
+  size_t *leader;       /* bench_plan_inputs */
+  unsigned char *last;
+  void **state;         /* the live state of each leader, NULL when none */
+} input_plan;
+
+static void plan_free(input_plan *p) {
+  free(p->pos);
+  free(p->cases);
+  free(p->leader);
+  free(p->last);
+  free(p->state);
+  memset(p, 0, sizeof *p);
+}
+
+/* The positions of sel where take is non-zero (take NULL: all). Returns -1 when out of memory. */
+static int plan_make(input_plan *p, const selection *sel, const int *take) {
+  memset(p, 0, sizeof *p);
+  size_t m = sel->n + 1;
+  p->pos = malloc(m * sizeof *p->pos);
+  p->cases = malloc(m * sizeof *p->cases);
+  p->leader = malloc(m * sizeof *p->leader);
+  p->last = malloc(m);
+  p->state = calloc(m, sizeof *p->state);
+  if (!p->pos || !p->cases || !p->leader || !p->last || !p->state) {
+    plan_free(p);
+    return -1;
+  }
+  for (size_t i = 0; i < sel->n; i++)
+    if (!take || take[i]) {
+      p->pos[p->n] = i;
+      p->cases[p->n++] = sel->index[i];
+    }
+  bench_plan_inputs(p->cases, p->n, p->leader, p->last);
+  return 0;
+}
+
+/* Tears down what a pass left set up (a pass cut short), then frees the plan. */
+static void plan_close(input_plan *p) {
+  for (size_t k = 0; k < p->n; k++)
+    if (p->state[k]) bench_get(p->cases[k])->ops->teardown(p->state[k]);
+  plan_free(p);
+}
 
 static int select_cases(const char *spec, selection *sel, char *err, size_t errlen) {
   bench_filter filter;
@@ -566,13 +628,21 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
   if (driver_context_current(&first, err, errlen) || driver_context_create(o->device, &made, err, errlen)) return -1;
   int failed = 0, rc = open_sampling(R, err, errlen);
   R->prep.s[PREP_CONTEXT] += now_s() - t0;
-  for (size_t i = 0; rc == 0 && i < sel->n; i++) {
-    if (!is_short[i] || res[i].failed) continue;
+  int *take = calloc(sel->n + 1, sizeof *take);
+  input_plan plan = {0};
+  for (size_t i = 0; take && i < sel->n; i++) take[i] = is_short[i] && !res[i].failed;
+  if (rc == 0 && (!take || plan_make(&plan, sel, take) != 0)) {
+    snprintf(err, errlen, "out of host memory");
+    rc = -1;
+  }
+  free(take);
+  for (size_t q = 0; rc == 0 && q < plan.n; q++) {
+    size_t i = plan.pos[q];
     bench_result one;
     memset(&one, 0, sizeof one);
     /* The first context checked this case's output from the same inputs: here only the
      * timing is new, and a check of a 2^24-element output costs more than its samples. */
-    run_case(R, sel->index[i], cfg, NULL, 0, &one);
+    run_case(R, plan.cases[q], cfg, NULL, 0, &plan.state[plan.leader[q]], plan.last[q], &one);
     for (int r = 0; !one.failed && r < one.nreps; r++)
       if (contexts_pool(&res[i].reps[r], &one.reps[r]) != 0) {
         one.failed = 1;
@@ -588,6 +658,7 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
     for (int r = 0; r < one.nreps; r++) free_rep(&one.reps[r]);
     free(one.reps);
   }
+  plan_close(&plan);
   /* The probe goes last: timed before the benchmarks, it made the 3-launch reduce v0..v5 that
    * follow it 0.9 us slower in every context (docs/RESULTS.md, an A/B on one H100). */
   if (rc == 0) launch_probe(R);
@@ -728,14 +799,20 @@ static int measure_and_report(runner *R, const selection *sel, bench_result *res
   int agg_console = o->report_aggregates_only || o->display_aggregates_only;
   if (o->format == FORMAT_CONSOLE) report_console_header(stdout, &R->ctx, width);
   double t_first = now_s();
+  input_plan plan;
+  if (plan_make(&plan, sel, NULL) != 0) {
+    fprintf(stderr, "%s: error: out of memory\n", prog);
+    return 1;
+  }
   for (size_t i = 0; i < sel->n; i++) {
-    run_case(R, sel->index[i], &cfg, contexts ? &quick : NULL, 1, &res[i]);
+    run_case(R, sel->index[i], &cfg, contexts ? &quick : NULL, 1, &plan.state[plan.leader[i]], plan.last[i], &res[i]);
     if (res[i].failed) {
       rc = 1;
       if (o->format != FORMAT_CONSOLE) fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
     }
     if (o->format == FORMAT_CONSOLE && !contexts) report_console_result(stdout, &R->ctx, &res[i], width, agg_console);
   }
+  plan_close(&plan);
   char prep[512];
   prep_describe(&R->prep, prep, sizeof prep);
   fprintf(stderr,
