@@ -84,7 +84,8 @@ static int merge_into_old(const char *path, const gate_figures *fresh, gate_figu
 
 /* Warns about the benchmarks whose baseline could not back the gate: with these runs, not even
  * a slowdown of the tolerance would reach p < alpha in the test on contexts (a long benchmark has
- * one context per run, so a few runs that differ leave the test little to go on). */
+ * one context per run, so a few runs that differ leave the test little to go on). The contexts are
+ * those the test takes: interrupted ones set aside (kept_contexts). */
 static void warn_undetectable(const gate_figures *merged, const gate_policy *p) {
   size_t weak = 0, shown = 0;
   for (size_t i = 0; i < merged->n; i++) {
@@ -100,7 +101,8 @@ static void warn_undetectable(const gate_figures *merged, const gate_policy *p) 
     double ref = launch_reference(merged, b); /* the gate compares times net of the launch probe */
     for (size_t r = 0; r < b->nruns; r++) {
       double shift = ref > 0 ? launch_probe_of(merged, &b->runs[r]) - ref : 0;
-      for (size_t k = 0; k < b->runs[r].ncontexts; k++) y[ny++] = b->runs[r].contexts_ns[k] - shift;
+      size_t kept = kept_contexts(b->runs[r].contexts_ns, b->runs[r].ncontexts, y + ny);
+      for (size_t k = 0; k < kept; k++) y[ny++] -= shift;
     }
     double need = context_test_detectable(y, ny, nx, p->alpha), tol = tolerance_for(p, b->name, 0);
     free(y);
