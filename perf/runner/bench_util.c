@@ -13,6 +13,11 @@ static int cuda_fail(const char *call, cudaError_t e, char *err, size_t errlen) 
   return -1;
 }
 
+int bench_upload(float *dev, const float *host, size_t n, char *err, size_t errlen) {
+  cudaError_t e = cudaMemcpy(dev, host, n * sizeof(float), cudaMemcpyHostToDevice);
+  return e == cudaSuccess ? 0 : cuda_fail("cudaMemcpy host to device", e, err, errlen);
+}
+
 int bench_random_device(size_t n, float lo, float hi, test_rng *rng, float **dev, float **host, char *err,
                         size_t errlen) {
   *dev = NULL;
@@ -29,13 +34,12 @@ int bench_random_device(size_t n, float lo, float hi, test_rng *rng, float **dev
     *dev = NULL;
     return cuda_fail("cudaMalloc", e, err, errlen);
   }
-  e = cudaMemcpy(*dev, *host, n * sizeof(float), cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) {
+  if (bench_upload(*dev, *host, n, err, errlen)) {
     cudaFree(*dev);
     free(*host);
     *dev = NULL;
     *host = NULL;
-    return cuda_fail("cudaMemcpy host to device", e, err, errlen);
+    return -1;
   }
   return 0;
 }
@@ -43,11 +47,6 @@ int bench_random_device(size_t n, float lo, float hi, test_rng *rng, float **dev
 int bench_poison(void *dev, size_t bytes, char *err, size_t errlen) {
   cudaError_t e = cudaMemset(dev, 0xFF, bytes);
   return e == cudaSuccess ? 0 : cuda_fail("cudaMemset (poison)", e, err, errlen);
-}
-
-int bench_upload(float *dev, const float *host, size_t n, char *err, size_t errlen) {
-  cudaError_t e = cudaMemcpy(dev, host, n * sizeof(float), cudaMemcpyHostToDevice);
-  return e == cudaSuccess ? 0 : cuda_fail("cudaMemcpy host to device", e, err, errlen);
 }
 
 int bench_poisoned_device(size_t n, float **dev, char *err, size_t errlen) {
