@@ -978,6 +978,7 @@ START_TEST(a_gpu_outside_the_baseline_is_compared_with_its_kind) {
       {3014, 1.035, VERDICT_SAME, 1},   /* kind 2 as kind 2 runs */
       {3014, 1.075, VERDICT_SLOWER, 1}, /* kind 2, 4 % slower than kind 2 */
       {3100, 1.04, VERDICT_SAME, 0},    /* no kind: all GPUs, whose spread is 1.7 % x 3 */
+      {3100, 1.10, VERDICT_SLOWER, 0},  /* no kind, 10 % slower: the message says how to bless it in */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     kind_run("kind_run.json", 400 + (unsigned)i, "GPU-new", cases[i].copy, 7000 * cases[i].scale,
@@ -995,6 +996,11 @@ START_TEST(a_gpu_outside_the_baseline_is_compared_with_its_kind) {
       ck_assert_msg(strstr(evidence, cases[i].same_kind ? "4 runs of 2 GPUs of its kind" : "8 runs of 4 GPUs, 0 of its kind"),
                     "%s", evidence);
       ck_assert_uint_eq(c[b].kind_gpus, cases[i].same_kind ? 2 : 0);
+      if (c[b].v == VERDICT_SLOWER) {
+        char msg[1024];
+        failure_message(&c[b], msg, sizeof msg);
+        ck_assert_msg((strstr(msg, "ci/bless.sh --add") != NULL) == !cases[i].same_kind, "case %zu: %s", i, msg);
+      }
     }
     free(c);
     free_figures(&run);

@@ -72,6 +72,15 @@ void failure_message(const comparison *c, char *buf, size_t len) {
            "baseline noise %.1f%%, p=%.2g on contexts: %s)",
            c->name, c->v == VERDICT_SLOWER ? "slower" : verdict_name(c->v), 100 * c->delta, c->base_ns / 1e3,
            c->base_gbps, c->run_ns / 1e3, c->run_gbps, 100 * c->threshold, 100 * c->noise, c->p_slower, evidence);
+  size_t used = strlen(buf);
+  /* Judged against other kinds of host (compare.h): their difference, up to ~4 % on the H200s,
+   * reads as a change. Say what would settle it. */
+  if (c->v == VERDICT_SLOWER && !c->own_gpu && !c->same_kind && used < len)
+    snprintf(buf + used, len - used,
+             ". Judged against other kinds of this GPU model (%zu GPU%s of its kind in the baseline): if this "
+             "change did not touch the kernel, bring this runner into the baseline (ci/soak.sh 2 on it, then "
+             "ci/bless.sh --add soak/round*; docs/gate.md)",
+             c->kind_gpus, c->kind_gpus == 1 ? "" : "s");
 }
 
 void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, gate_metric metric) {
