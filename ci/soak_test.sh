@@ -5,6 +5,8 @@
 set -euo pipefail
 soak="$1"
 work="${TEST_TMPDIR:-$(mktemp -d)}/soak"
+# expect_line LINE WHAT: the last output ($out) has LINE as a whole line, else the test fails.
+expect_line() { grep -qx -- "$1" <<<"$out" || { echo "FAIL: $2"; exit 1; }; }
 mkdir -p "$work/round1/perf/x_perf_test" "$work/round2/perf/x_perf_test"
 table='| Benchmark | Baseline (us) | New (us) | Delta | Allowed | GB/s | of copy | Verdict |
 |---|---:|---:|---:|---:|---:|---:|---|'
@@ -32,14 +34,11 @@ status=$?
 set -e
 echo "$out"
 [ "$status" -eq 1 ] || { echo "FAIL: exit status $status with a failed round, expected 1"; exit 1; }
-grep -qx 'round 1: gate exit 0; 2 benchmarks: 2 same; largest slowdown +1.00% = +0.10 us (x/a/N:1, allowed 3.0%)' <<<"$out" ||
-  { echo "FAIL: round 1 line"; exit 1; }
+expect_line 'round 1: gate exit 0; 2 benchmarks: 2 same; largest slowdown +1.00% = +0.10 us (x/a/N:1, allowed 3.0%)' "round 1 line"
 grep -q '^round 2: gate exit 3; 3 benchmarks:.* 1 slower.*largest slowdown +5.25% = +0.53 us (x/a/N:1, allowed 3.0%)$' <<<"$out" ||
   { echo "FAIL: round 2 line"; exit 1; }
-grep -qx 'soak: 2 rounds, 1 failed; 5 verdicts, 1 slower; largest slowdown +5.25% = +0.53 us (x/a/N:1, round 2)' <<<"$out" ||
-  { echo "FAIL: overall line"; exit 1; }
-grep -qx '  under 50 us: largest slowdown +5.25% = +0.53 us (x/a/N:1, allowed 3.0%)' <<<"$out" ||
-  { echo "FAIL: round 2 short-class line"; exit 1; }
+expect_line 'soak: 2 rounds, 1 failed; 5 verdicts, 1 slower; largest slowdown +5.25% = +0.53 us (x/a/N:1, round 2)' "overall line"
+expect_line '  under 50 us: largest slowdown +5.25% = +0.53 us (x/a/N:1, allowed 3.0%)' "round 2 short-class line"
 # Today's columns: p and the evidence; worst per size class, with p.
 mkdir -p "$work/round4/perf/y_perf_test"
 cat >"$work/round4/perf/y_perf_test/summary.md" <<MD
@@ -54,16 +53,11 @@ MD
 echo 0 >"$work/round4/exit_status"
 out="$(bash "$soak" --summarize "$work" 2>&1)" || true
 echo "$out"
-grep -qx 'round 4: gate exit 0; 3 benchmarks: 3 same; largest slowdown +2.00% = +0.14 us (y/a/N:1, allowed 3.0%)' <<<"$out" ||
-  { echo "FAIL: round 4 line"; exit 1; }
-grep -qx '  under 50 us: largest slowdown +2.00% = +0.14 us (y/a/N:1, allowed 3.0%, p 0.004)' <<<"$out" ||
-  { echo "FAIL: round 4 short line"; exit 1; }
-grep -qx '  50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, allowed 3.0%, p 0.03)' <<<"$out" ||
-  { echo "FAIL: round 4 long line"; exit 1; }
-grep -qx 'soak: under 50 us: largest slowdown +5.25% = +0.53 us (x/a/N:1, round 2)' <<<"$out" ||
-  { echo "FAIL: overall short line"; exit 1; }
-grep -qx 'soak: 50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, round 4, p 0.03)' <<<"$out" ||
-  { echo "FAIL: overall long line"; exit 1; }
+expect_line 'round 4: gate exit 0; 3 benchmarks: 3 same; largest slowdown +2.00% = +0.14 us (y/a/N:1, allowed 3.0%)' "round 4 line"
+expect_line '  under 50 us: largest slowdown +2.00% = +0.14 us (y/a/N:1, allowed 3.0%, p 0.004)' "round 4 short line"
+expect_line '  50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, allowed 3.0%, p 0.03)' "round 4 long line"
+expect_line 'soak: under 50 us: largest slowdown +5.25% = +0.53 us (x/a/N:1, round 2)' "overall short line"
+expect_line 'soak: 50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, round 4, p 0.03)' "overall long line"
 rm -rf "$work/round4"
 # A clean soak exits 0; rounds come in numeric order; a round with no summaries is said so.
 rm -rf "$work/round2"
@@ -74,12 +68,11 @@ out="$(bash "$soak" --summarize "$work")" || { echo "FAIL: a clean soak did not 
 echo "$out"
 [ "$(grep -o '^round [0-9]*' <<<"$out" | tr '\n' ' ')" = "round 1 round 3 round 10 " ] ||
   { echo "FAIL: rounds out of order"; exit 1; }
-grep -qx 'round 10: gate exit 0; no perf summaries' <<<"$out" || { echo "FAIL: empty round line"; exit 1; }
-grep -qx 'soak: 3 rounds, 0 failed; 2 verdicts, 0 slower; largest slowdown +1.00% = +0.10 us (x/a/N:1, round 1)' <<<"$out" ||
-  { echo "FAIL: overall line with empty rounds"; exit 1; }
+expect_line 'round 10: gate exit 0; no perf summaries' "empty round line"
+expect_line 'soak: 3 rounds, 0 failed; 2 verdicts, 0 slower; largest slowdown +1.00% = +0.10 us (x/a/N:1, round 1)' "overall line with empty rounds"
 rm -rf "$work/round1"
 out="$(bash "$soak" --summarize "$work")"
-grep -qx 'soak: 2 rounds, 0 failed; 0 verdicts, 0 slower' <<<"$out" || { echo "FAIL: overall line with no summaries"; exit 1; }
+expect_line 'soak: 2 rounds, 0 failed; 0 verdicts, 0 slower' "overall line with no summaries"
 set +e
 bash "$soak" 0 >/dev/null 2>&1; s1=$?
 bash "$soak" --summarize "$work/none" >/dev/null 2>&1; s2=$?
@@ -110,10 +103,8 @@ out="$(GATE="$rj/gate" bash "$soak" --rejudge "$rj/src" "$rj/out" "--baselines=$
 set -e
 echo "$out"
 [ "$st" -eq 1 ] || { echo "FAIL: --rejudge with a slower round: exit $st, expected 1"; exit 1; }
-grep -qx 'round 1: gate exit 0; 1 benchmarks: 1 same; largest slowdown +1.00% = +0.10 us (x/a/N:1, allowed 3.0%)' <<<"$out" ||
-  { echo "FAIL: --rejudge round 1 line"; exit 1; }
-grep -qx 'round 2: gate exit 3; 1 benchmarks: 1 slower; largest slowdown +9.00% = +0.90 us (x/a/N:1, allowed 3.0%)' <<<"$out" ||
-  { echo "FAIL: --rejudge round 2 line"; exit 1; }
+expect_line 'round 1: gate exit 0; 1 benchmarks: 1 same; largest slowdown +1.00% = +0.10 us (x/a/N:1, allowed 3.0%)' "--rejudge round 1 line"
+expect_line 'round 2: gate exit 3; 1 benchmarks: 1 slower; largest slowdown +9.00% = +0.90 us (x/a/N:1, allowed 3.0%)' "--rejudge round 2 line"
 want1="compare --baselines=$rj/bl --tolerance=0.04 --out_dir=$rj/out/round1/perf/x_perf_test $rj/src/round1/perf/x_perf_test/x_bench.json"
 want2="compare --baselines=$rj/bl --tolerance=0.04 --recheck=$rj/src/round2/perf/x_perf_test/x_bench.recheck.json --out_dir=$rj/out/round2/perf/x_perf_test $rj/src/round2/perf/x_perf_test/x_bench.json"
 [ "$(cat "$rj/out/round1/perf/x_perf_test/args")" = "$want1" ] || { echo "FAIL: --rejudge round 1 arguments"; exit 1; }
