@@ -6,7 +6,9 @@
  *
  *   bazel run //perf/tools:leave_one_gpu_out -- [--list] $PWD/baselines/nvidia-h100-80gb-hbm3.json
  *
- * --list also prints every threshold over the goal and every verdict within 80 % of its threshold.
+ * --list also prints every threshold over the goal and every verdict within 80 % of its threshold,
+ * with what it was judged against: its kind, all GPUs (too few of its kind), or other kinds alone (none
+ * of its kind left: column "no kind", a gap in the baseline's kinds rather than noise).
  * Exit 0; 1 when a GPU left out got a "slower" verdict (a false alarm: review before committing the
  * baseline); 2 on bad usage or an unreadable baseline. */
 #include <getopt.h>
@@ -54,6 +56,7 @@ static void free_view(gate_figures *v) {
 
 typedef struct {
   size_t runs, verdicts, over_goal, slower, faster;
+  size_t slower_no_kind; /* of the slower: no GPU of the run's kind was left (judged against other kinds) */
 } tally;
 
 static void add(tally *t, const tally *u) {
@@ -61,6 +64,7 @@ static void add(tally *t, const tally *u) {
   t->verdicts += u->verdicts;
   t->over_goal += u->over_goal;
   t->slower += u->slower;
+  t->slower_no_kind += u->slower_no_kind;
   t->faster += u->faster;
 }
 
@@ -78,11 +82,13 @@ static void judge_run(const gate_figures *f, size_t r, const gate_figures *base,
     int over = c[i].threshold > (c[i].base_ns < LONG_NS ? 0.05 : 0.03) + 1e-12;
     t->over_goal += over;
     t->slower += c[i].v == VERDICT_SLOWER;
+    t->slower_no_kind += c[i].v == VERDICT_SLOWER && !c[i].own_gpu && !c[i].same_kind && c[i].kind_gpus == 0;
     t->faster += c[i].v == VERDICT_FASTER;
     if (list && (over || c[i].delta > 0.8 * c[i].threshold))
       printf("  %-8s %s run %zu: %+.2f %%, allowed %.2f %% (noise %.2f %%, %s), p %.2g\n", verdict_name(c[i].v),
              c[i].name, r, 100 * c[i].delta, 100 * c[i].threshold, 100 * c[i].noise,
-             c[i].own_gpu ? "own GPU" : c[i].same_kind ? "its kind" : "all GPUs", c[i].p_slower);
+             c[i].own_gpu ? "own GPU" : c[i].same_kind ? "its kind" : c[i].kind_gpus ? "all GPUs" : "other kinds",
+             c[i].p_slower);
   }
   free(c);
   free_view(&run);
@@ -109,7 +115,8 @@ int main(int argc, char **argv) {
   int *keep = malloc((f.nruns + 1) * sizeof *keep);
   tally total = {0};
   size_t gpus = 0;
-  printf("%-42s %5s %8s %9s %6s %6s\n", "GPU left out", "runs", "verdicts", "over goal", "slower", "faster");
+  printf("%-42s %5s %8s %9s %6s %7s %6s\n", "GPU left out", "runs", "verdicts", "over goal", "slower", "no kind",
+         "faster");
   for (size_t g = 0; g < f.nruns; g++) {
     const char *uuid = f.runs[g].gpu_uuid;
     int seen = 0;
@@ -124,14 +131,18 @@ int main(int argc, char **argv) {
         t.runs++;
         judge_run(&f, r, &base, list, &t);
       }
-    printf("%-42s %5zu %8zu %9zu %6zu %6zu\n", uuid[0] ? uuid : "(no uuid)", t.runs, t.verdicts, t.over_goal,
-           t.slower, t.faster);
+    printf("%-42s %5zu %8zu %9zu %6zu %7zu %6zu\n", uuid[0] ? uuid : "(no uuid)", t.runs, t.verdicts, t.over_goal,
+           t.slower, t.slower_no_kind, t.faster);
     add(&total, &t);
     free_view(&base);
   }
   printf("%zu GPUs, %zu runs: %zu verdicts, %zu thresholds over the goal (%.1f %%), %zu slower, %zu faster\n", gpus,
          total.runs, total.verdicts, total.over_goal, total.verdicts ? 100.0 * total.over_goal / total.verdicts : 0.0,
          total.slower, total.faster);
+  if (total.slower_no_kind)
+    printf("%zu of the slower were judged against other kinds alone (no GPU of the left-out GPU's kind was left): a "
+           "kind the baseline has too few GPUs of, which a runner of that kind blessed in settles\n",
+           total.slower_no_kind);
   free(keep);
   free_figures(&f);
   return total.slower ? 1 : 0;
