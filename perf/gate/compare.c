@@ -43,6 +43,12 @@ double tolerance_for(const gate_policy *p, const char *bench_name, int own_gpu) 
   return own_gpu ? p->own_tolerance : p->tolerance;
 }
 
+gate_reference reference_of(const comparison *c) {
+  if (c->own_gpu) return REF_OWN_GPU;
+  if (c->same_kind) return REF_ITS_KIND;
+  return c->kind_gpus ? REF_ALL_GPUS : REF_OTHER_KINDS;
+}
+
 const char *verdict_name(verdict v) {
   switch (v) {
     case VERDICT_FASTER: return "faster";

@@ -136,4 +136,10 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
 
 const char *verdict_name(verdict v);
 
+/* What the baseline's side of a comparison was: the run's own GPU's runs, its kind's, all GPUs
+ * (fewer than KIND_MIN_GPUS of its kind), or all GPUs with none of its kind among them, whose
+ * difference of kind reads as a change. */
+typedef enum { REF_OWN_GPU, REF_ITS_KIND, REF_ALL_GPUS, REF_OTHER_KINDS } gate_reference;
+gate_reference reference_of(const comparison *c);
+
 #endif

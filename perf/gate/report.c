@@ -75,7 +75,7 @@ void failure_message(const comparison *c, char *buf, size_t len) {
   size_t used = strlen(buf);
   /* Judged against other kinds of host (compare.h): their difference, up to ~4 % on the H200s,
    * reads as a change. Say what would settle it. */
-  if (c->v == VERDICT_SLOWER && !c->own_gpu && !c->same_kind && used < len)
+  if (c->v == VERDICT_SLOWER && reference_of(c) >= REF_ALL_GPUS && used < len)
     snprintf(buf + used, len - used,
              ". Judged against other kinds of this GPU model (%zu GPU%s of its kind in the baseline): if this "
              "change did not touch the kernel, bring this runner into the baseline (ci/soak.sh 2 on it, then "
@@ -219,8 +219,8 @@ static json_t *verdict_json(const comparison *c) {
       bad |= !e || json_object_set_new(e, "launch_probes_ignored", json_integer((json_int_t)c->probes_ignored));
   }
   if (c->v != VERDICT_NEW) {
-    const char *reference = c->own_gpu ? "this_gpu" : c->same_kind ? "same_kind" : "all_gpus";
-    bad |= !e || json_object_set_new(e, "reference", json_string(reference));
+    static const char *const kReference[] = {"this_gpu", "same_kind", "all_gpus", "all_gpus"};
+    bad |= !e || json_object_set_new(e, "reference", json_string(kReference[reference_of(c)]));
     bad |= !e || json_object_set_new(e, "baseline_gpus", json_integer((json_int_t)c->base_gpus));
     if (!c->own_gpu) bad |= !e || json_object_set_new(e, "kind_gpus", json_integer((json_int_t)c->kind_gpus));
     bad |= !e || json_object_set_new(e, "baseline_runs", json_integer((json_int_t)c->base_runs));

@@ -68,6 +68,8 @@ static void add(tally *t, const tally *u) {
   t->faster += u->faster;
 }
 
+static const char *const kReference[] = {"own GPU", "its kind", "all GPUs", "other kinds"}; /* gate_reference */
+
 /* Judges run r of f against `base`, adding to t. */
 static void judge_run(const gate_figures *f, size_t r, const gate_figures *base, int list, tally *t) {
   int *only = calloc(f->nruns, sizeof *only);
@@ -82,13 +84,12 @@ static void judge_run(const gate_figures *f, size_t r, const gate_figures *base,
     int over = c[i].threshold > (c[i].base_ns < LONG_NS ? 0.05 : 0.03) + 1e-12;
     t->over_goal += over;
     t->slower += c[i].v == VERDICT_SLOWER;
-    t->slower_no_kind += c[i].v == VERDICT_SLOWER && !c[i].own_gpu && !c[i].same_kind && c[i].kind_gpus == 0;
+    t->slower_no_kind += c[i].v == VERDICT_SLOWER && reference_of(&c[i]) == REF_OTHER_KINDS;
     t->faster += c[i].v == VERDICT_FASTER;
     if (list && (over || c[i].delta > 0.8 * c[i].threshold))
       printf("  %-8s %s run %zu: %+.2f %%, allowed %.2f %% (noise %.2f %%, %s), p %.2g\n", verdict_name(c[i].v),
              c[i].name, r, 100 * c[i].delta, 100 * c[i].threshold, 100 * c[i].noise,
-             c[i].own_gpu ? "own GPU" : c[i].same_kind ? "its kind" : c[i].kind_gpus ? "all GPUs" : "other kinds",
-             c[i].p_slower);
+             kReference[reference_of(&c[i])], c[i].p_slower);
   }
   free(c);
   free_view(&run);
