@@ -64,10 +64,15 @@ static int merge_into_old(const char *path, const gate_figures *fresh, gate_figu
   char err[1024];
   gate_figures old, old_view;
   load_or_die(path, &old, 1);
-  if (add ? add_runs(&old, fresh, result, err, sizeof err) : replace_families(&old, fresh, result, err, sizeof err)) {
+  size_t superseded = 0;
+  if (add ? add_runs(&old, fresh, result, &superseded, err, sizeof err)
+          : replace_families(&old, fresh, result, err, sizeof err)) {
     fprintf(stderr, "gate: %s: %s\n", path, err);
     return 1;
   }
+  if (superseded)
+    printf("Left out of the old baseline: %zu measure(s) of long benchmarks taken in fewer contexts than the runs "
+           "given take them in (--long_contexts=%d)\n", superseded, fresh->runs[0].long_contexts);
   families_of(&old, fresh, &old_view);
   gate_policy p = default_policy();
   comparison *c;

@@ -19,14 +19,16 @@
 
 /* The benchmark's command line: the gate's flags, then every flag given after --. */
 static char **bench_argv(const options *o, const char *json_out, const char *filter) {
-  char **argv = calloc((size_t)o->nrest + 9, sizeof *argv);
+  char **argv = calloc((size_t)o->nrest + 10, sizeof *argv);
   int k = 0;
   argv[k++] = xasprintf("%s", o->bench);
   argv[k++] = xasprintf("--benchmark_out=%s", json_out);
   argv[k++] = xasprintf("--benchmark_out_format=json");
   argv[k++] = xasprintf("--benchmark_repetitions=%d", o->repetitions);
-  /* Short benchmarks in K contexts: the context is the gate's unit of evidence (perf/runner/contexts.h). */
+  /* Short benchmarks in K contexts, long ones in the first L: the context is the gate's unit of evidence
+   * (perf/runner/contexts.h). */
   argv[k++] = xasprintf("--contexts=%d", o->contexts);
+  argv[k++] = xasprintf("--long_contexts=%d", o->long_contexts);
   if (filter) argv[k++] = xasprintf("--benchmark_filter=%s", filter);
   /* The commit under test, for the baseline and history rows (CI sets PERF_COMMIT). */
   const char *sha = getenv("PERF_COMMIT");

@@ -146,6 +146,12 @@ double launch_reference(const gate_figures *f, const gate_bench *b) {
   return ref;
 }
 
+/* 1 when m was measured in every context of its run's --contexts: a short benchmark (a long one is
+ * measured in the first --long_contexts of them, or in the first context alone). */
+static int in_every_context(const gate_figures *f, const gate_measure *m) {
+  return m->run < f->nruns && f->runs[m->run].contexts > 1 && m->ncontexts == (size_t)f->runs[m->run].contexts;
+}
+
 static const char *gpu_of(const gate_figures *f, const gate_measure *m) {
   return m->run < f->nruns ? f->runs[m->run].gpu_uuid : "";
 }
@@ -334,6 +340,7 @@ static void compare_bench(const gate_figures *base, const gate_figures *run, con
   double run_probe = rb && !x->own_gpu ? launch_reference(run, rb) : 0;
   double launch_ref = run_probe > 0 ? launch_reference(base, ref) : 0;
   double weight = rb && rb->nruns && rb->runs[0].ncontexts > 1 ? probe_weight : 1;
+  x->run_short = rb && rb->nruns && in_every_context(run, &rb->runs[0]);
   x->launch_probe_ns = launch_ref > 0 ? (probe_interrupted(run_probe, launch_ref) ? 0 : run_probe - launch_ref) : NAN;
   x->launch_shift_ns = weight * x->launch_probe_ns;
   scaled bs = scale_bench(base, ref, p->metric, copy_ref, launch_ref, 1);
@@ -374,16 +381,17 @@ static void compare_bench(const gate_figures *base, const gate_figures *run, con
  * do not (H100s, 2026-11-25: +0.94 us and +0.46-0.49 us in 3 of 15 rounds, the kernels within
  * 0.1 us), and taken net of it every short kernel of that run looked 3-11 % faster: a slowdown of
  * that size would have passed. So the shift is weighted by k = m / d, kept within [0, 1], where d
- * is the median of the probe differences of the run's benchmarks measured in contexts and m the
+ * is the median of the probe differences of the run's short benchmarks (measured in every context:
+ * a long one's own difference between GPUs, a few us at 1 %, would swamp a launch's) and m the
  * median of how much longer they took as measured: k = 1 where the kernels moved with the probe,
- * 0 where they did not. Taking less of the probe's shift never hides a slowdown it would have
+ * 0 where they did not; the long ones measured in contexts take the same share. Taking less of the probe's shift never hides a slowdown it would have
  * shown (for a slower probe) and never makes a run slower than the probe would (for a faster). */
 static double probe_borne_out(const comparison *c, size_t n) {
   double *d = malloc((n + 1) * sizeof *d), *m = malloc((n + 1) * sizeof *m);
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     const comparison *x = &c[i];
-    if (x->v == VERDICT_MISSING || x->v == VERDICT_NEW || x->run_contexts < 2 || !isfinite(x->launch_probe_ns) ||
+    if (x->v == VERDICT_MISSING || x->v == VERDICT_NEW || !x->run_short || !isfinite(x->launch_probe_ns) ||
         x->launch_probe_ns == 0)
       continue;
     d[k] = x->launch_probe_ns;

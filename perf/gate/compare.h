@@ -18,6 +18,12 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
  * H100, against 4.4 % for one context (docs/RESULTS.md, "Contexts in one process"). */
 #define GATE_CONTEXTS 16
 
+/* ... and the long ones in the first 4 of them, with min_time / 4 each (about what one context
+ * took before): the mean of 4 context medians of tf32_wmma 1024^3 spreads 0.21 % between
+ * processes on an H100, against 0.77 % for one context (docs/RESULTS.md, "Long benchmarks in
+ * four contexts"). */
+#define GATE_LONG_CONTEXTS 4
+
 /* A run is compared with the baseline's runs on its own GPU (same context.gpu.uuid) when the
  * baseline holds at least this many of them; else with all the baseline's runs. GPUs of one model
  * differ by up to 3.8 % in some long kernels and by 0.8 us in memset + kernel variants between
@@ -98,6 +104,7 @@ typedef struct {
   double p_faster;
   size_t base_runs, base_contexts, base_samples; /* the evidence behind each side (contexts kept) */
   size_t run_contexts, run_samples;
+  int run_short;          /* the run measured it in every context of its --contexts (a short benchmark) */
   size_t base_set_aside, run_set_aside; /* contexts set aside as interrupted (kept_contexts) */
   double base_gbps, run_gbps;
   double base_copy_frac, run_copy_frac; /* bandwidth as a fraction of the copy probe (0: unknown) */

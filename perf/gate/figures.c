@@ -88,6 +88,14 @@ int same_method(const gate_figures *base, const gate_figures *run, char *err, si
                     "in %d CUDA contexts, this run in %d (under %g us); figures taken differently do not compare "
                     "(re-bless with runs made like this one)", k, base->b[i].name, have->contexts_below_s * 1e6,
                     have->contexts, want->contexts, want->contexts_below_s * 1e6);
+      /* A long benchmark's figure is the mean of its contexts' medians either way; a run measured in
+       * more contexts than the baseline's runs only spreads less than the baseline's noise allows
+       * for, but one measured in fewer would be held to a steadier baseline's thresholds. */
+      if (have->long_contexts > want->long_contexts)
+        return fail(err, errlen, "field runs[%zu].long_contexts differs: %s was measured with long benchmarks in %d "
+                    "CUDA contexts, this run in %d; a run must measure them in at least as many contexts as the "
+                    "baseline (gate check --long_contexts=%d, the default, or re-bless with runs made like this one)",
+                    k, base->b[i].name, have->long_contexts, want->long_contexts, have->long_contexts);
     }
   return 0;
 }
@@ -311,14 +319,23 @@ static void read_gpu(ctx *c, json_t *g, const gpu_fields *k, gate_gpu *gpu) {
   copy_str(c, g, k->where, k->runtime, gpu->runtime, sizeof gpu->runtime);
 }
 
-/* How many contexts measured the short benchmarks, and what "short" meant. A baseline must
- * say (required); a run file without the fields was measured in one context. */
+/* How many contexts measured the short benchmarks, what "short" meant, and in how many of them the
+ * long ones were measured (--long_contexts). A baseline must say the first two (required); a run
+ * file without them was measured in one context. Without long_contexts (runs before it), the
+ * long benchmarks were measured in the first context alone: 0. */
 static void read_contexts_method(ctx *c, json_t *o, const char *where, gate_run_info *info, int required) {
   json_t *k = required ? field(c, o, where, "contexts", JSON_INTEGER) : json_object_get(o, "contexts");
   json_t *below = required ? field(c, o, where, "contexts_below_s", JSON_REAL) : json_object_get(o, "contexts_below_s");
   info->contexts = json_is_integer(k) ? (int)json_integer_value(k) : 1;
   info->contexts_below_s = json_is_number(below) ? json_number_value(below) : 0;
+  json_t *l = json_object_get(o, "long_contexts");
+  info->long_contexts = json_is_integer(l) ? (int)json_integer_value(l) : 0;
   if (c->failed) return;
+  if (l && (!json_is_integer(l) || info->long_contexts < 0 || info->long_contexts > info->contexts)) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.long_contexts: expected an integer from 0 to its contexts (%d)",
+                     c->path, where, info->contexts);
+    return;
+  }
   if (info->contexts < 1 || info->contexts > 256)
     c->failed = fail(c->err, c->errlen, "%s: field %s.contexts: %d is not from 1 to 256", c->path, where,
                      info->contexts);
@@ -505,11 +522,12 @@ static json_t *runs_json(ctx *c, const gate_figures *f) {
     char where[32];
     snprintf(where, sizeof where, "runs[%zu]", i);
     if (finite_field(c, where, "copy_bytes_per_second", r->copy_bytes_per_second)) break;
-    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:f, s:f, s:f}", "date", r->date, "commit",
+    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:f, s:i, s:f, s:f}", "date", r->date, "commit",
                               r->commit, "host", r->host, "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second",
                               r->copy_bytes_per_second, "l2_flush", r->l2_flush, "contexts", r->contexts,
-                              "contexts_below_s", r->contexts_below_s, "launch_first_ns", r->launch_first_ns,
-                              "launch_contexts_ns", r->launch_contexts_ns), where, "(its fields)");
+                              "contexts_below_s", r->contexts_below_s, "long_contexts", r->long_contexts,
+                              "launch_first_ns", r->launch_first_ns, "launch_contexts_ns", r->launch_contexts_ns),
+           where, "(its fields)");
   }
   return runs;
 }
@@ -612,6 +630,11 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       return fail(err, errlen, "run %zu measured short benchmarks (under %g us) in %d contexts and run 1 (under %g us) "
                   "in %d: a baseline is made from runs taken the same way", r + 1, b->contexts_below_s * 1e6,
                   b->contexts, a->contexts_below_s * 1e6, a->contexts);
+    }
+    if (a->long_contexts != b->long_contexts) {
+      free_figures(out);
+      return fail(err, errlen, "run %zu measured long benchmarks in %d contexts and run 1 in %d (--long_contexts): a "
+                  "baseline is made from runs taken the same way", r + 1, b->long_contexts, a->long_contexts);
     }
     out->runs[r] = runs[r].runs[0];
   }
@@ -909,8 +932,10 @@ static void append_runs(gate_figures *out, const gate_figures *src, const char *
 }
 
 /* dst: src's measures, then more's when `more` is not NULL (runs re-indexed through the maps). */
+/* src's measures, then more's (when given); with more, src's measures of run q with fewer contexts
+ * than drop_under[q] are left out (drop_under may be NULL) and counted in *dropped. */
 static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t *run_map, const gate_bench *more,
-                            const size_t *more_map) {
+                            const size_t *more_map, const size_t *drop_under, size_t *dropped) {
   size_t extra = more ? more->nruns : 0;
   dst->name = strdup(src->name);
   dst->bytes_per_second = more ? more->bytes_per_second : src->bytes_per_second; /* the newest figure */
@@ -918,6 +943,10 @@ static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t
   dst->runs = calloc(src->nruns + extra + 1, sizeof *dst->runs);
   for (size_t r = 0; r < src->nruns + extra; r++) {
     const gate_measure *from = r < src->nruns ? &src->runs[r] : &more->runs[r - src->nruns];
+    if (more && drop_under && r < src->nruns && from->ncontexts < drop_under[from->run]) {
+      (*dropped)++;
+      continue;
+    }
     gate_measure *m = &dst->runs[dst->nruns++];
     *m = *from;
     m->run = r < src->nruns ? run_map[from->run] : more_map[from->run];
@@ -927,11 +956,13 @@ static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t
 }
 
 static void copy_bench(gate_bench *dst, const gate_bench *src, const size_t *run_map) {
-  copy_bench_with(dst, src, run_map, NULL, NULL);
+  copy_bench_with(dst, src, run_map, NULL, NULL, NULL, NULL);
 }
 
-int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err, size_t errlen) {
+int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *out, size_t *superseded, char *err,
+             size_t errlen) {
   memset(out, 0, sizeof *out);
+  *superseded = 0;
   if (same_hardware(&old->gpu, &fresh->gpu, err, errlen)) return 1;
   gate_figures view;
   families_of(old, fresh, &view);
@@ -958,8 +989,17 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
   append_runs(out, old, NULL, old_map);
   append_runs(out, fresh, NULL, fresh_map);
   out->b = calloc(old->n + fresh->n + 1, sizeof *out->b);
+  /* A long benchmark of an old run measured in fewer contexts than the fresh runs measure long ones
+   * in (--long_contexts) is left out where the fresh runs measured it: its spread is a single
+   * context's, and kept it would keep the benchmark's noise, and so its threshold, as wide as before. */
+  size_t *drop_under = calloc(old->nruns + 1, sizeof *drop_under);
+  for (size_t q = 0; q < old->nruns; q++)
+    if (fresh->nruns && old->runs[q].long_contexts < fresh->runs[0].long_contexts)
+      drop_under[q] = (size_t)old->runs[q].contexts; /* its long ones: fewer contexts than its short ones */
   for (size_t i = 0; i < old->n; i++)
-    copy_bench_with(&out->b[out->n++], &old->b[i], old_map, find_bench(fresh, old->b[i].name), fresh_map);
+    copy_bench_with(&out->b[out->n++], &old->b[i], old_map, find_bench(fresh, old->b[i].name), fresh_map, drop_under,
+                    superseded);
+  free(drop_under);
   for (size_t i = 0; i < fresh->n; i++)
     if (!find_bench(old, fresh->b[i].name)) copy_bench(&out->b[out->n++], &fresh->b[i], fresh_map);
   free(old_map);

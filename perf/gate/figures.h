@@ -50,6 +50,7 @@ typedef struct {
   char gpu_uuid[64];            /* which GPU of the model ("" in files made before the field) */
   int contexts;                 /* --contexts: short benchmarks were measured in this many contexts */
   double contexts_below_s;      /* ... "short": a median under this */
+  int long_contexts;            /* --long_contexts: the long ones in the first this many (0: the first alone) */
   /* The runner's launch probe (an empty kernel timed like a sample; perf/runner/results.h): its median
    * in the first CUDA context, and the mean of its medians in the --contexts ones. 0: not
    * measured (runs before the probe). The gate compares times net of it (perf/gate/compare.h). */
@@ -102,10 +103,13 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
 int replace_families(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err, size_t errlen);
 /* A baseline that gains runs: every benchmark of `old` keeps its runs and gets `fresh`'s of the
  * same name; benchmarks only `fresh` has come with its runs alone (bless --add, to bring another
- * runner into the baseline). A run already in `old` (same date, host and GPU uuid), other
- * hardware, or runs made with another L2 flush or number of contexts than the old runs of their
- * families are errors. */
-int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err, size_t errlen);
+ * runner into the baseline). Where `fresh` measured long benchmarks in more contexts
+ * (--long_contexts) than an old run, that run's measures of the long benchmarks `fresh` measured
+ * are left out, counted in *superseded. A run already in `old` (same date, host and GPU uuid),
+ * other hardware, or runs made with another L2 flush or number of contexts than the old runs of
+ * their families are errors. */
+int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *out, size_t *superseded, char *err,
+             size_t errlen);
 /* A shallow view of `base` limited to the families `run` measured (a family's
  * perf test compares only its own benchmarks). Free with free(view->b) only. */
 void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view);

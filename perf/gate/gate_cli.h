@@ -17,6 +17,7 @@ typedef struct {
   int strict, repetitions, recheck;
   int add; /* bless: the runs join the baseline's runs of their families instead of replacing them */
   int contexts; /* check: the benchmark measures short benchmarks in this many CUDA contexts */
+  int long_contexts; /* check: ... and long ones in the first this many of them */
   char **rest; /* positional arguments, or benchmark flags after -- for check */
   int nrest;
 } options;

@@ -1,8 +1,9 @@
 /* gate: the regression gate over benchmark runs and per-GPU baselines.
  *
- *   gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N] [--contexts=K] [--out_dir=DIR]
- *                [--no_recheck] [-- BENCH FLAGS]
- *       Runs a family's benchmark binary (short benchmarks in K = 16 CUDA contexts, --contexts),
+ *   gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N] [--contexts=K]
+ *                [--long_contexts=L] [--out_dir=DIR] [--no_recheck] [-- BENCH FLAGS]
+ *       Runs a family's benchmark binary (short benchmarks in K = 16 CUDA contexts, --contexts, long
+ *       ones in the first L = 4 of them, --long_contexts),
  *       compares with the baseline of the GPU it ran on
  *       (DIR/<gpu-slug>.json), re-measures anything slower in a fresh process, and fails only on
  *       a confirmed regression. BIN and DIR must exist (else exit 2, before anything runs); a DIR
@@ -58,7 +59,8 @@ static void print_usage(FILE *out) {
   fprintf(out,
           "usage:\n"
           "  gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N (1..1000)]\n"
-          "               [--contexts=K (16)] [--out_dir=DIR] [--no_recheck] [-- BENCHMARK FLAGS]\n"
+          "               [--contexts=K (16)] [--long_contexts=L (4)] [--out_dir=DIR] [--no_recheck]\n"
+          "               [-- BENCHMARK FLAGS]\n"
           "      run BIN, compare with DIR/<gpu>.json, re-measure what looks slower; writes the run JSON,\n"
           "      summary.md and verdicts.json to --out_dir, JUnit XML to $XML_OUTPUT_FILE. The gate sets\n"
           "      --benchmark_out and --benchmark_out_format: do not give them after --\n"
@@ -141,7 +143,8 @@ const char *user_path(const char *p, char *buf, size_t len) {
 }
 
 static options parse(int argc, char **argv) {
-  options o = {.policy = default_policy(), .repetitions = 1, .recheck = 1, .contexts = GATE_CONTEXTS};
+  options o = {.policy = default_policy(), .repetitions = 1, .recheck = 1, .contexts = GATE_CONTEXTS,
+               .long_contexts = GATE_LONG_CONTEXTS};
   static const struct option opts[] = {
       {"tolerance", required_argument, 0, 't'},  {"family_tolerance", required_argument, 0, 'f'},
       {"own_tolerance", required_argument, 0, 'T'},
@@ -153,7 +156,7 @@ static options parse(int argc, char **argv) {
       {"repetitions", required_argument, 0, 'r'}, {"no_recheck", no_argument, 0, 'n'},
       {"min_delta_us", required_argument, 0, 'd'}, {"contexts", required_argument, 0, 'c'},
       {"add", no_argument, 0, 'A'},              {"help", no_argument, 0, 'h'},
-      {"recheck", required_argument, 0, 'R'},
+      {"recheck", required_argument, 0, 'R'},    {"long_contexts", required_argument, 0, 'L'},
       {0, 0, 0, 0}};
   int c;
   char err[512];
@@ -184,11 +187,15 @@ static options parse(int argc, char **argv) {
       case 'R': o.recheck_file = optarg; break;
       case 'A': o.add = 1; break;
       case 'c': o.contexts = integer_arg("contexts", optarg, 1, 256); break;
+      case 'L': o.long_contexts = integer_arg("long_contexts", optarg, 0, 256); break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
       case 'h': print_usage(stdout); exit(EXIT_PASS);
       default: usage("unknown flag");
     }
   }
+  if (o.long_contexts > 0 && (o.contexts < 2 || o.long_contexts > o.contexts))
+    usage("--long_contexts=L: the long benchmarks are measured in the first L of the --contexts=K ones, so L must be "
+          "0, or at most K with K >= 2 (defaults: K = 16, L = 4)");
   o.rest = argv + optind;
   o.nrest = argc - optind;
   return o;

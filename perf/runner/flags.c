@@ -30,6 +30,7 @@ enum {
   OPT_MIN_CLOCK,
   OPT_CONTEXTS,
   OPT_CONTEXTS_BELOW,
+  OPT_LONG_CONTEXTS,
   OPT_HELP,
 };
 
@@ -54,6 +55,7 @@ static const struct option kOptions[] = {
     {"min_clock_ratio", required_argument, NULL, OPT_MIN_CLOCK},
     {"contexts", required_argument, NULL, OPT_CONTEXTS},
     {"contexts_below", required_argument, NULL, OPT_CONTEXTS_BELOW},
+    {"long_contexts", required_argument, NULL, OPT_LONG_CONTEXTS},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -123,6 +125,11 @@ void flags_usage(FILE *f, const char *prog) {
           "                                      own offset, which shifts a 7 us kernel by up to 5%%\n"
           "                                      (docs/RESULTS.md)\n"
           "  --contexts_below=<t>us              short: a median under t microseconds (default 50us)\n"
+          "  --long_contexts=<l>                 with --contexts=k, measure the other (long) benchmarks in\n"
+          "                                      the first l of those k contexts too, after the short ones,\n"
+          "                                      each with min_time/l (at most 200 samples) and no\n"
+          "                                      --max_noise target; l <= k (default 0: the first context\n"
+          "                                      alone, with the noise target)\n"
           "  --help                              this text\n"
           "Environment: BENCH_SEED=<n> fixes the random inputs (default: drawn from the clock; the seed is\n"
           "  in the JSON context); BENCH_NVML_LIBRARY=<path> loads NVML from <path> instead of libnvidia-ml.so.1.\n"
@@ -361,6 +368,10 @@ static int set_gpu_flag(int c, const char *name, const char *v, bench_options *o
       o->contexts = (int)l;
       return FLAG_SET;
     case OPT_CONTEXTS_BELOW: return microseconds_flag(name, v, &o->contexts_below_s, err, errlen);
+    case OPT_LONG_CONTEXTS:
+      if (int_flag(name, v, 0, 256, NULL, &l, err, errlen)) return FLAG_BAD;
+      o->long_contexts = (int)l;
+      return FLAG_SET;
     default: return FLAG_NOT_MINE;
   }
 }
@@ -393,6 +404,12 @@ flags_status flags_parse(int argc, char **argv, bench_options *o, char *err, siz
   }
   if (optind < argc) {
     set_err(err, errlen, "unexpected argument '%s' (flags are written --flag=value)", argv[optind]);
+    return FLAGS_ERROR;
+  }
+  /* The long benchmarks' contexts are among the --contexts ones. */
+  if (o->long_contexts > 0 && (o->contexts < 2 || o->long_contexts > o->contexts)) {
+    set_err(err, errlen, "--long_contexts=%d: needs --contexts=k with k >= 2 and k >= %d (it picks the first %d of "
+            "those k contexts; --contexts is %d)", o->long_contexts, o->long_contexts, o->long_contexts, o->contexts);
     return FLAGS_ERROR;
   }
   return FLAGS_OK;

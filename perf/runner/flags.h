@@ -42,6 +42,7 @@ typedef struct {
   double min_clock_ratio;      /* --min_clock_ratio: discard samples below this x max SM clock */
   int contexts;                /* --contexts: measure short benchmarks again in this many CUDA contexts */
   double contexts_below_s;     /* --contexts_below: a benchmark is short below this median */
+  int long_contexts;           /* --long_contexts: the first this many of them measure the long ones too */
 } bench_options;
 
 typedef enum { FLAGS_OK = 0, FLAGS_HELP = 1, FLAGS_ERROR = 2 } flags_status;

@@ -42,6 +42,7 @@ START_TEST(defaults) {
   ck_assert_double_eq(g_opt.min_clock_ratio, 0.7);
   ck_assert_int_eq(g_opt.contexts, 1);
   ck_assert_double_eq_tol(g_opt.contexts_below_s, 50e-6, 1e-15);
+  ck_assert_int_eq(g_opt.long_contexts, 0);
 }
 END_TEST
 
@@ -97,6 +98,17 @@ START_TEST(gpu_flags) {
                    FLAGS_OK);
   ck_assert_int_eq(g_opt.contexts, 1);
   ck_assert_str_eq(g_opt.filter, "b");
+  /* The long benchmarks' contexts are the first l of the k: l from 0 to k, k at least 2. */
+  ck_assert_int_eq(parse("--long_contexts=4", "--contexts=16", NULL), FLAGS_OK);
+  ck_assert_int_eq(g_opt.long_contexts, 4);
+  ck_assert_int_eq(parse("--contexts=2", "--long_contexts=2", NULL), FLAGS_OK);
+  ck_assert_int_eq(g_opt.long_contexts, 2);
+  ck_assert_int_eq(parse("--long_contexts=0", NULL), FLAGS_OK);
+  ck_assert_int_eq(parse("--long_contexts=4", NULL), FLAGS_ERROR);
+  ck_assert_msg(strstr(g_err, "--long_contexts=4: needs --contexts=k with k >= 2 and k >= 4") != NULL, "%s", g_err);
+  ck_assert_int_eq(parse("--contexts=3", "--long_contexts=4", NULL), FLAGS_ERROR);
+  ck_assert_msg(strstr(g_err, "--contexts is 3") != NULL, "%s", g_err);
+  ck_assert_int_eq(parse("--contexts=1", "--long_contexts=1", NULL), FLAGS_ERROR);
 }
 END_TEST
 
@@ -161,6 +173,7 @@ START_TEST(bad_flags_and_values) {
   expect_error("--contexts_below=50", "microseconds like 50us");
   expect_error("--contexts_below=0us", "microseconds like 50us");
   expect_error("--contexts_below=us", "microseconds like 50us");
+  expect_error("--long_contexts=-1", "integer from 0 to 256");
   expect_error("--benchmark_filter", "expected a value");
 }
 END_TEST

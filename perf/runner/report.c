@@ -196,6 +196,7 @@ static json_t *context_json(const run_context *c) {
   set_int(t, "repetitions", c->repetitions);
   set_int(t, "contexts", c->contexts > 0 ? c->contexts : 1);
   set_num(t, "contexts_below_s", c->contexts_below_s);
+  set_int(t, "long_contexts", c->long_contexts);
   set_num(t, "min_time_s", c->min_time_s);
   set_num(t, "min_warmup_time_s", c->min_warmup_s);
   set_int(t, "min_samples", c->min_samples);
@@ -417,6 +418,9 @@ void report_console_header(FILE *f, const run_context *c, int w) {
             "Benchmarks under %g us measured again in %d fresh CUDA contexts (min time / %d, at most %d samples each): "
             "Time is the mean of their medians, noise the spread between them\n",
             c->contexts_below_s * 1e6, c->contexts, c->contexts, CONTEXTS_MAX_SAMPLES);
+  if (c->contexts > 1 && c->long_contexts > 0)
+    fprintf(f, "The longer ones measured again in the first %d of those contexts, after the short ones (min time / %d, "
+            "at most %d samples each)\n", c->long_contexts, c->long_contexts, CONTEXTS_MAX_SAMPLES);
   char line[512];
   int len = snprintf(line, sizeof line, ROW_FMT, w, "Benchmark", "Time", "CPU", "Iterations", "GB/s", "%peak",
                      "%copy", "FLOP/s", "  ", "Notes");

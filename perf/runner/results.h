@@ -57,6 +57,7 @@ typedef struct {
   int repetitions;
   int contexts;                /* --contexts: K more CUDA contexts measure the short benchmarks */
   double contexts_below_s;     /* --contexts_below: what "short" means (median in seconds) */
+  int long_contexts;           /* --long_contexts: the first this many of them measure the long ones */
   /* The launch probe: median time of an empty kernel, timed like a sample (flush, start, kernel,
    * stop), in the first CUDA context and then in each of --contexts; 0 where not measured. It is
    * recorded, not used by the gate: it shows how much of a short benchmark's time, and of the

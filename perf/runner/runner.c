@@ -337,12 +337,13 @@ static void launch_probe(runner *R) {
 /* One repetition. With `quick` (the first context under --contexts), it is first measured
  * with quick's shorter time: a short benchmark's measurement here only tells that it is
  * short, and the other contexts' replace it (perf/runner/contexts.h); only a long one is then
- * measured again with cfg. */
+ * measured again with cfg, unless --long_contexts replaces its measurement too. */
 static int measure_rep(runner *R, run_fn fn, void *state, const measure_cfg *cfg, const measure_cfg *quick,
                        rep_result *rep, char *err, size_t errlen) {
   if (quick) {
     if (measure(R, fn, state, quick, rep, err, errlen) != 0) return -1;
-    if (rep->n > 0 && stats_median(rep->gpu_ns, rep->n) < R->opt.contexts_below_s * 1e9) return 0;
+    if (rep->n > 0 && (R->opt.long_contexts > 0 || stats_median(rep->gpu_ns, rep->n) < R->opt.contexts_below_s * 1e9))
+      return 0;
     free_rep(rep);
   }
   return measure(R, fn, state, cfg, rep, err, errlen);
@@ -562,6 +563,7 @@ static void fill_context(run_context *ctx, const bench_options *o, const char *p
   ctx->repetitions = o->repetitions;
   ctx->contexts = o->contexts;
   ctx->contexts_below_s = o->contexts_below_s;
+  ctx->long_contexts = o->long_contexts;
   ctx->min_time_s = o->min_time_s;
   ctx->min_warmup_s = o->min_warmup_s;
   ctx->max_noise_pct = o->max_noise_pct;
@@ -616,27 +618,18 @@ static void release_device(runner *R) {
   close_sampling(R);
 }
 
-/* Measures the short benchmarks (is_short) once more in a new CUDA context,
- * made current for the time, and pools each repetition into res. A benchmark
- * that fails there fails in res. Returns how many failed, or -1 with a message
- * when the context itself could not be made, used or destroyed. */
-static int measure_in_one_context(runner *R, const selection *sel, const int *is_short, const measure_cfg *cfg,
-                                  bench_result *res, int k, char *err, size_t errlen) {
-  const bench_options *o = &R->opt;
-  driver_context first, made;
-  double t0 = now_s();
-  if (driver_context_current(&first, err, errlen) || driver_context_create(o->device, &made, err, errlen)) return -1;
-  int failed = 0, rc = open_sampling(R, err, errlen);
-  R->prep.s[PREP_CONTEXT] += now_s() - t0;
-  int *take = calloc(sel->n + 1, sizeof *take);
+/* Measures the benchmarks that `take` marks once more in the current CUDA context, each with cfg,
+ * and pools each repetition into res (context k of --contexts). A benchmark that fails there
+ * fails in res. Returns how many failed, or -1 with a message. */
+static int measure_taken(runner *R, const selection *sel, const int *take, const measure_cfg *cfg, bench_result *res,
+                         int k, char *err, size_t errlen) {
   input_plan plan = {0};
-  for (size_t i = 0; take && i < sel->n; i++) take[i] = is_short[i] && !res[i].failed;
-  if (rc == 0 && (!take || plan_make(&plan, sel, take) != 0)) {
+  if (plan_make(&plan, sel, take) != 0) {
     snprintf(err, errlen, "out of host memory");
-    rc = -1;
+    return -1;
   }
-  free(take);
-  for (size_t q = 0; rc == 0 && q < plan.n; q++) {
+  int failed = 0;
+  for (size_t q = 0; q < plan.n; q++) {
     size_t i = plan.pos[q];
     bench_result one;
     memset(&one, 0, sizeof one);
@@ -651,7 +644,7 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
     if (one.failed) {
       res[i].failed = 1;
       failed++;
-      snprintf(res[i].error, sizeof res[i].error, "--contexts: in context %d of %d: %.400s", k + 1, o->contexts,
+      snprintf(res[i].error, sizeof res[i].error, "--contexts: in context %d of %d: %.400s", k + 1, R->opt.contexts,
                one.error);
       fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
     }
@@ -659,9 +652,46 @@ static int measure_in_one_context(runner *R, const selection *sel, const int *is
     free(one.reps);
   }
   plan_close(&plan);
-  /* The probe goes last: timed before the benchmarks, it made the 3-launch reduce v0..v5 that
-   * follow it 0.9 us slower in every context (docs/RESULTS.md, an A/B on one H100). */
-  if (rc == 0) launch_probe(R);
+  return failed;
+}
+
+/* Where a benchmark is measured again under --contexts. */
+typedef enum { IN_FIRST_ONLY, IN_EVERY_CONTEXT, IN_FIRST_L_CONTEXTS } context_plan;
+
+/* Context k of --contexts: a new CUDA context, made current for the time, measures the short
+ * benchmarks (IN_EVERY_CONTEXT), then the launch probe, then, in the first --long_contexts
+ * contexts, the long ones (IN_FIRST_L_CONTEXTS); each is pooled into res. Returns how many benchmarks failed, or -1
+ * with a message when the context itself could not be made, used or destroyed. */
+static int measure_in_one_context(runner *R, const selection *sel, const context_plan *where, const measure_cfg *each_short,
+                                  const measure_cfg *each_long, bench_result *res, int k, char *err, size_t errlen) {
+  const bench_options *o = &R->opt;
+  driver_context first, made;
+  double t0 = now_s();
+  if (driver_context_current(&first, err, errlen) || driver_context_create(o->device, &made, err, errlen)) return -1;
+  int failed = 0, rc = open_sampling(R, err, errlen);
+  R->prep.s[PREP_CONTEXT] += now_s() - t0;
+  int *take = calloc(sel->n + 1, sizeof *take);
+  if (rc == 0 && !take) {
+    snprintf(err, errlen, "out of host memory");
+    rc = -1;
+  }
+  for (int pass = 0; rc == 0 && pass < 2; pass++) {
+    /* Pass 0: the short ones; pass 1, in the first --long_contexts contexts only: the long ones. */
+    int any = 0;
+    for (size_t i = 0; i < sel->n; i++) {
+      int want = pass == 0 ? where[i] == IN_EVERY_CONTEXT : where[i] == IN_FIRST_L_CONTEXTS && k < o->long_contexts;
+      any |= take[i] = want && !res[i].failed;
+    }
+    int n = any ? measure_taken(R, sel, take, pass == 0 ? each_short : each_long, res, k, err, errlen) : 0;
+    if (n < 0) rc = -1;
+    failed += n > 0 ? n : 0;
+    /* The probe goes right after the short ones: timed before them, it made the 3-launch reduce
+     * v0..v5 that follow it 0.9 us slower in every context (docs/RESULTS.md, an A/B on one H100);
+     * the long ones come after it, so the short ones and the probe are measured as in every
+     * other context. */
+    if (rc == 0 && pass == 0) launch_probe(R);
+  }
+  free(take);
   t0 = now_s();
   close_sampling(R);
   char why[256];
@@ -685,32 +715,43 @@ static measure_cfg context_cfg(const measure_cfg *cfg, int contexts) {
   return each;
 }
 
-/* --contexts=K: the short benchmarks again in K more CUDA contexts of this
- * process, one after another, pooled into res in place of the first context's
- * samples (see perf/runner/contexts.h). Returns the number of benchmarks that failed. */
+/* --contexts=K: the short benchmarks again in K more CUDA contexts of this process, one after
+ * another, and with --long_contexts=L the long ones in the first L of them, pooled into res in
+ * place of the first context's samples (see perf/runner/contexts.h). Returns the number of
+ * benchmarks that failed. */
 static int measure_in_contexts(runner *R, const selection *sel, const measure_cfg *cfg, bench_result *res) {
   const bench_options *o = &R->opt;
   const char *prog = R->ctx.executable;
-  int *is_short = calloc(sel->n + 1, sizeof *is_short), nshort = 0, failed = 0;
-  if (!is_short) {
+  context_plan *where = calloc(sel->n + 1, sizeof *where);
+  int nshort = 0, nlong = 0, failed = 0;
+  if (!where) {
     fprintf(stderr, "%s: error: out of memory\n", prog);
     return 1;
   }
-  for (size_t i = 0; i < sel->n; i++) nshort += is_short[i] = contexts_is_short(&res[i], o->contexts_below_s * 1e9);
-  if (nshort == 0) {
-    free(is_short);
+  for (size_t i = 0; i < sel->n; i++) {
+    if (contexts_is_short(&res[i], o->contexts_below_s * 1e9))
+      where[i] = IN_EVERY_CONTEXT, nshort++;
+    else if (o->long_contexts > 0 && !res[i].failed && res[i].nreps > 0)
+      where[i] = IN_FIRST_L_CONTEXTS, nlong++;
+  }
+  if (nshort + nlong == 0) {
+    free(where);
     return 0;
   }
-  measure_cfg each = context_cfg(cfg, o->contexts);
+  /* Without short benchmarks, the contexts after the first L would measure nothing. */
+  int made = nshort > 0 ? o->contexts : o->long_contexts;
+  measure_cfg each_short = context_cfg(cfg, o->contexts), each_long = context_cfg(cfg, o->long_contexts);
   /* The first context's flush buffer and stream stay; each new context gets its own. */
   runner saved = *R;
-  fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more CUDA contexts\n", prog, nshort,
+  fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more CUDA contexts", prog, nshort,
           o->contexts_below_s * 1e6, o->contexts);
+  if (nlong) fprintf(stderr, ", and %d longer one(s) in the first %d of them", nlong, o->long_contexts);
+  fprintf(stderr, "\n");
   double t0 = now_s();
   memset(&R->prep, 0, sizeof R->prep); /* the first context's was reported */
   char err[512] = "";
-  for (int k = 0; k < o->contexts && !err[0]; k++) {
-    int n = measure_in_one_context(R, sel, is_short, &each, res, k, err, sizeof err);
+  for (int k = 0; k < made && !err[0]; k++) {
+    int n = measure_in_one_context(R, sel, where, &each_short, &each_long, res, k, err, sizeof err);
     if (n > 0) failed += n;
     if (n < 0 && !err[0]) snprintf(err, sizeof err, "unknown error");
     if (n < 0) fprintf(stderr, "%s: error: --contexts: context %d of %d: %s\n", prog, k + 1, o->contexts, err);
@@ -721,22 +762,23 @@ static int measure_in_contexts(runner *R, const selection *sel, const measure_cf
   R->flush = saved.flush;
   char prep[512];
   prep_describe(&R->prep, prep, sizeof prep);
-  fprintf(stderr, "%s: the %d contexts took %.1f s (outside sampling %.1f s: %s)\n", prog, o->contexts, now_s() - t0,
+  fprintf(stderr, "%s: the %d contexts took %.1f s (outside sampling %.1f s: %s)\n", prog, made, now_s() - t0,
           prep_total(&R->prep), prep);
-  /* A context that could not be made leaves benchmarks measured in fewer than K: they fail. */
+  /* A context that could not be made leaves benchmarks measured in fewer contexts than planned: they fail. */
   for (size_t i = 0; i < sel->n; i++) {
-    if (!is_short[i] || res[i].failed) continue;
+    if (where[i] == IN_FIRST_ONLY || res[i].failed) continue;
+    int want = where[i] == IN_EVERY_CONTEXT ? o->contexts : o->long_contexts;
     for (int r = 0; r < res[i].nreps; r++) {
-      if (res[i].reps[r].ncontext == (size_t)o->contexts) continue;
+      if (res[i].reps[r].ncontext == (size_t)want) continue;
       res[i].failed = 1;
       failed++;
       snprintf(res[i].error, sizeof res[i].error, "--contexts=%d: measured in %zu of %d contexts: %.400s",
-               o->contexts, res[i].reps[r].ncontext, o->contexts, err[0] ? err : "see above");
+               o->contexts, res[i].reps[r].ncontext, want, err[0] ? err : "see above");
       fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
       break;
     }
   }
-  free(is_short);
+  free(where);
   return failed;
 }
 
