@@ -390,7 +390,7 @@ START_TEST(an_interrupted_launch_probe_is_ignored) {
 }
 END_TEST
 
-/* Which contexts are set aside: far outliers only, and only with 8 or more contexts. */
+/* Which contexts are set aside: far outliers only, and only with 4 or more contexts. */
 START_TEST(interrupted_contexts_are_set_aside) {
   double v[16], kept[16];
   for (int i = 0; i < 16; i++) v[i] = 7000 + 30 * (i % 5); /* spread about 0.6 % */
@@ -404,9 +404,16 @@ START_TEST(interrupted_contexts_are_set_aside) {
   ck_assert_uint_eq(kept_contexts(v, 16, kept), 15);
   v[4] = 7000 * 1.25;                  /* 25 %: set aside */
   ck_assert_uint_eq(kept_contexts(v, 16, kept), 14);
-  /* Seven contexts: too few to tell an outlier, all kept. */
-  double seven[7] = {7000, 7010, 7020, 7000, 7030, 7010, 20000};
-  ck_assert_uint_eq(kept_contexts(seven, 7, kept), 7);
+  /* A long benchmark's four contexts (an H100's dot/tree_host_finish 2^24): the interrupted one
+   * goes; two of four far from the other two are a spread, not an outlier: all kept. */
+  double four[4] = {71056, 106112, 71408, 71216};
+  ck_assert_uint_eq(kept_contexts(four, 4, kept), 3);
+  ck_assert_double_eq(kept[1], 71408);
+  double two_and_two[4] = {71056, 106112, 107408, 71216};
+  ck_assert_uint_eq(kept_contexts(two_and_two, 4, kept), 4);
+  /* Three contexts: too few to tell an outlier, all kept. */
+  double three[3] = {7000, 7010, 20000};
+  ck_assert_uint_eq(kept_contexts(three, 3, kept), 3);
   /* A wide spread (a kernel that finishes on the host): 5 scaled MADs, beyond 20 %, decide. */
   double wide[8] = {7000, 8000, 9000, 7500, 8500, 6500, 9500, 10500};
   ck_assert_uint_eq(kept_contexts(wide, 8, kept), 8);
