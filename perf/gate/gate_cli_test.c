@@ -239,6 +239,63 @@ START_TEST(bless_add_joins_the_old_runs) {
 }
 END_TEST
 
+/* A run of base_set measured as gate check measures: the first benchmark short (16 contexts), the
+ * other two long, in `long_contexts` contexts (0: the first context alone, one median). */
+static void write_long_contexts_run(const char *name, int long_contexts, unsigned seed) {
+  write_run(name, H100, 132, 3000.0, base_set, 3, seed);
+  double medians[16];
+  for (int k = 0; k < 16; k++) medians[k] = 1000 * (1 + 0.002 * ((k * 5 + (int)seed) % 7 - 3));
+  set_contexts(name, 0, medians, 16);
+  for (size_t i = 1; i < 3 && long_contexts > 0; i++) {
+    for (int k = 0; k < long_contexts; k++) medians[k] = base_set[i].median_ns * (1 + 0.001 * ((k + (int)seed) % 3 - 1));
+    set_contexts(name, i, medians, (size_t)long_contexts);
+  }
+  set_context(name, "timing",
+              json_pack("{s:i, s:f, s:i}", "contexts", 16, "contexts_below_s", 50e-6, "long_contexts", long_contexts));
+}
+
+/* --long_contexts: runs that measure the long benchmarks in 4 contexts compare with a baseline of
+ * one-context runs (the same figure, measured more steadily), never the other way round; bless
+ * --add of such runs leaves out the old one-context measures of the benchmarks they measured, and
+ * a baseline is never made of runs measured both ways at once. */
+START_TEST(long_benchmarks_in_more_contexts) {
+  const char *bl = make_dir("long/bl");
+  char old[3][1024], fresh[2][1024], name[64];
+  for (unsigned r = 0; r < 3; r++) {
+    FORMAT(name, "long/old%u.json", r);
+    write_long_contexts_run(name, 0, 80 + r);
+    FORMAT(old[r], "%s", at(name));
+  }
+  for (unsigned r = 0; r < 2; r++) {
+    FORMAT(name, "long/new%u.json", r);
+    write_long_contexts_run(name, 4, 90 + r);
+    FORMAT(fresh[r], "%s", at(name));
+  }
+  expect_gate(2, "bless --baselines=%s %s %s", bl, old[0], fresh[0]);
+  expect_output("measured long benchmarks in 4 contexts and run 1 in 0 (--long_contexts)");
+  expect_gate(0, "bless --baselines=%s %s %s %s", bl, old[0], old[1], old[2]);
+  expect_gate(0, "compare --baselines=%s %s", bl, fresh[0]);
+  expect_gate(0, "bless --baselines=%s --add %s %s", bl, fresh[0], fresh[1]);
+  expect_output("Left out of the old baseline: 6 measure(s) of long benchmarks");
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_baseline(at("long/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 5);
+  ck_assert_uint_eq(find_bench(&f, "elementwise/add/N:1")->nruns, 5); /* short: the old runs stay */
+  const gate_bench *longer = find_bench(&f, "elementwise/add_float4/N:1");
+  ck_assert_uint_eq(longer->nruns, 2);
+  for (size_t r = 0; r < longer->nruns; r++) ck_assert_uint_eq(longer->runs[r].ncontexts, 4);
+  ck_assert_uint_eq(find_bench(&f, "elementwise/saxpy/N:1")->nruns, 2);
+  free_figures(&f);
+  /* A run that measured the long ones in the first context alone is refused by that baseline. */
+  FORMAT(name, "long/old%u.json", 3u);
+  write_long_contexts_run(name, 0, 83);
+  expect_gate(2, "compare --baselines=%s %s", bl, at(name));
+  expect_output("long_contexts differs");
+  expect_output("--long_contexts=4");
+}
+END_TEST
+
 /* Starts `gate ARGS...` once go[1] is closed (so that both of a pair start together), output discarded. */
 static pid_t start_gate(const int go[2], char *const *args) {
   pid_t pid = fork();
@@ -766,6 +823,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, unphysical_figures_are_refused);
   tcase_add_test(tc, one_run_counts_once);
   tcase_add_test(tc, bless_add_joins_the_old_runs);
+  tcase_add_test(tc, long_benchmarks_in_more_contexts);
   tcase_add_test(tc, bless_warns_when_runs_cannot_back_the_tolerance);
   tcase_add_test(tc, bless_warns_on_the_contexts_the_gate_tests);
   tcase_add_test(tc, bless_names_benchmarks_no_gpu_of_a_kind_ran);

@@ -122,6 +122,7 @@ START_TEST(the_contexts_replace_the_first_and_the_time_is_the_mean_of_medians) {
   /* The JSON says so, and still passes the schema: real_time = mean of context_medians. */
   ctx.contexts = 3;
   ctx.contexts_below_s = 50e-6;
+  ctx.long_contexts = 2;
   json_t *doc = report_json(&ctx, res, SYN_RESULTS, 0);
   json_t *first = json_array_get(json_object_get(doc, "benchmarks"), 0);
   ck_assert_int_eq(json_integer_value(json_object_get(first, "contexts")), 3);
@@ -130,6 +131,7 @@ START_TEST(the_contexts_replace_the_first_and_the_time_is_the_mean_of_medians) {
   ck_assert_double_eq_tol(json_number_value(json_object_get(first, "real_time")), 3080 / 3.0, 1e-6);
   json_t *timing = json_object_get(json_object_get(doc, "context"), "timing");
   ck_assert_int_eq(json_integer_value(json_object_get(timing, "contexts")), 3);
+  ck_assert_int_eq(json_integer_value(json_object_get(timing, "long_contexts")), 2); /* the gate's method check */
   ck_assert_msg(schema_validate(doc, err, sizeof err) == 0, "%s", err);
   /* A real_time that is the pooled median instead is caught. */
   json_object_set_new(first, "real_time", json_real(1040));
