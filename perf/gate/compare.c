@@ -387,8 +387,9 @@ static void compare_bench(const gate_figures *base, const gate_figures *run, con
  * is the median of the probe differences of the run's short benchmarks (measured in every context:
  * a long one's own difference between GPUs, a few us at 1 %, would swamp a launch's) and m the
  * median of how much longer they took as measured: k = 1 where the kernels moved with the probe,
- * 0 where they did not; the long ones measured in contexts take the same share. Taking less of the probe's shift never hides a slowdown it would have
- * shown (for a slower probe) and never makes a run slower than the probe would (for a faster). */
+ * 0 where they did not; the long ones measured in contexts take the same share. Taking less of
+ * the probe's shift never hides a slowdown it would have shown (for a slower probe) and never makes
+ * a run slower than the probe would (for a faster). */
 static double probe_borne_out(const comparison *c, size_t n) {
   double *d = malloc((n + 1) * sizeof *d), *m = malloc((n + 1) * sizeof *m);
   size_t k = 0;

@@ -247,7 +247,8 @@ static void write_long_contexts_run(const char *name, int long_contexts, unsigne
   for (int k = 0; k < 16; k++) medians[k] = 1000 * (1 + 0.002 * ((k * 5 + (int)seed) % 7 - 3));
   set_contexts(name, 0, medians, 16);
   for (size_t i = 1; i < 3 && long_contexts > 0; i++) {
-    for (int k = 0; k < long_contexts; k++) medians[k] = base_set[i].median_ns * (1 + 0.001 * ((k + (int)seed) % 3 - 1));
+    for (int k = 0; k < long_contexts; k++)
+      medians[k] = base_set[i].median_ns * (1 + 0.001 * ((k + (int)seed) % 3 - 1));
     set_contexts(name, i, medians, (size_t)long_contexts);
   }
   set_context(name, "timing",

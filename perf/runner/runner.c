@@ -660,10 +660,12 @@ typedef enum { IN_FIRST_ONLY, IN_EVERY_CONTEXT, IN_FIRST_L_CONTEXTS } context_pl
 
 /* Context k of --contexts: a new CUDA context, made current for the time, measures the short
  * benchmarks (IN_EVERY_CONTEXT), then the launch probe, then, in the first --long_contexts
- * contexts, the long ones (IN_FIRST_L_CONTEXTS); each is pooled into res. Returns how many benchmarks failed, or -1
- * with a message when the context itself could not be made, used or destroyed. */
-static int measure_in_one_context(runner *R, const selection *sel, const context_plan *where, const measure_cfg *each_short,
-                                  const measure_cfg *each_long, bench_result *res, int k, char *err, size_t errlen) {
+ * contexts, the long ones (IN_FIRST_L_CONTEXTS); each is pooled into res. Returns how many
+ * benchmarks failed, or -1 with a message when the context itself could not be made, used or
+ * destroyed. */
+static int measure_in_one_context(runner *R, const selection *sel, const context_plan *where,
+                                  const measure_cfg *each_short, const measure_cfg *each_long, bench_result *res,
+                                  int k, char *err, size_t errlen) {
   const bench_options *o = &R->opt;
   driver_context first, made;
   double t0 = now_s();
