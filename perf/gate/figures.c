@@ -931,9 +931,9 @@ static void append_runs(gate_figures *out, const gate_figures *src, const char *
     }
 }
 
-/* dst: src's measures, then more's when `more` is not NULL (runs re-indexed through the maps). */
-/* src's measures, then more's (when given); with more, src's measures of run q with fewer contexts
- * than drop_under[q] are left out (drop_under may be NULL) and counted in *dropped. */
+/* dst: src's measures, then more's when `more` is not NULL (runs re-indexed through the maps); with
+ * more, src's measures of run q with fewer contexts than drop_under[q] are left out (drop_under may
+ * be NULL) and counted in *dropped. */
 static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t *run_map, const gate_bench *more,
                             const size_t *more_map, const size_t *drop_under, size_t *dropped) {
   size_t extra = more ? more->nruns : 0;
