@@ -133,7 +133,7 @@ double gpu_copy(const gate_figures *f, const char *uuid);
 size_t kind_gpus_of(const gate_figures *f, const gate_bench *b, double copy);
 
 /* Copies into `kept` the per-context values v[0..n) that are not outliers of their run (more than
- * 5 scaled MADs, and 20 %, from its median; only with 4 or more contexts); returns how many. */
+ * 5 scaled MADs, and 10 %, from its median; only with 4 or more contexts); returns how many. */
 size_t kept_contexts(const double *v, size_t n, double *kept);
 
 /* Compares every benchmark of `base` and `run` (by name). Returns the number
