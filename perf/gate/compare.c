@@ -99,15 +99,14 @@ typedef struct {
  * run's mean by 9 % and give the test a spread no other context has, so a real slowdown in that
  * run would pass; it is set aside and counted in the evidence. The 10 % floor keeps the ordinary
  * spread (its tails are heavier than a normal's) out of this: of 67 720 contexts in the H100 and
- * H200 rounds of 2026-11-25, 780 lay beyond 5 MADs: 667 within 10 %, 18 at 10-20 %, 95 beyond 20 %
- * (docs/RESULTS.md, "Interrupted contexts from 10 %"). It was 20 % until an
- * H100 outside the baseline had matmul/cublas 1024^3 at 71.2 us in one of four contexts among
- * 60.9-61.6 us: kept, that run was +3.87 % (allowed 3.0 %, p 0.2; a real slowdown in it would
- * have passed), and rounds re-judged with 10 % lost their one false alarm and gained none. Runs of
- * fewer than OUTLIER_MIN_CONTEXTS contexts are kept whole. Four is enough: a long benchmark's
- * four contexts (--long_contexts) had one at 106.1 us among 71.1-71.4 us (dot/tree_host_finish
- * 2^24, an H100, 2026-11-25), which kept made that run 9.2 % slower; the median of four is the
- * mean of the middle two, which one outlier cannot move far. */
+ * H200 rounds of 2026-11-25, 780 lay beyond 5 MADs, 667 of them within 10 %. It was 20 % until one
+ * of four contexts of matmul/cublas 1024^3 on an H100 took 71.2 us among 60.9-61.6 us: kept, that
+ * run read +3.87 % (allowed 3.0 %, p 0.2); re-judged with 10 %, recorded rounds lost their one
+ * false alarm and gained none (docs/RESULTS.md, "Interrupted contexts from 10 %"). Runs of fewer
+ * than OUTLIER_MIN_CONTEXTS contexts are kept whole. Four is enough: a long benchmark's four
+ * contexts (--long_contexts) had one at 106.1 us among 71.1-71.4 us (dot/tree_host_finish 2^24,
+ * an H100, 2026-11-25), which kept made that run 9.2 % slower; the median of four is the mean of
+ * the middle two, which one outlier cannot move far. */
 #define OUTLIER_MADS 5.0
 #define OUTLIER_MIN 0.10
 #define OUTLIER_MIN_CONTEXTS 4
