@@ -4,13 +4,14 @@
 
 #include <cublas_v2.h>
 
-#include "kernels/common/cublas_context.h"
+#include "kernels/common/context_cache.h"
 #include "kernels/common/launch.cuh"
 #include "kernels/dot/dot.h"
 #include "kernels/reduce/block_sum.cuh"
 
 static const unsigned kBlock = DOT_BLOCK;
 static_assert((kBlock & (kBlock - 1)) == 0 && kBlock % 32 == 0, "the tree needs a power-of-two block");
+static_assert(DOT_MAX_PARTIALS * sizeof(float) <= CONTEXT_SCRATCH_BYTES, "the block totals fit the host scratch");
 
 static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
@@ -81,8 +82,12 @@ extern "C" cudaError_t dot_tree_host_finish(const float *x, const float *y, size
   float *partials = (float *)d_work;
   tree_partials_kernel<<<grid, kBlock, 0, stream>>>(x, y, n, partials);
   if ((err = cudaGetLastError()) != cudaSuccess) return err;
-  float host[DOT_MAX_PARTIALS];
-  if ((err = cudaMemcpyAsync(host, partials, grid * sizeof(float), cudaMemcpyDeviceToHost, stream)) != cudaSuccess ||
+  // Page-locked: the copy is one DMA. Into pageable memory the driver stages it and copies it again on
+  // the host (at 2^20 on an H100 the variant took 30 us against tree_atomic's 8.5, and the host's
+  // jitter was its noise).
+  float *host;
+  if ((err = pinned_scratch_for_current_context(grid * sizeof(float), (void **)&host)) != cudaSuccess ||
+      (err = cudaMemcpyAsync(host, partials, grid * sizeof(float), cudaMemcpyDeviceToHost, stream)) != cudaSuccess ||
       (err = cudaStreamSynchronize(stream)) != cudaSuccess)
     return err;
   double total = 0.0;  // the host step: exact enough that only the final rounding to float counts

@@ -46,8 +46,10 @@ size_t dot_work_bytes(size_t n);
 typedef cudaError_t (*dot_fn)(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                               cudaStream_t stream);
 
-/* Shared-memory tree per block; the host copies the block totals back, sums
- * them in double and stores the result (synchronises `stream` twice). */
+/* Shared-memory tree per block; the block totals are copied into page-locked
+ * host memory of the current context and thread (kernels/common/context_cache.h,
+ * made on the first call), summed on the host in double, and the result is
+ * stored by a one-thread kernel (synchronises `stream` once). */
 cudaError_t dot_tree_host_finish(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                                  cudaStream_t stream);
 /* The same tree; every block atomicAdds its total into *d_result (zeroed first
@@ -63,7 +65,7 @@ cudaError_t dot_tree_atomic(const float *x, const float *y, size_t n, float *d_r
 cudaError_t dot_shuffle_vec4(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                              cudaStream_t stream);
 /* Reference: cublasSdot (64-bit size API), result written on the device.
- * It uses the current CUDA context's cuBLAS handle (kernels/common/cublas_context.h:
+ * It uses the current CUDA context's cuBLAS handle (kernels/common/context_cache.h:
  * made on the first call in that context), in device pointer mode; every call
  * sets its stream and modes. */
 cudaError_t dot_cublas(const float *x, const float *y, size_t n, float *d_result, void *d_work,

@@ -35,7 +35,7 @@ cudaError_t ew_saxpy_float4(float alpha, const float *x, float *y, size_t n, cud
 
 /* Library reference (never the code under test): cublasSaxpy_64 with alpha in
  * host memory, through the current CUDA context's cuBLAS handle
- * (kernels/common/cublas_context.h: made on the first call in that context);
+ * (kernels/common/context_cache.h: made on the first call in that context);
  * every call sets its stream and modes. A cuBLAS failure maps to the closest
  * cudaError_t. */
 cudaError_t ew_saxpy_cublas(float alpha, const float *x, float *y, size_t n, cudaStream_t stream);

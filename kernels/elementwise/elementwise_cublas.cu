@@ -1,7 +1,7 @@
 // Library reference: y = alpha * x + y through cuBLAS saxpy, behind the same C API.
 #include <cublas_v2.h>
 
-#include "kernels/common/cublas_context.h"
+#include "kernels/common/context_cache.h"
 #include "kernels/common/launch.cuh"
 #include "kernels/elementwise/elementwise.h"
 

@@ -54,7 +54,7 @@ cudaError_t matmul_tf32_wmma(const float *A, const float *B, float *C, int M, in
 /* Library reference: cuBLAS sgemm in pedantic fp32 (CUBLAS_PEDANTIC_MATH: no
  * TF32, no reduced-precision or emulated paths), mapped to row-major as
  * C^T = B^T * A^T, through the current CUDA context's cuBLAS handle
- * (kernels/common/cublas_context.h: made on the first call in that context);
+ * (kernels/common/context_cache.h: made on the first call in that context);
  * every call sets its stream and modes. */
 cudaError_t matmul_cublas(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 

@@ -1,7 +1,7 @@
 // Library reference: cuBLAS sgemm in pedantic fp32, behind the same C API.
 #include <cublas_v2.h>
 
-#include "kernels/common/cublas_context.h"
+#include "kernels/common/context_cache.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_args.cuh"
 

@@ -57,7 +57,7 @@ cudaError_t transpose_out_order_wide(const float *in, float *out, int nx, int ny
 
 /* Library reference: cuBLAS sgeam (C = 1 * A^T + 0 * B) in the row-major
  * mapping above, through the current CUDA context's cuBLAS handle
- * (kernels/common/cublas_context.h: made on the first call in that context);
+ * (kernels/common/context_cache.h: made on the first call in that context);
  * every call sets its stream and modes. */
 cudaError_t transpose_cublas(const float *in, float *out, int nx, int ny, cudaStream_t stream);
 

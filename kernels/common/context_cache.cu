@@ -1,24 +1,36 @@
-// One cuBLAS handle per CUDA context (cublas_context.h), and the one cuBLAS status -> CUDA error mapping.
+// What belongs to one CUDA context (context_cache.h): its cuBLAS handle and pinned host scratch; and
+// the one cuBLAS status -> CUDA error mapping.
 #include <pthread.h>
 
 #include <cudaTypedefs.h>  // PFN_cuCtxGetCurrent_v4000, PFN_cuCtxGetId_v12000 (and cuda.h's types)
 
-#include "kernels/common/cublas_context.h"
+#include "kernels/common/context_cache.h"
 
 // The runner's contexts come and go one after another (--contexts is at most 256, plus the first).
 #define MAX_CONTEXTS 1024
 
 // Keyed by cuCtxGetId, unique for the life of the process: a destroyed context's CUcontext pointer can be
 // reused by a new context, its ID cannot. The entry of a destroyed context is therefore never matched
-// again, and its handle is deliberately not destroyed: cublasDestroy needs the context alive.
+// again, and what it holds is deliberately not released here: cublasDestroy needs the context alive, and
+// the driver frees a context's page-locked memory with the context.
 typedef struct {
   unsigned long long ctx_id;
   cublasHandle_t handle;
 } context_handle;
 
+// Scratch is per context and thread: a thread holds it from its copy to its host sum. A thread's ID
+// may be reused after it exits, and so may its scratch: its first owner is gone.
+typedef struct {
+  unsigned long long ctx_id;
+  pthread_t thread;
+  void *host;
+} context_scratch;
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static context_handle g_handles[MAX_CONTEXTS];
 static int g_count;
+static context_scratch g_scratch[MAX_CONTEXTS];
+static int g_scratch_count;
 
 // Driver entry points found through the runtime, so that nothing links libcuda; looked up once.
 static PFN_cuCtxGetCurrent_v4000 g_ctx_get_current;
@@ -94,6 +106,37 @@ extern "C" cudaError_t cublas_for_current_context(cudaStream_t stream, cublasPoi
     return err;
   *handle = h;
   return cudaSuccess;
+}
+
+// The scratch of the current context and calling thread, allocated here on first use.
+static cudaError_t scratch_locked(void **host) {
+  unsigned long long id;
+  cudaError_t err = current_context_id(&id);
+  if (err != cudaSuccess) return err;
+  pthread_t self = pthread_self();
+  for (int i = 0; i < g_scratch_count; i++) {
+    if (g_scratch[i].ctx_id == id && pthread_equal(g_scratch[i].thread, self)) {
+      *host = g_scratch[i].host;
+      return cudaSuccess;
+    }
+  }
+  if (g_scratch_count == MAX_CONTEXTS) return cudaErrorMemoryAllocation;
+  void *made;
+  if ((err = cudaHostAlloc(&made, CONTEXT_SCRATCH_BYTES, cudaHostAllocDefault)) != cudaSuccess) return err;
+  g_scratch[g_scratch_count].ctx_id = id;
+  g_scratch[g_scratch_count].thread = self;
+  g_scratch[g_scratch_count].host = made;
+  g_scratch_count++;
+  *host = made;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t pinned_scratch_for_current_context(size_t bytes, void **host) {
+  if (!host || bytes > CONTEXT_SCRATCH_BYTES) return cudaErrorInvalidValue;
+  pthread_mutex_lock(&g_lock);
+  cudaError_t err = scratch_locked(host);
+  pthread_mutex_unlock(&g_lock);
+  return err;
 }
 
 extern "C" cudaError_t cublas_error(cublasStatus_t status) {

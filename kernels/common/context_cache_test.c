@@ -1,0 +1,86 @@
+/* The pinned scratch of context_cache belongs to the current CUDA context (and, for the pinned scratch, to the
+ * calling thread), and stays usable as the benchmark runner's contexts come and go: a context made with
+ * cuCtxCreate, used, destroyed, then another made, perhaps at the same CUcontext address.
+ *
+ * A scratch buffer is checked by a copy from the device into it (cudaMemcpyAsync, as
+ * dot_tree_host_finish does) and by cudaPointerGetAttributes: page-locked memory of a live context is
+ * cudaMemoryTypeHost there; memory freed with a destroyed context is not.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernels/common/context_cache.h"
+#include "perf/runner/driver_contexts.h"
+#include "tests/support/gpu_check.h"
+
+enum { WORDS = CONTEXT_SCRATCH_BYTES / sizeof(uint32_t) };
+
+/* Fills the whole scratch from the device (bytes 0xA5 then the word index in the first word) and
+ * checks every word on the host. */
+static void check_scratch_copy(uint32_t *host) {
+  struct cudaPointerAttributes attr;
+  CUDA_OK(cudaPointerGetAttributes(&attr, host));
+  ck_assert_msg(attr.type == cudaMemoryTypeHost, "scratch %p is not page-locked memory of the current context (type %d)",
+                (void *)host, (int)attr.type);
+  uint32_t *dev;
+  CUDA_OK(cudaMalloc((void **)&dev, CONTEXT_SCRATCH_BYTES));
+  CUDA_OK(cudaMemset(dev, 0xA5, CONTEXT_SCRATCH_BYTES));
+  for (size_t i = 0; i < WORDS; i++) host[i] = 0;
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CUDA_OK(cudaMemcpyAsync(host, dev, CONTEXT_SCRATCH_BYTES, cudaMemcpyDeviceToHost, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  for (size_t i = 0; i < WORDS; i++) ck_assert_msg(host[i] == 0xA5A5A5A5u, "word %zu of the scratch: %#x", i, host[i]);
+  CUDA_OK(cudaStreamDestroy(s));
+  CUDA_OK(cudaFree(dev));
+}
+
+static void *scratch_of_new_thread(void *out) {
+  /* No context is current on a new thread: the cache makes the runtime's primary one current. */
+  if (pinned_scratch_for_current_context(CONTEXT_SCRATCH_BYTES, (void **)out) != cudaSuccess) *(void **)out = NULL;
+  return NULL;
+}
+
+START_TEST(scratch_per_context_and_thread) {
+  void *first, *again, *other_thread = NULL, *too_big = NULL;
+  CUDA_OK(pinned_scratch_for_current_context(CONTEXT_SCRATCH_BYTES, &first));
+  CUDA_OK(pinned_scratch_for_current_context(4, &again));
+  ck_assert_msg(first == again, "the scratch of one context and thread changed between calls: %p, %p", first, again);
+  ck_assert_int_eq(pinned_scratch_for_current_context(CONTEXT_SCRATCH_BYTES + 1, &too_big), cudaErrorInvalidValue);
+  check_scratch_copy(first);
+
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, scratch_of_new_thread, &other_thread), 0);
+  ck_assert_int_eq(pthread_join(t, NULL), 0);
+  ck_assert_msg(other_thread && other_thread != first, "another thread got scratch %p (this one's: %p)", other_thread,
+                first);
+
+  char err[512];
+  driver_context primary, made;
+  ck_assert_msg(driver_context_current(&primary, err, sizeof err) == 0, "%s", err);
+  int device;
+  CUDA_OK(cudaGetDevice(&device));
+  for (int round = 0; round < 3; round++) { /* made, used, destroyed; the next may reuse its address */
+    ck_assert_msg(driver_context_create(device, &made, err, sizeof err) == 0, "%s", err);
+    void *in_made;
+    CUDA_OK(pinned_scratch_for_current_context(CONTEXT_SCRATCH_BYTES, &in_made));
+    ck_assert_msg(in_made != first, "context %d got the primary context's scratch %p", round, first);
+    check_scratch_copy(in_made);
+    ck_assert_msg(driver_context_destroy(made, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(driver_context_set_current(primary, err, sizeof err) == 0, "%s", err);
+  }
+  CUDA_OK(pinned_scratch_for_current_context(CONTEXT_SCRATCH_BYTES, &again));
+  ck_assert_msg(again == first, "back in the primary context the scratch changed: %p, was %p", again, first);
+  check_scratch_copy(again);
+}
+END_TEST
+
+int main(void) {
+  require_gpu("context_cache_test");
+  Suite *s = suite_create("context_cache");
+  TCase *tc = tcase_create("context_cache");
+  tcase_add_test(tc, scratch_per_context_and_thread);
+  suite_add_tcase(s, tc);
+  return run_gpu_suite(s);
+}
