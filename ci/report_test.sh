@@ -8,6 +8,8 @@
 #   - The report is drawn for the run's GPU (every family's charts, index.html), says which
 #     GPUs it left out and shows no machine paths; summary.md names the report; exit 0.
 #   - When the renderer fails, summary.md says so at the top and the job exits 5.
+#   - The tests run in two passes, the perf tests last; a failed test does not stop the perf pass
+#     (the job exits 3), a failed build does (exit 1).
 #
 #   report_test.sh GATE_SH RENDER_BIN ARTIFACTS_TAR_GZ
 set -euo pipefail
@@ -40,7 +42,8 @@ SMI
 cat >"$work/bin/bazel" <<BAZEL
 #!/bin/sh
 case "\$1" in
-  test) echo "stand-in bazel: \$*"; exit 0 ;;
+  test) echo "stand-in bazel: \$*"; echo "\$*" >>"$work/test_calls"
+        case "\$*" in *--test_tag_filters=-perf*) exit "\${FIRST_PASS_STATUS:-0}" ;; *) exit 0 ;; esac ;;
   info) echo "$work/testlogs" ;;
   run) shift; while [ "\$1" != "--" ]; do shift; done; shift
        [ -z "\${RENDER_FAILS:-}" ] || { echo "render: gnuplot failed (stand-in)" >&2; exit 1; }
@@ -97,3 +100,16 @@ grep -q "report.*not rendered (exit 1): render: gnuplot failed" "$work/job2/summ
   { echo "FAIL: summary.md does not say why the report is missing"; cat "$work/job2/summary.md"; exit 1; }
 grep -q "not rendered" "$work/step_summary.md" || { echo "FAIL: the step summary does not say it"; exit 1; }
 echo "ok: a failed render is the first line of summary.md and the step summary, and the job exits 5"
+
+# 3. Two passes: everything but the perf tests, then the perf tests; a failed test keeps the perf pass.
+passes() { : >"$work/test_calls"; FIRST_PASS_STATUS=$1 gate "$work/job3"; got="$(tr '\n' '|' <"$work/test_calls")"; }
+passes 0
+[ "$st" -eq 0 ] && [ "$got" = "test //... --config=gpu --test_tag_filters=-perf|test //... --config=gpu --test_tag_filters=perf|" ] ||
+  { echo "FAIL: the main job exited $st after running the tests as: $got"; exit 1; }
+passes 3
+[ "$st" -eq 3 ] && [ "$(grep -c . "$work/test_calls")" -eq 2 ] ||
+  { echo "FAIL: with a test failing in the first pass the job exited $st after: $got"; exit 1; }
+passes 1
+[ "$st" -eq 1 ] && [ "$(grep -c . "$work/test_calls")" -eq 1 ] ||
+  { echo "FAIL: with the build failing the job exited $st after: $got"; exit 1; }
+echo "ok: correctness tests first, then the perf tests; a failed test keeps the perf pass (exit 3), a failed build stops the job"
