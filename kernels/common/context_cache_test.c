@@ -16,7 +16,7 @@
 
 enum { WORDS = CONTEXT_SCRATCH_BYTES / sizeof(uint32_t) };
 
-/* Fills the whole scratch from the device (bytes 0xA5 then the word index in the first word) and
+/* Fills the whole scratch from the device (every byte 0xA5, on a non-blocking stream as dot does) and
  * checks every word on the host. */
 static void check_scratch_copy(uint32_t *host) {
   struct cudaPointerAttributes attr;
@@ -25,10 +25,10 @@ static void check_scratch_copy(uint32_t *host) {
                 (void *)host, (int)attr.type);
   uint32_t *dev;
   CUDA_OK(cudaMalloc((void **)&dev, CONTEXT_SCRATCH_BYTES));
-  CUDA_OK(cudaMemset(dev, 0xA5, CONTEXT_SCRATCH_BYTES));
   for (size_t i = 0; i < WORDS; i++) host[i] = 0;
-  cudaStream_t s;
+  cudaStream_t s; /* non-blocking, as the runner's and the tests' streams: the fill goes on it too */
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CUDA_OK(cudaMemsetAsync(dev, 0xA5, CONTEXT_SCRATCH_BYTES, s));
   CUDA_OK(cudaMemcpyAsync(host, dev, CONTEXT_SCRATCH_BYTES, cudaMemcpyDeviceToHost, s));
   CUDA_OK(cudaStreamSynchronize(s));
   for (size_t i = 0; i < WORDS; i++) ck_assert_msg(host[i] == 0xA5A5A5A5u, "word %zu of the scratch: %#x", i, host[i]);
