@@ -4,23 +4,29 @@
 # more than one machine). Prints the changes; the new baselines/<gpu>.json is for review
 # and commit.
 #
-#   ci/bless.sh [--baselines=DIR] [--add] ARTIFACTS_DIR [ARTIFACTS_DIR...]
+#   ci/bless.sh [--baselines=DIR] [--add] [--only=REGEX] ARTIFACTS_DIR [ARTIFACTS_DIR...]
 #
 # --add: the runs join the baseline's runs of their families instead of replacing them. That is
 # how a runner enters the baseline (ci/soak.sh 2 on it, then ci/bless.sh --add soak/round*): the
 # gate then compares that runner with its own runs, held to the tolerance (docs/gate.md).
 #
+# --only=REGEX: only the benchmarks whose name matches (POSIX extended, e.g. '^dot/tree_host_finish/')
+# are replaced (or, with --add, joined); every other benchmark keeps its runs. That is how a variant
+# changed on purpose is re-blessed without dropping its family's other runs.
+#
 # Every folder is checked before Bazel is started: exit 2, naming it, if one is missing or holds
 # no perf runs.
 set -euo pipefail
-usage() { echo "usage: ci/bless.sh [--baselines=DIR] [--add] ARTIFACTS_DIR..." >&2; exit 2; }
+usage() { echo "usage: ci/bless.sh [--baselines=DIR] [--add] [--only=REGEX] ARTIFACTS_DIR..." >&2; exit 2; }
 baselines=baselines
 add=()
+only=()
 dirs=()
 for a in "$@"; do
   case "$a" in
     --baselines=*) baselines="${a#--baselines=}" ;;
     --add) add=(--add) ;;
+    --only=*) only=("$a") ;;
     -*) echo "bless: unknown option $a" >&2; usage ;;
     *)
       [ -d "$a" ] || {
@@ -46,4 +52,4 @@ baselines="$(mkdir -p "$baselines" && cd "$baselines" && pwd)"
 cd "$(dirname "$0")/.."
 read -r -a bazel <<<"${BAZEL:-bazel}"
 "${bazel[@]}" build //perf/gate:gate
-exec "$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate" bless --baselines="$baselines" "${add[@]}" "${runs[@]}"
+exec "$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate" bless --baselines="$baselines" "${add[@]}" "${only[@]}" "${runs[@]}"

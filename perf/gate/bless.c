@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,29 +59,67 @@ static int lock_folder(const char *dir) {
   return fd;
 }
 
+/* bless --only: keeps in each run the benchmarks whose name matches `pattern` (POSIX extended,
+ * anywhere in the name, as --benchmark_filter). 0 when every run keeps one or more; else says which
+ * does not, or why the pattern is refused. */
+static int keep_matching(const char *pattern, gate_figures *runs, char **paths, int n) {
+  regex_t re;
+  int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+  if (rc) {
+    char why[256];
+    regerror(rc, &re, why, sizeof why);
+    fprintf(stderr, "gate: --only=%s: not a POSIX extended regular expression (%s)\n", pattern, why);
+    return 1;
+  }
+  int bad = 0;
+  for (int i = 0; i < n && !bad; i++) {
+    gate_figures *f = &runs[i];
+    size_t kept = 0;
+    for (size_t b = 0; b < f->n; b++) {
+      if (regexec(&re, f->b[b].name, 0, NULL, 0) == 0) {
+        f->b[kept++] = f->b[b];
+        continue;
+      }
+      free_bench(&f->b[b]);
+    }
+    f->n = kept;
+    if (!kept) {
+      fprintf(stderr, "gate: --only=%s matches no benchmark of %s; give a pattern that names the benchmarks to "
+              "re-bless (e.g. --only='^dot/tree_host_finish/'), or leave that run out\n", pattern, paths[i]);
+      bad = 1;
+    }
+  }
+  regfree(&re);
+  return bad;
+}
+
 /* The old baseline at path with the families of `fresh` replaced (add: with fresh's runs added to
- * theirs), into *result; prints the changes. 0 when fine; else says why. */
-static int merge_into_old(const char *path, const gate_figures *fresh, gate_figures *result, int add) {
+ * theirs; by_name: only the benchmarks fresh has), into *result; prints the changes. 0 when fine;
+ * else says why. */
+static int merge_into_old(const char *path, const gate_figures *fresh, gate_figures *result, int add, int by_name) {
   char err[1024];
   gate_figures old, old_view;
   load_or_die(path, &old, 1);
   size_t superseded = 0;
   if (add ? add_runs(&old, fresh, result, &superseded, err, sizeof err)
-          : replace_families(&old, fresh, result, err, sizeof err)) {
+          : replace_families(&old, fresh, by_name, result, err, sizeof err)) {
     fprintf(stderr, "gate: %s: %s\n", path, err);
     return 1;
   }
   if (superseded)
     printf("Left out of the old baseline: %zu measure(s) of long benchmarks taken in fewer contexts than the runs "
            "given take them in (--long_contexts=%d)\n", superseded, fresh->runs[0].long_contexts);
-  families_of(&old, fresh, &old_view);
+  (by_name ? benchmarks_of : families_of)(&old, fresh, &old_view);
   gate_policy p = default_policy();
   comparison *c;
   size_t n = compare_figures(&old_view, fresh, &p, &c);
   printf("The runs given against the old baseline %s (%s):\n", path,
-         add ? "their runs join the old ones" : "they replace the families they measured");
+         add ? "their runs join the old ones"
+             : by_name ? "they replace the benchmarks they measured" : "they replace the families they measured");
   print_table(stdout, c, n, NULL, p.metric);
-  if (!add) printf("Kept from the old baseline: %zu benchmarks of other families\n", result->n - fresh->n);
+  if (!add)
+    printf("Kept from the old baseline: %zu benchmarks %s\n", result->n - fresh->n,
+           by_name ? "not matching --only" : "of other families");
   free(c);
   free(old_view.b);
   free_figures(&old);
@@ -156,6 +195,7 @@ int cmd_bless(options *o) {
     load_or_die(paths[i], &runs[i], 0);
   }
   if (distinct_runs(paths, runs, o->nrest)) return EXIT_BAD_INPUT;
+  if (o->only && keep_matching(o->only, runs, paths, o->nrest)) return EXIT_BAD_INPUT;
   gate_figures merged;
   if (merge_runs(runs, (size_t)o->nrest, &merged, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
@@ -170,13 +210,13 @@ int cmd_bless(options *o) {
   gate_figures result = merged;
   if (!file_exists(path))
     printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
-  else if (merge_into_old(path, &merged, &result, o->add))
+  else if (merge_into_old(path, &merged, &result, o->add, o->only != NULL))
     return EXIT_BAD_INPUT;
   /* What the blessed families will hold (with --add, the old runs too). The test compares
    * contexts: with one context on the baseline's side and one on the run's, nothing could ever
    * be significant, and a long benchmark is one context per run. */
   gate_figures blessed = result;
-  families_of(&result, &merged, &blessed);
+  (o->only ? benchmarks_of : families_of)(&result, &merged, &blessed);
   for (size_t i = 0; i < blessed.n; i++) {
     size_t contexts = 0;
     for (size_t r = 0; r < blessed.b[i].nruns; r++) contexts += blessed.b[i].runs[r].ncontexts;

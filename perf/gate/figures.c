@@ -106,15 +106,18 @@ const gate_bench *find_bench(const gate_figures *f, const char *name) {
   return NULL;
 }
 
-void free_figures(gate_figures *f) {
-  for (size_t i = 0; i < f->n; i++) {
-    for (size_t r = 0; r < f->b[i].nruns; r++) {
-      free(f->b[i].runs[r].samples_ns);
-      free(f->b[i].runs[r].contexts_ns);
-    }
-    free(f->b[i].runs);
-    free(f->b[i].name);
+void free_bench(gate_bench *b) {
+  for (size_t r = 0; r < b->nruns; r++) {
+    free(b->runs[r].samples_ns);
+    free(b->runs[r].contexts_ns);
   }
+  free(b->runs);
+  free(b->name);
+  memset(b, 0, sizeof *b);
+}
+
+void free_figures(gate_figures *f) {
+  for (size_t i = 0; i < f->n; i++) free_bench(&f->b[i]);
   free(f->b);
   free(f->runs);
   memset(f, 0, sizeof *f);
@@ -921,6 +924,14 @@ void families_of(const gate_figures *base, const gate_figures *run, gate_figures
     if (has_family(run, base->b[i].name)) view->b[view->n++] = base->b[i];
 }
 
+void benchmarks_of(const gate_figures *base, const gate_figures *run, gate_figures *view) {
+  *view = *base;
+  view->b = calloc(base->n + 1, sizeof *view->b);
+  view->n = 0;
+  for (size_t i = 0; i < base->n; i++)
+    if (find_bench(run, base->b[i].name)) view->b[view->n++] = base->b[i];
+}
+
 /* Appends src's runs (those with keep[r], or all when keep is NULL) to out->runs, which has room;
  * map[r] gets each one's new index. */
 static void append_runs(gate_figures *out, const gate_figures *src, const char *keep, size_t *map) {
@@ -1007,26 +1018,29 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
   return 0;
 }
 
-int replace_families(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err,
+int replace_families(const gate_figures *old, const gate_figures *fresh, int by_name, gate_figures *out, char *err,
                      size_t errlen) {
   memset(out, 0, sizeof *out);
   if (same_hardware(&old->gpu, &fresh->gpu, err, errlen)) return 1;
   out->gpu = fresh->gpu;
   /* Runs still referenced by a kept benchmark, then all fresh runs. */
   size_t *old_map = calloc(old->nruns + 1, sizeof *old_map), *fresh_map = calloc(fresh->nruns + 1, sizeof *fresh_map);
-  char *used = calloc(old->nruns + 1, 1);
-  for (size_t i = 0; i < old->n; i++)
-    if (!has_family(fresh, old->b[i].name))
+  char *used = calloc(old->nruns + 1, 1), *kept = calloc(old->n + 1, 1);
+  for (size_t i = 0; i < old->n; i++) {
+    kept[i] = by_name ? !find_bench(fresh, old->b[i].name) : !has_family(fresh, old->b[i].name);
+    if (kept[i])
       for (size_t r = 0; r < old->b[i].nruns; r++) used[old->b[i].runs[r].run] = 1;
+  }
   out->runs = calloc(old->nruns + fresh->nruns + 1, sizeof *out->runs);
   append_runs(out, old, used, old_map);
   append_runs(out, fresh, NULL, fresh_map);
   out->b = calloc(old->n + fresh->n + 1, sizeof *out->b);
   for (size_t i = 0; i < old->n; i++)
-    if (!has_family(fresh, old->b[i].name)) copy_bench(&out->b[out->n++], &old->b[i], old_map);
+    if (kept[i]) copy_bench(&out->b[out->n++], &old->b[i], old_map);
   for (size_t i = 0; i < fresh->n; i++) copy_bench(&out->b[out->n++], &fresh->b[i], fresh_map);
   free(old_map);
   free(fresh_map);
   free(used);
+  free(kept);
   return 0;
 }

@@ -99,8 +99,10 @@ int save_baseline(const char *path, const gate_figures *f, char *err, size_t err
 int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_t errlen);
 /* A baseline holds every family; a bless replaces only the families it measured.
  * Returns into *out the benchmarks of `old` whose family `fresh` does not
- * measure, then all of `fresh` (runs re-indexed, unused runs dropped). */
-int replace_families(const gate_figures *old, const gate_figures *fresh, gate_figures *out, char *err, size_t errlen);
+ * measure, then all of `fresh` (runs re-indexed, unused runs dropped). With by_name, only the
+ * benchmarks `fresh` has are replaced (bless --only): the rest of their families keep their runs. */
+int replace_families(const gate_figures *old, const gate_figures *fresh, int by_name, gate_figures *out, char *err,
+                     size_t errlen);
 /* A baseline that gains runs: every benchmark of `old` keeps its runs and gets `fresh`'s of the
  * same name; benchmarks only `fresh` has come with its runs alone (bless --add, to bring another
  * runner into the baseline). Where `fresh` measured long benchmarks in more contexts
@@ -113,7 +115,10 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
 /* A shallow view of `base` limited to the families `run` measured (a family's
  * perf test compares only its own benchmarks). Free with free(view->b) only. */
 void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view);
+/* The same, limited to the benchmarks `run` has (by name). */
+void benchmarks_of(const gate_figures *base, const gate_figures *run, gate_figures *view);
 void free_figures(gate_figures *f);
+void free_bench(gate_bench *b);
 
 /* "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3". */
 void gpu_slug(const char *name, char *slug, size_t len);

@@ -239,6 +239,49 @@ START_TEST(bless_add_joins_the_old_runs) {
 }
 END_TEST
 
+/* bless --only re-blesses the benchmarks it names (a variant changed on purpose): their runs are
+ * replaced by the runs given, every other benchmark of the family keeps its own; a pattern that
+ * matches nothing in a run, or is not a regular expression, is refused and the baseline untouched. */
+START_TEST(bless_only_replaces_the_benchmarks_it_names) {
+  const char *bl = make_dir("only/bl");
+  fake_bench faster[3] = {base_set[0], base_set[1], base_set[2]};
+  faster[1].median_ns *= 0.8;
+  for (unsigned r = 0; r < 4; r++) {
+    char name[64];
+    FORMAT(name, "only/run%u.json", r);
+    write_run(name, H100, 132, r < 2 ? 3000.0 : 3010.0, r < 2 ? base_set : faster, 3, 90 + r);
+  }
+  expect_gate(0, "bless --baselines=%s %s %s", bl, at("only/run0.json"), at("only/run1.json"));
+  char pattern[300];
+  FORMAT(pattern, "^%s$", base_set[1].name);
+  expect_gate(0, "bless --baselines=%s --only='%s' %s %s", bl, pattern, at("only/run2.json"), at("only/run3.json"));
+  expect_output("they replace the benchmarks they measured");
+  expect_output("Kept from the old baseline: 2 benchmarks not matching --only");
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_baseline(at("only/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.n, 3);
+  ck_assert_uint_eq(f.nruns, 4);
+  for (int i = 0; i < 3; i++) {
+    const gate_bench *b = find_bench(&f, base_set[i].name);
+    ck_assert_uint_eq(b->nruns, 2);
+    for (size_t r = 0; r < b->nruns; r++) {
+      double copy = f.runs[b->runs[r].run].copy_bytes_per_second; /* tells the new runs from the old */
+      ck_assert_msg(fabs(copy - (i == 1 ? 3010e9 : 3000e9)) < 1e6, "%s: a run of %.0f GB/s", b->name, copy / 1e9);
+    }
+  }
+  ck_assert_double_lt(find_bench(&f, base_set[1].name)->runs[0].median_ns, 0.9 * base_set[1].median_ns);
+  free_figures(&f);
+  expect_gate(2, "bless --baselines=%s --only=^nothing/ %s %s", bl, at("only/run2.json"), at("only/run3.json"));
+  expect_output("matches no benchmark of");
+  expect_gate(2, "bless --baselines=%s --only='(' %s %s", bl, at("only/run2.json"), at("only/run3.json"));
+  expect_output("not a POSIX extended regular expression");
+  ck_assert_msg(load_baseline(at("only/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 4);
+  free_figures(&f);
+}
+END_TEST
+
 /* A run of base_set measured as gate check measures: the first benchmark short (16 contexts), the
  * other two long, in `long_contexts` contexts (0: the first context alone, one median). */
 static void write_long_contexts_run(const char *name, int long_contexts, unsigned seed) {
@@ -824,6 +867,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, unphysical_figures_are_refused);
   tcase_add_test(tc, one_run_counts_once);
   tcase_add_test(tc, bless_add_joins_the_old_runs);
+  tcase_add_test(tc, bless_only_replaces_the_benchmarks_it_names);
   tcase_add_test(tc, long_benchmarks_in_more_contexts);
   tcase_add_test(tc, bless_warns_when_runs_cannot_back_the_tolerance);
   tcase_add_test(tc, bless_warns_on_the_contexts_the_gate_tests);

@@ -21,11 +21,13 @@
  *       (<bench>.recheck.json), which must confirm a slower verdict as in gate check; --out_dir
  *       writes summary.md and verdicts.json there. Re-judges soak rounds offline (ci/soak.sh
  *       --rejudge) after a change to the gate or a baseline.
- *   gate bless   --baselines=DIR [--add] RUN.json...
+ *   gate bless   --baselines=DIR [--add] [--only=REGEX] RUN.json...
  *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
  *       of their GPU, replacing only the families they measured; with --add the runs join the
  *       baseline's runs of their families (a runner brought into the baseline: it is then
- *       compared with its own runs, compare.h). Reads, merges and replaces
+ *       compared with its own runs, compare.h); with --only, only the benchmarks whose name
+ *       matches REGEX (POSIX extended, anywhere in the name) are replaced or joined, and the rest
+ *       of their families keep their runs (a variant changed on purpose). Reads, merges and replaces
  *       DIR/<gpu-slug>.json atomically under an exclusive flock of DIR.
  *   gate history --history_dir=DIR --verdicts=FILE RUN.json
  *       Appends one CSV row per benchmark to DIR/<gpu-slug>.csv (flock, one O_APPEND write).
@@ -68,9 +70,10 @@ static void print_usage(FILE *out) {
           "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
           "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts; --out_dir: write\n"
           "      summary.md and verdicts.json there\n"
-          "  gate bless   --baselines=DIR [--add] RUN.json...\n"
+          "  gate bless   --baselines=DIR [--add] [--only=REGEX] RUN.json...\n"
           "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"
-          "      (--add: the runs join the baseline's runs of those families instead of replacing them)\n"
+          "      (--add: the runs join the baseline's runs of those families instead of replacing them;\n"
+          "      --only: only the benchmarks whose name matches REGEX, the rest keep their runs)\n"
           "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
           "      append a row per benchmark to DIR/<gpu>.csv; FILE is the verdicts.json of RUN.json\n"
           "  gate --help\n"
@@ -157,6 +160,7 @@ static options parse(int argc, char **argv) {
       {"min_delta_us", required_argument, 0, 'd'}, {"contexts", required_argument, 0, 'c'},
       {"add", no_argument, 0, 'A'},              {"help", no_argument, 0, 'h'},
       {"recheck", required_argument, 0, 'R'},    {"long_contexts", required_argument, 0, 'L'},
+      {"only", required_argument, 0, 'O'},
       {0, 0, 0, 0}};
   int c;
   char err[512];
@@ -186,6 +190,7 @@ static options parse(int argc, char **argv) {
       case 'n': o.recheck = 0; break;
       case 'R': o.recheck_file = optarg; break;
       case 'A': o.add = 1; break;
+      case 'O': o.only = optarg; break;
       case 'c': o.contexts = integer_arg("contexts", optarg, 1, 256); break;
       case 'L': o.long_contexts = integer_arg("long_contexts", optarg, 0, 256); break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;

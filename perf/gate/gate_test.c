@@ -649,7 +649,16 @@ START_TEST(families_share_one_baseline) {
   write_run("fam_rd_new.json", H100, 132, 2900.0, rd2, 1, 70);
   ck_assert(load_run(at("fam_rd_new.json"), &rd_new, err, sizeof err) == 0);
   ck_assert(merge_runs(&rd_new, 1, &merged_rd, err, sizeof err) == 0);
-  ck_assert_msg(replace_families(&base, &merged_rd, &again, err, sizeof err) == 0, "%s", err);
+  /* bless --only: re-blessing reduce/v7 alone replaces its runs and keeps reduce/cub's. */
+  gate_figures only_v7;
+  ck_assert_msg(replace_families(&base, &merged_rd, 1, &only_v7, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(only_v7.n, 3);
+  ck_assert_uint_eq(find_bench(&only_v7, "reduce/cub/N:1")->nruns, 2);
+  ck_assert_uint_eq(find_bench(&only_v7, "reduce/v7/N:1")->nruns, 1);
+  ck_assert_double_eq_tol(only_v7.runs[find_bench(&only_v7, "reduce/v7/N:1")->runs[0].run].copy_bytes_per_second, 2900e9, 1);
+  ck_assert_uint_eq(only_v7.nruns, 5); /* all four old runs still measure something kept, and the new one */
+  free_figures(&only_v7);
+  ck_assert_msg(replace_families(&base, &merged_rd, 0, &again, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(again.n, 2);
   ck_assert_ptr_nonnull(find_bench(&again, "elementwise/add/N:1"));
   ck_assert_ptr_null(find_bench(&again, "reduce/cub/N:1"));
