@@ -60,9 +60,10 @@ static int lock_folder(const char *dir) {
 }
 
 /* bless --only: keeps in each run the benchmarks whose name matches `pattern` (POSIX extended,
- * anywhere in the name, as --benchmark_filter). 0 when every run keeps one or more; else says which
- * does not, or why the pattern is refused. */
-static int keep_matching(const char *pattern, gate_figures *runs, char **paths, int n) {
+ * anywhere in the name, as --benchmark_filter), and leaves out, saying so, the runs where none does
+ * (other families: ci/bless.sh gives every run of a gate job). *n becomes the runs kept. 0 when one
+ * or more are kept; else says why not, or why the pattern is refused. */
+static int keep_matching(const char *pattern, gate_figures *runs, char **paths, int *n) {
   regex_t re;
   int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
   if (rc) {
@@ -71,26 +72,29 @@ static int keep_matching(const char *pattern, gate_figures *runs, char **paths, 
     fprintf(stderr, "gate: --only=%s: not a POSIX extended regular expression (%s)\n", pattern, why);
     return 1;
   }
-  int bad = 0;
-  for (int i = 0; i < n && !bad; i++) {
+  int runs_kept = 0;
+  for (int i = 0; i < *n; i++) {
     gate_figures *f = &runs[i];
     size_t kept = 0;
     for (size_t b = 0; b < f->n; b++) {
-      if (regexec(&re, f->b[b].name, 0, NULL, 0) == 0) {
-        f->b[kept++] = f->b[b];
-        continue;
-      }
-      free_bench(&f->b[b]);
+      if (regexec(&re, f->b[b].name, 0, NULL, 0) == 0) f->b[kept++] = f->b[b];
+      else free_bench(&f->b[b]);
     }
     f->n = kept;
     if (!kept) {
-      fprintf(stderr, "gate: --only=%s matches no benchmark of %s; give a pattern that names the benchmarks to "
-              "re-bless (e.g. --only='^dot/tree_host_finish/'), or leave that run out\n", pattern, paths[i]);
-      bad = 1;
+      printf("Left out: %s (no benchmark matches --only=%s)\n", paths[i], pattern);
+      free_figures(f);
+      continue;
     }
+    runs[runs_kept] = *f;
+    paths[runs_kept++] = paths[i];
   }
   regfree(&re);
-  return bad;
+  *n = runs_kept;
+  if (!runs_kept)
+    fprintf(stderr, "gate: --only=%s matches no benchmark of the runs given; give a pattern that names the "
+            "benchmarks to re-bless (e.g. --only='^dot/tree_host_finish/')\n", pattern);
+  return runs_kept == 0;
 }
 
 /* The old baseline at path with the families of `fresh` replaced (add: with fresh's runs added to
@@ -195,11 +199,12 @@ int cmd_bless(options *o) {
     load_or_die(paths[i], &runs[i], 0);
   }
   if (distinct_runs(paths, runs, o->nrest)) return EXIT_BAD_INPUT;
-  if (o->only && keep_matching(o->only, runs, paths, o->nrest)) return EXIT_BAD_INPUT;
+  int nruns = o->nrest;
+  if (o->only && keep_matching(o->only, runs, paths, &nruns)) return EXIT_BAD_INPUT;
   gate_figures merged;
-  if (merge_runs(runs, (size_t)o->nrest, &merged, err, sizeof err)) {
+  if (merge_runs(runs, (size_t)nruns, &merged, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
-    for (int i = 0; i < o->nrest; i++) fprintf(stderr, "gate:   run %d is %s\n", i + 1, paths[i]);
+    for (int i = 0; i < nruns; i++) fprintf(stderr, "gate:   run %d is %s\n", i + 1, paths[i]);
     return EXIT_BAD_INPUT;
   }
   char dir[4096], path[4200];
@@ -241,6 +246,6 @@ int cmd_bless(options *o) {
     return EXIT_BAD_INPUT;
   }
   close(lock);
-  printf("Blessed %zu benchmarks from %d run(s) into %s\n", merged.n, o->nrest, path);
+  printf("Blessed %zu benchmarks from %d run(s) into %s\n", merged.n, nruns, path);
   return EXIT_PASS;
 }

@@ -240,8 +240,9 @@ START_TEST(bless_add_joins_the_old_runs) {
 END_TEST
 
 /* bless --only re-blesses the benchmarks it names (a variant changed on purpose): their runs are
- * replaced by the runs given, every other benchmark of the family keeps its own; a pattern that
- * matches nothing in a run, or is not a regular expression, is refused and the baseline untouched. */
+ * replaced by the runs given, every other benchmark of the family keeps its own; a run with no
+ * benchmark it names is left out, said; a pattern that matches nothing in any run given, or is not a
+ * regular expression, is refused and the baseline untouched. */
 START_TEST(bless_only_replaces_the_benchmarks_it_names) {
   const char *bl = make_dir("only/bl");
   fake_bench faster[3] = {base_set[0], base_set[1], base_set[2]};
@@ -273,11 +274,19 @@ START_TEST(bless_only_replaces_the_benchmarks_it_names) {
   ck_assert_double_lt(find_bench(&f, base_set[1].name)->runs[0].median_ns, 0.9 * base_set[1].median_ns);
   free_figures(&f);
   expect_gate(2, "bless --baselines=%s --only=^nothing/ %s %s", bl, at("only/run2.json"), at("only/run3.json"));
-  expect_output("matches no benchmark of");
+  expect_output("matches no benchmark of the runs given");
+  /* A run with nothing to re-bless (another family's, as ci/bless.sh gives them all) is left out, said. */
+  const fake_bench other[] = {{"reduce/v7/N:1", 500}};
+  write_run("only/other.json", H100, 132, 3000.0, other, 1, 99);
+  expect_gate(0, "bless --baselines=%s --only='%s' %s %s %s", bl, pattern, at("only/run2.json"), at("only/other.json"),
+              at("only/run3.json"));
+  expect_output("Left out: ");
+  expect_output("only/other.json (no benchmark matches --only=");
   expect_gate(2, "bless --baselines=%s --only='(' %s %s", bl, at("only/run2.json"), at("only/run3.json"));
   expect_output("not a POSIX extended regular expression");
   ck_assert_msg(load_baseline(at("only/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(f.nruns, 4);
+  ck_assert_ptr_null(find_bench(&f, "reduce/v7/N:1"));
   free_figures(&f);
 }
 END_TEST
