@@ -421,10 +421,10 @@ START_TEST(concurrent_blesses_keep_both_families) {
 END_TEST
 
 /* A stand-in benchmark binary dir/rel that writes the prepared run file `run`, or `recheck`
- * when the gate re-measures (--benchmark_filter). */
+ * when the gate re-measures (BENCH_ARGS: $again). */
 static const char *copy_bench(const char *rel, const char *run, const char *recheck) {
   char body[4096];
-  FORMAT(body, "if [ -n \"$filter\" ]; then cp '%s' \"$out\"; else cp '%s' \"$out\"; fi\n", recheck, run);
+  FORMAT(body, "if [ -n \"$again\" ]; then cp '%s' \"$out\"; else cp '%s' \"$out\"; fi\n", recheck, run);
   return make_bench(rel, body);
 }
 
@@ -643,7 +643,7 @@ START_TEST(stale_outputs_are_never_judged) {
   /* A re-measurement that writes nothing is not judged by the last one's file either. */
   bench = copy_bench("stale/fake_bench", at("stale/slow.json"), at("stale/slow.json"));
   expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --min_delta_us=0", bench, bl, out);
-  FORMAT(body, "[ -n \"$filter\" ] && exit 0; cp '%s' \"$out\"\n", at("stale/slow.json"));
+  FORMAT(body, "[ -n \"$again\" ] && exit 0; cp '%s' \"$out\"\n", at("stale/slow.json"));
   make_bench("stale/fake_bench", body);
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s --min_delta_us=0", bench, bl, out);
   expect_output("wrote no run JSON");
