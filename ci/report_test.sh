@@ -53,10 +53,10 @@ esac
 BAZEL
 chmod +x "$work/bin/nvidia-smi" "$work/bin/bazel"
 
-gate() {  # gate ARTIFACTS_DIR: runs the main job; its status in $st
+gate() {  # gate ARTIFACTS_DIR [BAZEL FLAGS]: runs the main job; its status in $st
   set +e
   PATH="$work/bin:$PATH" BAZEL="$work/bin/bazel" PERF_COMMIT=fixture GPU_SLOT_DIR="$work/slots" \
-    GITHUB_STEP_SUMMARY="$work/step_summary.md" bash "$gate_sh" --artifacts="$1" >"$1.log" 2>&1
+    GITHUB_STEP_SUMMARY="$work/step_summary.md" bash "$gate_sh" --artifacts="$1" "${@:2}" >"$1.log" 2>&1
   st=$?
   set -e
 }
@@ -112,4 +112,9 @@ passes 3
 passes 1
 [ "$st" -eq 1 ] && [ "$(grep -c . "$work/test_calls")" -eq 1 ] ||
   { echo "FAIL: with the build failing the job exited $st after: $got"; exit 1; }
-echo "ok: correctness tests first, then the perf tests; a failed test keeps the perf pass (exit 3), a failed build stops the job"
+: >"$work/test_calls"
+FIRST_PASS_STATUS=0 gate "$work/job4" --test_tag_filters=perf
+got="$(tr '\n' '|' <"$work/test_calls")"
+[ "$got" = "test //... --config=gpu --test_tag_filters=perf --test_tag_filters=perf|" ] ||
+  { echo "FAIL: with the caller's tag filter the main job ran: $got"; exit 1; }
+echo "ok: correctness tests first, then the perf tests; a failed test keeps the perf pass (exit 3), a failed build stops the job; the caller's tag filter makes one pass"
