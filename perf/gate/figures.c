@@ -916,20 +916,22 @@ static int has_family(const gate_figures *f, const char *name) {
   return 0;
 }
 
-void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view) {
+/* base's benchmarks that run has by family, or by name. */
+static void view_of(const gate_figures *base, const gate_figures *run, int by_name, gate_figures *view) {
   *view = *base;
   view->b = calloc(base->n + 1, sizeof *view->b);
   view->n = 0;
   for (size_t i = 0; i < base->n; i++)
-    if (has_family(run, base->b[i].name)) view->b[view->n++] = base->b[i];
+    if (by_name ? find_bench(run, base->b[i].name) != NULL : has_family(run, base->b[i].name))
+      view->b[view->n++] = base->b[i];
+}
+
+void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view) {
+  view_of(base, run, 0, view);
 }
 
 void benchmarks_of(const gate_figures *base, const gate_figures *run, gate_figures *view) {
-  *view = *base;
-  view->b = calloc(base->n + 1, sizeof *view->b);
-  view->n = 0;
-  for (size_t i = 0; i < base->n; i++)
-    if (find_bench(run, base->b[i].name)) view->b[view->n++] = base->b[i];
+  view_of(base, run, 1, view);
 }
 
 /* Appends src's runs (those with keep[r], or all when keep is NULL) to out->runs, which has room;
