@@ -12,7 +12,9 @@
 #
 # --only=REGEX: only the benchmarks whose name matches (POSIX extended, e.g. '^dot/tree_host_finish/')
 # are replaced (or, with --add, joined); every other benchmark keeps its runs. That is how a variant
-# changed on purpose is re-blessed without dropping its family's other runs.
+# changed on purpose is re-blessed without dropping its family's other runs. Such runs can later
+# join with the rest of their benchmarks (--add --only=THE_OTHERS, or --add): a run counts once per
+# benchmark, and a benchmark it already holds is refused.
 #
 # Every folder is checked before Bazel is started: exit 2, naming it, if one is missing or holds
 # no perf runs.

@@ -972,6 +972,28 @@ static void copy_bench(gate_bench *dst, const gate_bench *src, const size_t *run
   copy_bench_with(dst, src, run_map, NULL, NULL, NULL, NULL);
 }
 
+/* The old run that x is (same date, host and GPU uuid): its index, or old->nruns when none. */
+static size_t same_run_in(const gate_figures *old, const gate_run_info *x) {
+  for (size_t q = 0; q < old->nruns; q++) {
+    const gate_run_info *y = &old->runs[q];
+    if (!strcmp(x->date, y->date) && !strcmp(x->host, y->host) && !strcmp(x->gpu_uuid, y->gpu_uuid)) return q;
+  }
+  return old->nruns;
+}
+
+/* A benchmark that fresh measured in its run r and old holds a measure of its run q of (the same
+ * run, counted twice), or NULL. A run re-blessed in part (--only) may so gain its other benchmarks. */
+static const char *measured_in_both(const gate_figures *old, size_t q, const gate_figures *fresh, size_t r) {
+  for (size_t i = 0; i < fresh->n; i++) {
+    const gate_bench *b = &fresh->b[i], *o = find_bench(old, b->name);
+    for (size_t m = 0; o && m < b->nruns; m++)
+      if (b->runs[m].run == r)
+        for (size_t k = 0; k < o->nruns; k++)
+          if (o->runs[k].run == q) return b->name;
+  }
+  return NULL;
+}
+
 int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *out, size_t *superseded, char *err,
              size_t errlen) {
   memset(out, 0, sizeof *out);
@@ -979,19 +1001,25 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
   if (same_hardware(&old->gpu, &fresh->gpu, err, errlen)) return 1;
   gate_figures view;
   families_of(old, fresh, &view);
+  size_t *in_old = calloc(fresh->nruns + 1, sizeof *in_old); /* the old run each fresh one is, or old->nruns */
+  char *is_new = calloc(fresh->nruns + 1, 1);
   for (size_t r = 0; r < fresh->nruns; r++) {
     gate_figures one = *fresh;
     one.runs = &fresh->runs[r];
     one.nruns = 1;
     int differs = same_method(&view, &one, err, errlen);
-    for (size_t q = 0; q < old->nruns && !differs; q++) {
-      const gate_run_info *x = &fresh->runs[r], *y = &old->runs[q];
-      if (!strcmp(x->date, y->date) && !strcmp(x->host, y->host) && !strcmp(x->gpu_uuid, y->gpu_uuid))
-        differs = fail(err, errlen, "the run of %s on %s (GPU '%s') is in the baseline already (runs[%zu]): each "
-                       "run counts once", x->date, x->host, x->gpu_uuid, q);
+    in_old[r] = same_run_in(old, &fresh->runs[r]);
+    is_new[r] = in_old[r] == old->nruns;
+    const char *twice = is_new[r] || differs ? NULL : measured_in_both(old, in_old[r], fresh, r);
+    if (twice) {
+      const gate_run_info *x = &fresh->runs[r];
+      differs = fail(err, errlen, "the run of %s on %s (GPU '%s') is in the baseline already (runs[%zu]) with %s: "
+                     "each run counts once", x->date, x->host, x->gpu_uuid, in_old[r], twice);
     }
     if (differs) {
       free(view.b);
+      free(in_old);
+      free(is_new);
       return 1;
     }
   }
@@ -1000,7 +1028,11 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
   size_t *old_map = calloc(old->nruns + 1, sizeof *old_map), *fresh_map = calloc(fresh->nruns + 1, sizeof *fresh_map);
   out->runs = calloc(old->nruns + fresh->nruns + 1, sizeof *out->runs);
   append_runs(out, old, NULL, old_map);
-  append_runs(out, fresh, NULL, fresh_map);
+  append_runs(out, fresh, is_new, fresh_map);
+  for (size_t r = 0; r < fresh->nruns; r++) /* a run there already: its new measures join that entry */
+    if (!is_new[r]) fresh_map[r] = old_map[in_old[r]];
+  free(in_old);
+  free(is_new);
   out->b = calloc(old->n + fresh->n + 1, sizeof *out->b);
   /* A long benchmark of an old run measured in fewer contexts than the fresh runs measure long ones
    * in (--long_contexts) is left out where the fresh runs measured it: its spread is a single

@@ -107,9 +107,10 @@ int replace_families(const gate_figures *old, const gate_figures *fresh, int by_
  * same name; benchmarks only `fresh` has come with its runs alone (bless --add, to bring another
  * runner into the baseline). Where `fresh` measured long benchmarks in more contexts
  * (--long_contexts) than an old run, that run's measures of the long benchmarks `fresh` measured
- * are left out, counted in *superseded. A run already in `old` (same date, host and GPU uuid),
- * other hardware, or runs made with another L2 flush or number of contexts than the old runs of
- * their families are errors. */
+ * are left out, counted in *superseded. A run already in `old` (same date, host and GPU uuid) joins
+ * that entry with the benchmarks `old` has no measure of from it (a run re-blessed in part with
+ * --only gains its others); one that measured a benchmark `old` holds of it, other hardware, or runs
+ * made with another L2 flush or number of contexts than the old runs of their families are errors. */
 int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *out, size_t *superseded, char *err,
              size_t errlen);
 /* A shallow view of `base` limited to the families `run` measured (a family's

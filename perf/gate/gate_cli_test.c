@@ -291,6 +291,40 @@ START_TEST(bless_only_replaces_the_benchmarks_it_names) {
 }
 END_TEST
 
+/* bless --add completes a run re-blessed in part: its benchmarks left out by --only join that run's
+ * entry (one run, not two); a benchmark of it the baseline holds already is refused, named. */
+START_TEST(bless_add_completes_a_run_blessed_in_part) {
+  const char *bl = make_dir("part/bl");
+  for (unsigned r = 0; r < 2; r++) {
+    char name[64];
+    FORMAT(name, "part/run%u.json", r);
+    write_run(name, H100, 132, 3000.0, base_set, 3, 110 + r);
+  }
+  char one[300], others[600];
+  FORMAT(one, "^%s$", base_set[1].name);
+  FORMAT(others, "^(%s|%s)$", base_set[0].name, base_set[2].name);
+  expect_gate(0, "bless --baselines=%s --only='%s' %s %s", bl, one, at("part/run0.json"), at("part/run1.json"));
+  expect_gate(0, "bless --baselines=%s --add --only='%s' %s %s", bl, others, at("part/run0.json"), at("part/run1.json"));
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_baseline(at("part/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 2);
+  for (int i = 0; i < 3; i++) {
+    const gate_bench *b = find_bench(&f, base_set[i].name);
+    ck_assert_uint_eq(b->nruns, 2);
+    ck_assert_uint_ne(b->runs[0].run, b->runs[1].run);
+  }
+  free_figures(&f);
+  /* Every benchmark of run0 is in now: adding it again counts it twice. */
+  expect_gate(2, "bless --baselines=%s --add %s", bl, at("part/run0.json"));
+  expect_output("is in the baseline already (runs[0]) with ");
+  ck_assert_msg(load_baseline(at("part/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 2);
+  ck_assert_uint_eq(find_bench(&f, base_set[0].name)->nruns, 2);
+  free_figures(&f);
+}
+END_TEST
+
 /* A run of base_set measured as gate check measures: the first benchmark short (16 contexts), the
  * other two long, in `long_contexts` contexts (0: the first context alone, one median). */
 static void write_long_contexts_run(const char *name, int long_contexts, unsigned seed) {
@@ -877,6 +911,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, one_run_counts_once);
   tcase_add_test(tc, bless_add_joins_the_old_runs);
   tcase_add_test(tc, bless_only_replaces_the_benchmarks_it_names);
+  tcase_add_test(tc, bless_add_completes_a_run_blessed_in_part);
   tcase_add_test(tc, long_benchmarks_in_more_contexts);
   tcase_add_test(tc, bless_warns_when_runs_cannot_back_the_tolerance);
   tcase_add_test(tc, bless_warns_on_the_contexts_the_gate_tests);
