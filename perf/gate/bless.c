@@ -29,7 +29,7 @@ static int distinct_runs(char **paths, const gate_figures *runs, int n) {
         return 1;
       }
       const gate_run_info *x = &runs[i].runs[0], *y = &runs[j].runs[0];
-      if (!strcmp(x->date, y->date) && !strcmp(x->host, y->host) && !strcmp(x->gpu_uuid, y->gpu_uuid)) {
+      if (same_run(x, y)) {
         fprintf(stderr, "gate: %s and %s are the same run (context.date %s, context.host_name %s, context.gpu.uuid "
                 "'%s'): a baseline's noise is the spread between separate runs, so give each run once\n", paths[i],
                 paths[j], x->date, x->host, x->gpu_uuid);

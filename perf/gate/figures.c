@@ -972,12 +972,14 @@ static void copy_bench(gate_bench *dst, const gate_bench *src, const size_t *run
   copy_bench_with(dst, src, run_map, NULL, NULL, NULL, NULL);
 }
 
-/* The old run that x is (same date, host and GPU uuid): its index, or old->nruns when none. */
+int same_run(const gate_run_info *x, const gate_run_info *y) {
+  return !strcmp(x->date, y->date) && !strcmp(x->host, y->host) && !strcmp(x->gpu_uuid, y->gpu_uuid);
+}
+
+/* The old run that x is (same_run): its index, or old->nruns when none. */
 static size_t same_run_in(const gate_figures *old, const gate_run_info *x) {
-  for (size_t q = 0; q < old->nruns; q++) {
-    const gate_run_info *y = &old->runs[q];
-    if (!strcmp(x->date, y->date) && !strcmp(x->host, y->host) && !strcmp(x->gpu_uuid, y->gpu_uuid)) return q;
-  }
+  for (size_t q = 0; q < old->nruns; q++)
+    if (same_run(x, &old->runs[q])) return q;
   return old->nruns;
 }
 

@@ -123,6 +123,8 @@ void free_bench(gate_bench *b);
 
 /* "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3". */
 void gpu_slug(const char *name, char *slug, size_t len);
+/* 1 when x and y are one run: the same date, host and GPU uuid (one process of one machine). */
+int same_run(const gate_run_info *x, const gate_run_info *y);
 /* 0 when `run` is the same hardware as `base`; else 1 and a message naming the field. */
 int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t errlen);
 

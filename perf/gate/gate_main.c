@@ -26,7 +26,8 @@
  *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
  *       of their GPU, replacing only the families they measured; with --add the runs join the
  *       baseline's runs of their families (a runner brought into the baseline: it is then
- *       compared with its own runs, compare.h); with --only, only the benchmarks whose name
+ *       compared with its own runs, compare.h; a run already there joins with the benchmarks it
+ *       has none of there, a run counts once per benchmark); with --only, only the benchmarks whose name
  *       matches REGEX (POSIX extended, anywhere in the name) are replaced or joined, and the rest
  *       of their families keep their runs (a variant changed on purpose). Reads, merges and replaces
  *       DIR/<gpu-slug>.json atomically under an exclusive flock of DIR.
