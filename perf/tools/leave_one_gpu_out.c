@@ -4,14 +4,18 @@
  * 3 % at 50 us and more) and how many verdicts were "slower" (a false alarm: nothing changed), and
  * the totals. Those runs were measured like the baseline's own, so a fresh GPU can do worse.
  *
- *   bazel run //perf/tools:leave_one_gpu_out -- [--list] $PWD/baselines/nvidia-h100-80gb-hbm3.json
+ *   bazel run //perf/tools:leave_one_gpu_out -- [--list] [--k_noise=K] \
+ *       $PWD/baselines/nvidia-h100-80gb-hbm3.json
  *
  * --list also prints every threshold over the goal and every verdict within 80 % of its threshold,
  * with what it was judged against: its kind, all GPUs (too few of its kind), or other kinds alone (none
  * of its kind left: column "no kind", a gap in the baseline's kinds rather than noise).
+ * --k_noise=K judges with the gate's threshold max(3 %, K x noise) for another K than the default (3),
+ * to see what a change of it would cost in false alarms before changing the gate.
  * Exit 0; 1 when a GPU left out got a "slower" verdict (a false alarm: review before committing the
  * baseline); 2 on bad usage or an unreadable baseline. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +74,14 @@ static void add(tally *t, const tally *u) {
 
 static const char *const kReference[] = {"own GPU", "its kind", "all GPUs", "other kinds"}; /* gate_reference */
 
-/* Judges run r of f against `base`, adding to t. */
-static void judge_run(const gate_figures *f, size_t r, const gate_figures *base, int list, tally *t) {
+/* Judges run r of f against `base` under policy p, adding to t. */
+static void judge_run(const gate_figures *f, size_t r, const gate_figures *base, const gate_policy *p, int list,
+                      tally *t) {
   int *only = calloc(f->nruns, sizeof *only);
   only[r] = 1;
   gate_figures run = view(f, only);
-  gate_policy p = default_policy();
   comparison *c;
-  size_t n = compare_figures(base, &run, &p, &c);
+  size_t n = compare_figures(base, &run, p, &c);
   for (size_t i = 0; i < n; i++) {
     if (c[i].v == VERDICT_NEW || c[i].v == VERDICT_MISSING) continue;
     t->verdicts++;
@@ -97,14 +101,28 @@ static void judge_run(const gate_figures *f, size_t r, const gate_figures *base,
 }
 
 int main(int argc, char **argv) {
-  static const struct option opts[] = {{"list", no_argument, 0, 'l'}, {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"list", no_argument, 0, 'l'}, {"k_noise", required_argument, 0, 'k'}, {0, 0, 0, 0}};
+  static const char usage[] = "usage: leave_one_gpu_out [--list] [--k_noise=K] BASELINE.json\n";
+  gate_policy policy = default_policy();
   int list = 0, o;
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-    if (o != 'l') return 2;
-    list = 1;
+    char *end;
+    switch (o) {
+    case 'l': list = 1; break;
+    case 'k':
+      policy.k_noise = strtod(optarg, &end);
+      if (end == optarg || *end || !isfinite(policy.k_noise) || policy.k_noise <= 0 || policy.k_noise > 100) {
+        fprintf(stderr, "leave_one_gpu_out: --k_noise=%s: give a number above 0 and at most 100 (the gate's is 3)\n",
+                optarg);
+        return 2;
+      }
+      break;
+    default: fputs(usage, stderr); return 2;
+    }
   }
   if (optind != argc - 1) {
-    fprintf(stderr, "usage: leave_one_gpu_out [--list] BASELINE.json\n");
+    fputs(usage, stderr);
     return 2;
   }
   gate_figures f;
@@ -116,6 +134,9 @@ int main(int argc, char **argv) {
   int *keep = malloc((f.nruns + 1) * sizeof *keep);
   tally total = {0};
   size_t gpus = 0;
+  if (policy.k_noise != default_policy().k_noise)
+    printf("thresholds max(%.0f %%, %g x noise): not the gate's k_noise (%g)\n", 100 * policy.tolerance, policy.k_noise,
+           default_policy().k_noise);
   printf("%-42s %5s %8s %9s %6s %7s %6s\n", "GPU left out", "runs", "verdicts", "over goal", "slower", "no kind",
          "faster");
   for (size_t g = 0; g < f.nruns; g++) {
@@ -130,7 +151,7 @@ int main(int argc, char **argv) {
     for (size_t r = 0; r < f.nruns; r++)
       if (!keep[r]) {
         t.runs++;
-        judge_run(&f, r, &base, list, &t);
+        judge_run(&f, r, &base, &policy, list, &t);
       }
     printf("%-42s %5zu %8zu %9zu %6zu %7zu %6zu\n", uuid[0] ? uuid : "(no uuid)", t.runs, t.verdicts, t.over_goal,
            t.slower, t.slower_no_kind, t.faster);

@@ -5,7 +5,8 @@
  *   A1, A2: judged against their kind, which holds A3 and so allows 3 x its spread: same;
  *   A3: against A1 and A2 (its kind), long/a +6 %: slower, a false alarm of its kind;
  *   B1: no GPU of its kind left, so against the A kind alone, long/b +6 %: slower, "no kind".
- * The tool must count both, tell them apart, and exit 1. */
+ * The tool must count both, tell them apart, and exit 1; with --k_noise=0.9 A1's thresholds are within the
+ * goal and the false alarms the same. */
 #define _POSIX_C_SOURCE 200809L /* popen */
 #include <check.h>
 #include <stdio.h>
@@ -19,10 +20,10 @@
 static const char *loo_bin;
 static char loo_output[65536];
 
-/* Runs the tool on path (with --list when list); returns its exit status, output in loo_output. */
-static int loo(const char *path, int list) {
+/* Runs the tool with flags (e.g. "--list ") on path; returns its exit status, output in loo_output. */
+static int loo(const char *path, const char *flags) {
   char cmd[2048];
-  FORMAT(cmd, "'%s' %s'%s' 2>&1", loo_bin, list ? "--list " : "", path);
+  FORMAT(cmd, "'%s' %s'%s' 2>&1", loo_bin, flags, path);
   FILE *p = popen(cmd, "r");
   ck_assert_ptr_nonnull(p);
   size_t n = fread(loo_output, 1, sizeof loo_output - 1, p);
@@ -60,11 +61,12 @@ START_TEST(false_alarms_of_its_kind_and_of_a_missing_kind_are_told_apart) {
   char path[1024];
   FORMAT(path, "%s/nvidia-h100-80gb-hbm3.json", bl);
 
-  ck_assert_int_eq(loo(path, 0), 1); /* a GPU left out got "slower": review before committing */
-  size_t v[6];                       /* runs, verdicts, over goal, slower, no kind, faster */
+  ck_assert_int_eq(loo(path, ""), 1); /* a GPU left out got "slower": review before committing */
+  size_t v[6];                        /* runs, verdicts, over goal, slower, no kind, faster */
   row_of("GPU-A1", v);
   ck_assert_uint_eq(v[0], 2);
   ck_assert_uint_eq(v[1], 4);
+  ck_assert_uint_eq(v[2], 2); /* long_a: A3 in its kind, about 3 % over their median, allows 3 x that */
   ck_assert_uint_eq(v[3], 0);
   row_of("GPU-A3", v);
   ck_assert_uint_eq(v[3], 2); /* long_a in both runs */
@@ -76,18 +78,34 @@ START_TEST(false_alarms_of_its_kind_and_of_a_missing_kind_are_told_apart) {
                     strstr(loo_output, "2 of the slower were judged against other kinds alone"),
                 "%s", loo_output);
 
-  ck_assert_int_eq(loo(path, 1), 1);
-  ck_assert_msg(strstr(loo_output, "slower   x/long_a/N:1 run 4:") && strstr(loo_output, "its kind)"), "%s", loo_output);
+  ck_assert_int_eq(loo(path, "--list "), 1);
+  ck_assert_msg(strstr(loo_output, "slower   x/long_a/N:1 run 4:") && strstr(loo_output, "its kind)"), "%s",
+                loo_output);
   ck_assert_msg(strstr(loo_output, "slower   x/long_b/N:1 run 6:") && strstr(loo_output, "other kinds)"), "%s",
                 loo_output);
+
+  /* Another k_noise: A1's long_a (noise about 3 %) allowed max(3 %, 0.9 x noise), the goal; the false alarms stay. */
+  ck_assert_int_eq(loo(path, "--list --k_noise=0.9 "), 1);
+  ck_assert_msg(strstr(loo_output, "0.9 x noise): not the gate's k_noise (3)") != NULL, "%s", loo_output);
+  row_of("GPU-A1", v);
+  ck_assert_msg(v[2] == 0 && v[3] == 0, "%s", loo_output);
+  ck_assert_msg(strstr(loo_output, ", 4 slower, ") != NULL, "%s", loo_output);
 }
 END_TEST
 
 START_TEST(bad_usage_and_unreadable_baselines_are_exit_2) {
-  ck_assert_int_eq(loo(at("no_such_baseline.json"), 0), 2);
+  ck_assert_int_eq(loo(at("no_such_baseline.json"), ""), 2);
   ck_assert_msg(strstr(loo_output, "no_such_baseline.json") != NULL, "%s", loo_output);
   write_text("nvidia-h100-80gb-hbm3.json", "{ not json");
-  ck_assert_int_eq(loo(at("nvidia-h100-80gb-hbm3.json"), 0), 2);
+  ck_assert_int_eq(loo(at("nvidia-h100-80gb-hbm3.json"), ""), 2);
+  static const char *const bad_k[] = {"--k_noise=0 ", "--k_noise=-1 ", "--k_noise=abc ", "--k_noise=2x ",
+                                      "--k_noise=nan "};
+  for (unsigned i = 0; i < sizeof bad_k / sizeof *bad_k; i++) {
+    ck_assert_int_eq(loo(at("nvidia-h100-80gb-hbm3.json"), bad_k[i]), 2);
+    ck_assert_msg(strstr(loo_output, "--k_noise=") && strstr(loo_output, "above 0"), "%s: %s", bad_k[i], loo_output);
+  }
+  ck_assert_int_eq(loo(at("nvidia-h100-80gb-hbm3.json"), "--no_such_flag "), 2);
+  ck_assert_msg(strstr(loo_output, "usage: leave_one_gpu_out") != NULL, "%s", loo_output);
 }
 END_TEST
 
