@@ -586,6 +586,78 @@ static int write_atomically(const char *path, const char *text, char *err, size_
   return 0;
 }
 
+/* The baseline's text: its GPU, then one line per run and one per measure of a benchmark. A bless's
+ * diff then shows which runs came and went, and the file is about half the size of one value per line
+ * (the source tree travels to GPU hosts, and every bless commits the file anew). Plain JSON all the same. */
+static int put_json(FILE *o, json_t *v) {
+  return json_dumpf(v, o, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(9)) != 0;
+}
+
+static int put_key(FILE *o, const char *key) {
+  json_t *k = json_string(key);
+  int rc = !k || put_json(o, k) || fputc(':', o) == EOF;
+  json_decref(k);
+  return rc;
+}
+
+/* Array a, one element per line indented by `indent` spaces, each written by put. */
+static int put_lines(FILE *o, json_t *a, int indent, int (*put)(FILE *, json_t *, int)) {
+  if (fputs("[\n", o) == EOF) return 1;
+  size_t i;
+  json_t *e;
+  json_array_foreach(a, i, e) {
+    if (fprintf(o, "%*s", indent, "") < 0 || put(o, e, indent) ||
+        fputs(i + 1 < json_array_size(a) ? ",\n" : "\n", o) == EOF)
+      return 1;
+  }
+  return fprintf(o, "%*s]", indent - 1, "") < 0;
+}
+
+static int put_line(FILE *o, json_t *v, int indent) {
+  (void)indent;
+  return put_json(o, v);
+}
+
+/* A benchmark: its fields on one line, its measures ("runs") one per line. */
+static int put_bench(FILE *o, json_t *b, int indent) {
+  const char *key;
+  json_t *v;
+  int first = 1;
+  if (fputc('{', o) == EOF) return 1;
+  json_object_foreach(b, key, v) {
+    if ((!first && fputc(',', o) == EOF) || put_key(o, key)) return 1;
+    first = 0;
+    if (strcmp(key, "runs") == 0 && json_is_array(v) ? put_lines(o, v, indent + 1, put_line) : put_json(o, v))
+      return 1;
+  }
+  return fputc('}', o) == EOF;
+}
+
+static char *baseline_text(json_t *root) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *o = open_memstream(&text, &len);
+  if (!o) return NULL;
+  const char *key;
+  json_t *v;
+  size_t left = json_object_size(root);
+  int bad = fputs("{\n", o) == EOF;
+  json_object_foreach(root, key, v) {
+    if (bad) break;
+    bad = fputc(' ', o) == EOF || put_key(o, key) ||
+          (strcmp(key, "runs") == 0      ? put_lines(o, v, 2, put_line)
+           : strcmp(key, "benchmarks") == 0 ? put_lines(o, v, 2, put_bench)
+                                          : put_json(o, v)) ||
+          fputs(--left ? ",\n" : "\n", o) == EOF;
+  }
+  bad = bad || fputs("}\n", o) == EOF;
+  if (fclose(o) != 0 || bad) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
   ctx c = {path, err, errlen, 0};
   const gate_gpu *g = &f->gpu;
@@ -601,7 +673,7 @@ int save_baseline(const char *path, const gate_figures *f, char *err, size_t err
                            g->mem_clock_mhz, "bus_width_bits", g->bus_width_bits, "ecc", g->ecc, "driver", g->driver,
                            "runtime", g->runtime, "runs", runs, "benchmarks", bs);
   if (!root) return fail(err, errlen, "%s: could not build the JSON document", path);
-  char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+  char *text = baseline_text(root);
   json_decref(root);
   if (!text) return fail(err, errlen, "%s: could not build the JSON document (out of memory?)", path);
   int rc = write_atomically(path, text, err, errlen);

@@ -200,6 +200,57 @@ START_TEST(one_run_counts_once) {
 }
 END_TEST
 
+/* Counts the lines of path that start with prefix, and (in *all) all its lines. */
+static size_t lines_starting(const char *path, const char *prefix, size_t *all) {
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  char line[65536];
+  size_t n = 0;
+  *all = 0;
+  while (fgets(line, sizeof line, f)) {
+    ck_assert_msg(strchr(line, '\n') != NULL, "%s: a line longer than %zu characters", path, sizeof line);
+    ++*all;
+    n += strncmp(line, prefix, strlen(prefix)) == 0;
+  }
+  fclose(f);
+  return n;
+}
+
+/* A baseline is written one line per run and one per measure of a benchmark (a bless's diff shows
+ * which runs came and went, at half the size of one value per line), and reads back as written. */
+START_TEST(baseline_has_a_line_per_run_and_per_measure) {
+  const char *bl = make_dir("lines/bl");
+  for (unsigned r = 0; r < 4; r++) {
+    char name[64];
+    FORMAT(name, "lines/run%u.json", r);
+    write_run(name, H100, 132, 3000.0, base_set, 3, 90 + r);
+  }
+  expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("lines/run0.json"), at("lines/run1.json"),
+              at("lines/run2.json"));
+  const char *path = at("lines/bl/nvidia-h100-80gb-hbm3.json");
+  size_t all;
+  ck_assert_uint_eq(lines_starting(path, "  {\"date\":", &all), 3);
+  ck_assert_uint_eq(lines_starting(path, "  {\"name\":", &all), 3);
+  ck_assert_uint_eq(lines_starting(path, "   {\"run\":", &all), 9);
+  /* {, schema_version, gpu, "runs":[, 3 runs, ], "benchmarks":[, 3 x (name, 3 measures, ]}), ], } */
+  ck_assert_uint_eq(all, 26);
+  json_error_t jerr;
+  json_t *doc = json_load_file(path, 0, &jerr);
+  ck_assert_msg(doc != NULL, "%s: %s", path, jerr.text);
+  ck_assert_uint_eq(json_array_size(json_object_get(doc, "runs")), 3);
+  json_decref(doc);
+  expect_gate(0, "bless --baselines=%s --add %s", bl, at("lines/run3.json"));
+  ck_assert_uint_eq(lines_starting(path, "  {\"date\":", &all), 4);
+  ck_assert_uint_eq(lines_starting(path, "   {\"run\":", &all), 12);
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_baseline(path, &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 4);
+  ck_assert_uint_eq(find_bench(&f, base_set[2].name)->nruns, 4);
+  free_figures(&f);
+}
+END_TEST
+
 /* bless --add brings a runner into the baseline: its runs join the old runs of their families
  * (a plain bless replaces them), a run already there or one made another way is refused, and
  * a benchmark only the new runs have comes with those alone. */
@@ -909,6 +960,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, gpu_name_must_name_a_file);
   tcase_add_test(tc, unphysical_figures_are_refused);
   tcase_add_test(tc, one_run_counts_once);
+  tcase_add_test(tc, baseline_has_a_line_per_run_and_per_measure);
   tcase_add_test(tc, bless_add_joins_the_old_runs);
   tcase_add_test(tc, bless_only_replaces_the_benchmarks_it_names);
   tcase_add_test(tc, bless_add_completes_a_run_blessed_in_part);
