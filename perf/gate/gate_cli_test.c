@@ -200,6 +200,15 @@ START_TEST(one_run_counts_once) {
 }
 END_TEST
 
+/* n runs of base_set on H100s, dir/run0.json ... (seeds seed, seed + 1, ...: one GPU each). */
+static void write_base_runs(const char *dir, unsigned n, unsigned seed) {
+  for (unsigned r = 0; r < n; r++) {
+    char name[64];
+    FORMAT(name, "%s/run%u.json", dir, r);
+    write_run(name, H100, 132, 3000.0, base_set, 3, seed + r);
+  }
+}
+
 /* Counts the lines of path that start with prefix, and (in *all) all its lines. */
 static size_t lines_starting(const char *path, const char *prefix, size_t *all) {
   FILE *f = fopen(path, "r");
@@ -220,11 +229,7 @@ static size_t lines_starting(const char *path, const char *prefix, size_t *all) 
  * which runs came and went, at half the size of one value per line), and reads back as written. */
 START_TEST(baseline_has_a_line_per_run_and_per_measure) {
   const char *bl = make_dir("lines/bl");
-  for (unsigned r = 0; r < 4; r++) {
-    char name[64];
-    FORMAT(name, "lines/run%u.json", r);
-    write_run(name, H100, 132, 3000.0, base_set, 3, 90 + r);
-  }
+  write_base_runs("lines", 4, 90);
   expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("lines/run0.json"), at("lines/run1.json"),
               at("lines/run2.json"));
   const char *path = at("lines/bl/nvidia-h100-80gb-hbm3.json");
@@ -346,11 +351,7 @@ END_TEST
  * entry (one run, not two); a benchmark of it the baseline holds already is refused, named. */
 START_TEST(bless_add_completes_a_run_blessed_in_part) {
   const char *bl = make_dir("part/bl");
-  for (unsigned r = 0; r < 2; r++) {
-    char name[64];
-    FORMAT(name, "part/run%u.json", r);
-    write_run(name, H100, 132, 3000.0, base_set, 3, 110 + r);
-  }
+  write_base_runs("part", 2, 110);
   char one[300], others[600];
   FORMAT(one, "^%s$", base_set[1].name);
   FORMAT(others, "^(%s|%s)$", base_set[0].name, base_set[2].name);
