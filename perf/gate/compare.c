@@ -7,6 +7,14 @@
 
 #include "perf/gate/context_stats.h"
 
+int policy_number(const char *v, double lo, double hi, double *x) {
+  char *end;
+  double y = strtod(v, &end);
+  if (end == v || *end || !(y > lo && y < hi)) return 1;
+  *x = y;
+  return 0;
+}
+
 gate_policy default_policy(void) {
   /* min_delta 0.25 us: a floor under the tolerance for the shortest kernels only (5 % of a
    * 5 us kernel); machine-to-machine spread is handled by baselines from several machines

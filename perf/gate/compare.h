@@ -77,6 +77,9 @@ typedef struct {
 } gate_policy;
 
 gate_policy default_policy(void);
+/* A policy flag's value: the whole of v as a number strictly between lo and hi into *x, 0; else 1
+ * ("2x", "", "nan" and the bounds themselves are refused). */
+int policy_number(const char *v, double lo, double hi, double *x);
 /* Parses "family=fraction" (e.g. "reduce=0.07") into the policy. 0 ok, else a message. */
 int add_family_tolerance(gate_policy *p, const char *spec, char *err, size_t errlen);
 /* A family's tolerance if one was given for it, else own_tolerance (against the GPU's own runs) or

@@ -988,14 +988,18 @@ static int has_family(const gate_figures *f, const char *name) {
   return 0;
 }
 
-/* base's benchmarks that run has by family, or by name. */
+/* Whether run measured the benchmark `name`: by name, or (else) its family. */
+static int measured(const gate_figures *run, const char *name, int by_name) {
+  return by_name ? find_bench(run, name) != NULL : has_family(run, name);
+}
+
+/* base's benchmarks that run measured (by family, or by name). */
 static void view_of(const gate_figures *base, const gate_figures *run, int by_name, gate_figures *view) {
   *view = *base;
   view->b = calloc(base->n + 1, sizeof *view->b);
   view->n = 0;
   for (size_t i = 0; i < base->n; i++)
-    if (by_name ? find_bench(run, base->b[i].name) != NULL : has_family(run, base->b[i].name))
-      view->b[view->n++] = base->b[i];
+    if (measured(run, base->b[i].name, by_name)) view->b[view->n++] = base->b[i];
 }
 
 void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view) {
@@ -1135,7 +1139,7 @@ int replace_families(const gate_figures *old, const gate_figures *fresh, int by_
   size_t *old_map = calloc(old->nruns + 1, sizeof *old_map), *fresh_map = calloc(fresh->nruns + 1, sizeof *fresh_map);
   char *used = calloc(old->nruns + 1, 1), *kept = calloc(old->n + 1, 1);
   for (size_t i = 0; i < old->n; i++) {
-    kept[i] = by_name ? !find_bench(fresh, old->b[i].name) : !has_family(fresh, old->b[i].name);
+    kept[i] = !measured(fresh, old->b[i].name, by_name);
     if (kept[i])
       for (size_t r = 0; r < old->b[i].nruns; r++) used[old->b[i].runs[r].run] = 1;
   }

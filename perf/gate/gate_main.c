@@ -92,9 +92,8 @@ void usage(const char *msg) {
 }
 
 static double fraction_arg(const char *flag, const char *v, double lo, double hi) {
-  char *end;
-  double x = strtod(v, &end);
-  if (end == v || *end || !(x > lo && x < hi)) {
+  double x;
+  if (policy_number(v, lo, hi, &x)) {
     char msg[256];
     snprintf(msg, sizeof msg, "--%s=%s: want a number in (%g, %g)", flag, v, lo, hi);
     usage(msg);

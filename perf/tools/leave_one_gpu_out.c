@@ -15,7 +15,6 @@
  * Exit 0; 1 when a GPU left out got a "slower" verdict (a false alarm: review before committing the
  * baseline); 2 on bad usage or an unreadable baseline. */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,13 +106,11 @@ int main(int argc, char **argv) {
   gate_policy policy = default_policy();
   int list = 0, o;
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-    char *end;
     switch (o) {
     case 'l': list = 1; break;
     case 'k':
-      policy.k_noise = strtod(optarg, &end);
-      if (end == optarg || *end || !isfinite(policy.k_noise) || policy.k_noise <= 0 || policy.k_noise > 100) {
-        fprintf(stderr, "leave_one_gpu_out: --k_noise=%s: give a number above 0 and at most 100 (the gate's is 3)\n",
+      if (policy_number(optarg, 0, 100, &policy.k_noise)) { /* as the gate's --k_noise */
+        fprintf(stderr, "leave_one_gpu_out: --k_noise=%s: give a number above 0 and below 100 (the gate's is 3)\n",
                 optarg);
         return 2;
       }
