@@ -24,6 +24,7 @@ def kernel_family(
         deps = [],
         variants_deps = [],
         vector_kernels = [],
+        perf_args = [],
         **kwargs):
     """Declares, in kernels/<name>/:
 
@@ -42,6 +43,8 @@ def kernel_family(
     families: the list `name` must be in (default: FAMILIES, for this suite's own families; another
       workspace that calls kernel_family gives its own list, or leaves it out).
     baselines, baselines_dir: where the perf test finds <gpu-slug>.json (perf/defs.bzl).
+    perf_args: extra `gate check` flags of the family's perf test (e.g. ["--warmup=0.2"]); its
+      baselines must then be blessed from runs made with them.
     vector_kernels: dicts {"name": k, "loads": ERE, "stores": ERE} ("loads" or "stores" may be left
       out); one test target per entry, so a renamed kernel fails its own target instead of hiding
       behind another's match.
@@ -102,6 +105,7 @@ def kernel_family(
     perf_test(
         name = name + "_perf_test",
         bench = ":" + name + "_bench",
+        args = perf_args,
         baselines = baselines,
         baselines_dir = baselines_dir,
     )

@@ -29,6 +29,10 @@ static char **bench_argv(const options *o, const char *json_out) {
    * (perf/runner/contexts.h). */
   argv[k++] = xasprintf("--contexts=%d", o->contexts);
   argv[k++] = xasprintf("--long_contexts=%d", o->long_contexts);
+  /* --warmup: given to the first run and the re-measure alike, as the baseline's runs were made (a
+   * run without the flag records 0, as old runs do). 15 digits keep the value within the gate's
+   * 1e-9 s comparison. */
+  if (o->warmup_s > 0) argv[k++] = xasprintf("--benchmark_min_warmup_time=%.15g", o->warmup_s);
   /* The commit under test, for the baseline and history rows (CI sets PERF_COMMIT). */
   const char *sha = getenv("PERF_COMMIT");
   if (sha && *sha) argv[k++] = xasprintf("--benchmark_context=commit=%s", sha);
@@ -163,14 +167,21 @@ static int is_flag(const char *arg, const char *name) {
 }
 
 /* The gate tells the benchmark where to write its run JSON and in which format; the
- * benchmark's own --benchmark_out would send it elsewhere and leave nothing to compare. */
+ * benchmark's own --benchmark_out would send it elsewhere and leave nothing to compare. The
+ * warm-up is the gate's too (--warmup), so that the re-measure is made the same way. */
 static void refuse_out_flags(const options *o) {
-  for (int i = 0; i < o->nrest; i++)
+  for (int i = 0; i < o->nrest; i++) {
     if (is_flag(o->rest[i], "--benchmark_out") || is_flag(o->rest[i], "--benchmark_out_format")) {
       fprintf(stderr, "gate: %s after --: the gate sets it (the run JSON goes to --out_dir, as JSON); leave it out "
               "and give --out_dir=DIR to choose the folder\n", o->rest[i]);
       exit(EXIT_BAD_INPUT);
     }
+    if (is_flag(o->rest[i], "--benchmark_min_warmup_time")) {
+      fprintf(stderr, "gate: %s after --: the gate sets it from --warmup=S (the first run and the re-measure alike, "
+              "as the baseline's runs were made); leave it out and give gate check --warmup=S\n", o->rest[i]);
+      exit(EXIT_BAD_INPUT);
+    }
+  }
 }
 
 /* An earlier check's file in the out_dir is removed before the benchmark runs: a benchmark

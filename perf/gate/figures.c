@@ -71,6 +71,9 @@ int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t e
   return 0;
 }
 
+/* Warm-ups this close are one: a number that went through JSON and back. */
+#define WARMUP_TOLERANCE_S 1e-9
+
 int same_method(const gate_figures *base, const gate_figures *run, char *err, size_t errlen) {
   if (run->nruns == 0) return fail(err, errlen, "the run has no run information");
   const gate_run_info *want = &run->runs[0];
@@ -96,6 +99,13 @@ int same_method(const gate_figures *base, const gate_figures *run, char *err, si
                     "CUDA contexts, this run in %d; a run must measure them in at least as many contexts as the "
                     "baseline (gate check --long_contexts=%d, the default, or re-bless with runs made like this one)",
                     k, base->b[i].name, have->long_contexts, want->long_contexts, have->long_contexts);
+      /* Compute-bound kernels measure up to ~2 % apart with and without a warm-up: a gap the
+       * thresholds would read as a change. */
+      if (fabs(have->warmup_s - want->warmup_s) > WARMUP_TOLERANCE_S)
+        return fail(err, errlen, "field runs[%zu].warmup_s differs: %s was measured with %g s of warm-up per benchmark "
+                    "and context in the baseline, %g s in this run; figures taken differently do not compare (give "
+                    "the perf test the baseline's --warmup=%g, or re-bless with runs made like this one)", k,
+                    base->b[i].name, have->warmup_s, want->warmup_s, have->warmup_s);
     }
   return 0;
 }
@@ -359,6 +369,21 @@ static double optional_probe(ctx *c, json_t *o, const char *where, const char *n
   return x;
 }
 
+/* Seconds of warm-up of a run: a baseline's runs[i].warmup_s, or a run file's
+ * context.timing.min_warmup_time_s. Absent is 0 (one warm-up run): baselines and runs made
+ * before the field were measured so. */
+static double optional_warmup(ctx *c, json_t *o, const char *where, const char *key, const char *fix) {
+  json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+  if (!v || c->failed) return 0;
+  double x = json_is_number(v) ? json_number_value(v) : -1;
+  if (!(x >= 0) || !isfinite(x)) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected seconds of warm-up, a finite number >= 0 (0: one "
+                     "warm-up run); %s", c->path, where, key, fix);
+    return 0;
+  }
+  return x;
+}
+
 /* A run file's context.launch_ns: the probe's median in the first context, then in each of
  * --contexts. Absent in runs made before the probe: both 0. */
 static void read_launch_probe(ctx *c, json_t *cx, gate_run_info *info) {
@@ -419,6 +444,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       read_contexts_method(&c, r, where, &out->runs[i], 1);
       out->runs[i].launch_first_ns = optional_probe(&c, r, where, "launch_first_ns");
       out->runs[i].launch_contexts_ns = optional_probe(&c, r, where, "launch_contexts_ns");
+      out->runs[i].warmup_s = optional_warmup(&c, r, where, "warmup_s", "re-bless");
     }
   }
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
@@ -524,13 +550,22 @@ static json_t *runs_json(ctx *c, const gate_figures *f) {
     const gate_run_info *r = &f->runs[i];
     char where[32];
     snprintf(where, sizeof where, "runs[%zu]", i);
-    if (finite_field(c, where, "copy_bytes_per_second", r->copy_bytes_per_second)) break;
-    append(c, runs, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:f, s:i, s:f, s:f}", "date", r->date, "commit",
-                              r->commit, "host", r->host, "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second",
-                              r->copy_bytes_per_second, "l2_flush", r->l2_flush, "contexts", r->contexts,
-                              "contexts_below_s", r->contexts_below_s, "long_contexts", r->long_contexts,
-                              "launch_first_ns", r->launch_first_ns, "launch_contexts_ns", r->launch_contexts_ns),
-           where, "(its fields)");
+    if (finite_field(c, where, "copy_bytes_per_second", r->copy_bytes_per_second) ||
+        finite_field(c, where, "warmup_s", r->warmup_s))
+      break;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:i, s:f, s:i}", "date", r->date, "commit", r->commit, "host",
+                          r->host, "gpu_uuid", r->gpu_uuid, "copy_bytes_per_second", r->copy_bytes_per_second,
+                          "l2_flush", r->l2_flush, "contexts", r->contexts, "contexts_below_s", r->contexts_below_s,
+                          "long_contexts", r->long_contexts);
+    /* warmup_s only when there was one: absent reads as 0, so baselines of runs without a warm-up
+     * (all of them before --warmup) load and save byte for byte as they were. */
+    if (o && ((r->warmup_s != 0 && json_object_set_new(o, "warmup_s", json_real(r->warmup_s)) != 0) ||
+              json_object_set_new(o, "launch_first_ns", json_real(r->launch_first_ns)) != 0 ||
+              json_object_set_new(o, "launch_contexts_ns", json_real(r->launch_contexts_ns)) != 0)) {
+      json_decref(o);
+      o = NULL;
+    }
+    append(c, runs, o, where, "(its fields)");
   }
   return runs;
 }
@@ -711,6 +746,12 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       return fail(err, errlen, "run %zu measured long benchmarks in %d contexts and run 1 in %d (--long_contexts): a "
                   "baseline is made from runs taken the same way", r + 1, b->long_contexts, a->long_contexts);
     }
+    if (fabs(a->warmup_s - b->warmup_s) > WARMUP_TOLERANCE_S) {
+      free_figures(out);
+      return fail(err, errlen, "run %zu was measured with %g s of warm-up per benchmark and context and run 1 with "
+                  "%g s (gate check --warmup): a baseline is made from runs taken the same way", r + 1, b->warmup_s,
+                  a->warmup_s);
+    }
     out->runs[r] = runs[r].runs[0];
   }
   /* Every benchmark of any run, with one measure per run that measured it
@@ -787,6 +828,7 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
   if (json_is_object(gpu_cx)) optional_str(c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
   json_t *timing = json_object_get(cx, "timing");
   read_contexts_method(c, json_is_object(timing) ? timing : cx, "context.timing", info, 0);
+  info->warmup_s = optional_warmup(c, timing, "context.timing", "min_warmup_time_s", "re-run the benchmark");
   read_launch_probe(c, cx, info);
 }
 

@@ -51,6 +51,9 @@ typedef struct {
   int contexts;                 /* --contexts: short benchmarks were measured in this many contexts */
   double contexts_below_s;      /* ... "short": a median under this */
   int long_contexts;            /* --long_contexts: the long ones in the first this many (0: the first alone) */
+  /* Seconds of warm-up per benchmark and context (--benchmark_min_warmup_time; 0: one warm-up run, and
+   * runs made before the field): compute-bound kernels measure up to ~2 % apart with and without. */
+  double warmup_s;
   /* The runner's launch probe (an empty kernel timed like a sample; perf/runner/results.h): its median
    * in the first CUDA context, and the mean of its medians in the --contexts ones. 0: not
    * measured (runs before the probe). The gate compares times net of it (perf/gate/compare.h). */
@@ -110,7 +113,7 @@ int replace_families(const gate_figures *old, const gate_figures *fresh, int by_
  * are left out, counted in *superseded. A run already in `old` (same date, host and GPU uuid) joins
  * that entry with the benchmarks `old` has no measure of from it (a run re-blessed in part with
  * --only gains its others); one that measured a benchmark `old` holds of it, other hardware, or runs
- * made with another L2 flush or number of contexts than the old runs of their families are errors. */
+ * made with another L2 flush, number of contexts or warm-up than the old runs of their families are errors. */
 int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *out, size_t *superseded, char *err,
              size_t errlen);
 /* A shallow view of `base` limited to the families `run` measured (a family's
@@ -129,7 +132,7 @@ int same_run(const gate_run_info *x, const gate_run_info *y);
 int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t errlen);
 
 /* 0 when every run that `base` (or a view of it) draws its measures from was
- * taken with run's L2 flush and run's contexts; else 1 and a message naming the
+ * taken with run's L2 flush, run's contexts and run's warm-up; else 1 and a message naming the
  * field. Figures taken differently do not compare. */
 int same_method(const gate_figures *base, const gate_figures *run, char *err, size_t errlen);
 

@@ -19,6 +19,7 @@ typedef struct {
   const char *only; /* bless: only the benchmarks whose name matches this (POSIX extended regex) */
   int contexts; /* check: the benchmark measures short benchmarks in this many CUDA contexts */
   int long_contexts; /* check: ... and long ones in the first this many of them */
+  double warmup_s; /* check: seconds of warm-up per benchmark and context (0: the benchmark's one warm-up run) */
   char **rest; /* positional arguments, or benchmark flags after -- for check */
   int nrest;
 } options;

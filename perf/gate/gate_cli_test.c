@@ -951,6 +951,95 @@ START_TEST(bless_names_benchmarks_no_gpu_of_a_kind_ran) {
 }
 END_TEST
 
+/* Runs of base_set with a warm-up of `warmup` s (context.timing.min_warmup_time_s), dir/<name>N.json
+ * for N in [0, n), seeds from seed. */
+static void write_warm_runs(const char *dir, const char *name, unsigned n, unsigned seed, double warmup) {
+  for (unsigned r = 0; r < n; r++) {
+    char file[128];
+    FORMAT(file, "%s/%s%u.json", dir, name, r);
+    write_run(file, H100, 132, 3000.0, base_set, 3, seed + r);
+    set_context(file, "timing", json_pack("{s:f}", "min_warmup_time_s", warmup));
+  }
+}
+
+/* A stand-in benchmark dir/rel that keeps its command line in "$out.args" and writes `run`, or
+ * `recheck` when re-measuring. */
+static const char *args_bench(const char *rel, const char *run, const char *recheck) {
+  char body[4096];
+  FORMAT(body, "echo \"$args\" > \"$out.args\"\n"
+         "if [ -n \"$again\" ]; then cp '%s' \"$out\"; else cp '%s' \"$out\"; fi\n", recheck, run);
+  return make_bench(rel, body);
+}
+
+/* gate check --warmup=S gives the benchmark --benchmark_min_warmup_time=S, in the first run and the
+ * re-measure alike, and without --warmup no such flag; a value that is not seconds from 0 to 60,
+ * and the benchmark's own flag after --, are refused before anything runs. A run with another
+ * warm-up than the baseline's runs is refused by check and by bless (plain and --add), the
+ * baseline untouched. */
+START_TEST(warmup_is_given_by_the_gate_and_must_match) {
+  const char *cold_bl = baseline_dir("warm/cold_bl"); /* runs without a warm-up (the field absent) */
+  const char *warm_bl = make_dir("warm/warm_bl");
+  write_warm_runs("warm", "w", 4, 110, 0.2);
+  write_warm_runs("warm", "c", 1, 120, 0);
+  const char *bench = args_bench("warm/fake_bench", at("warm/w3.json"), at("warm/w3.json"));
+  const char *bad[] = {"-1", "abc", "", "60.5", "inf", "nan", "0.2s"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s --warmup=%s", bench, cold_bl, at("warm"), bad[i]);
+    expect_output("--warmup=");
+    expect_output("want seconds from 0 to 60");
+  }
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s -- --benchmark_min_warmup_time=0.2", bench, cold_bl,
+              at("warm"));
+  expect_output("--benchmark_min_warmup_time=0.2 after --");
+  expect_output("give gate check --warmup=S");
+  ck_assert_int_ne(access(at("warm/fake_bench.json.args"), F_OK), 0); /* the benchmark never ran */
+
+  /* A warm run against a baseline of runs without a warm-up: refused, naming the field and the fix. */
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s --warmup=0.2", bench, cold_bl, at("warm"));
+  ck_assert(file_has(at("warm/fake_bench.json.args"), "--benchmark_min_warmup_time=0.2"));
+  expect_output("field runs[0].warmup_s differs");
+  expect_output("0 s of warm-up per benchmark and context in the baseline, 0.2 s in this run");
+
+  /* Runs of one bless share their warm-up; --add of runs with another is refused. */
+  expect_gate(2, "bless --baselines=%s %s %s", warm_bl, at("warm/w0.json"), at("warm/c0.json"));
+  expect_output("run 2 was measured with 0 s of warm-up per benchmark and context and run 1 with 0.2 s");
+  ck_assert_int_ne(access(at("warm/warm_bl/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
+  expect_gate(0, "bless --baselines=%s %s %s %s", warm_bl, at("warm/w0.json"), at("warm/w1.json"),
+              at("warm/w2.json"));
+  const char *warm_path = at("warm/warm_bl/nvidia-h100-80gb-hbm3.json");
+  ck_assert(file_has(warm_path, "\"warmup_s\":0.2"));
+  expect_gate(2, "bless --baselines=%s --add %s", warm_bl, at("warm/c0.json"));
+  expect_output("warmup_s differs");
+  expect_gate(2, "bless --baselines=%s --add %s", cold_bl, at("warm/w3.json"));
+  expect_output("warmup_s differs");
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_baseline(warm_path, &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 3);
+  free_figures(&f);
+
+  /* The same warm-up on both sides compares; a run that looks slower is re-measured with it too. */
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s --warmup=0.2", bench, warm_bl, at("warm"));
+  expect_output("PASS: 3 compared");
+  write_run("warm/slow.json", H100, 132, 3000.0, slow, 3, 130);
+  set_context("warm/slow.json", "timing", json_pack("{s:f}", "min_warmup_time_s", 0.2));
+  const char *slow_bench = args_bench("warm/slow_bench", at("warm/slow.json"), at("warm/slow.json"));
+  expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --warmup=0.2 --min_delta_us=0", slow_bench, warm_bl,
+              at("warm"));
+  expect_output("re-measuring");
+  ck_assert(file_has(at("warm/slow_bench.json.args"), "--benchmark_min_warmup_time=0.2"));
+  ck_assert(file_has(at("warm/slow_bench.recheck.json.args"), "--benchmark_min_warmup_time=0.2"));
+
+  /* Without --warmup (or with 0) the benchmark gets no warm-up flag, and a run without one compares
+   * with the old baselines as before. */
+  const char *cold_bench = args_bench("warm/cold_bench", at("warm/c0.json"), at("warm/c0.json"));
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", cold_bench, cold_bl, at("warm"));
+  ck_assert(!file_has(at("warm/cold_bench.json.args"), "warmup"));
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s --warmup=0", cold_bench, cold_bl, at("warm"));
+  ck_assert(!file_has(at("warm/cold_bench.json.args"), "warmup"));
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -979,6 +1068,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, missing_benchmark_is_bad_input);
   tcase_add_test(tc, benchmark_dies_with_the_gate);
   tcase_add_test(tc, failed_writes_fail_the_check);
+  tcase_add_test(tc, warmup_is_given_by_the_gate_and_must_match);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -1,7 +1,7 @@
 /* gate: the regression gate over benchmark runs and per-GPU baselines.
  *
  *   gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N] [--contexts=K]
- *                [--long_contexts=L] [--out_dir=DIR] [--no_recheck] [-- BENCH FLAGS]
+ *                [--long_contexts=L] [--warmup=S] [--out_dir=DIR] [--no_recheck] [-- BENCH FLAGS]
  *       Runs a family's benchmark binary (short benchmarks in K = 16 CUDA contexts, --contexts, long
  *       ones in the first L = 4 of them, --long_contexts),
  *       compares with the baseline of the GPU it ran on
@@ -14,8 +14,12 @@
  *       (<bench>.json, kept when the gate fails), <bench>.recheck.json, summary.md and
  *       verdicts.json, and JUnit XML to $XML_OUTPUT_FILE when set. A benchmark that exits 0
  *       without writing its run JSON, or a report that cannot be written, is exit 2. The gate
- *       sets --benchmark_out and --benchmark_out_format, so BENCH FLAGS may not. The benchmark
- *       dies with the gate: SIGTERM and SIGINT are forwarded to it, PR_SET_PDEATHSIG covers the rest.
+ *       sets --benchmark_out, --benchmark_out_format and --benchmark_min_warmup_time (from --warmup),
+ *       so BENCH FLAGS may not. The benchmark dies with the gate: SIGTERM and SIGINT are forwarded to
+ *       it, PR_SET_PDEATHSIG covers the rest.
+ *       --warmup=S: S seconds of warm-up per benchmark and context (the benchmark's
+ *       --benchmark_min_warmup_time); a family whose kernels' clock settles under load uses it, and its
+ *       baseline must be made the same way. 0 to 60; default 0, the benchmark's one warm-up run.
  *   gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json
  *       Judges a run already measured, as gate check did or would now: against FILE, or the
  *       baseline of its GPU in DIR; --recheck gives the re-measure gate check wrote beside it
@@ -63,11 +67,14 @@ static void print_usage(FILE *out) {
   fprintf(out,
           "usage:\n"
           "  gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N (1..1000)]\n"
-          "               [--contexts=K (16)] [--long_contexts=L (4)] [--out_dir=DIR] [--no_recheck]\n"
-          "               [-- BENCHMARK FLAGS]\n"
+          "               [--contexts=K (16)] [--long_contexts=L (4)] [--warmup=S (0)] [--out_dir=DIR]\n"
+          "               [--no_recheck] [-- BENCHMARK FLAGS]\n"
           "      run BIN, compare with DIR/<gpu>.json, re-measure what looks slower; writes the run JSON,\n"
           "      summary.md and verdicts.json to --out_dir, JUnit XML to $XML_OUTPUT_FILE. The gate sets\n"
           "      --benchmark_out and --benchmark_out_format: do not give them after --\n"
+          "      --warmup=S: S seconds (0..60) of warm-up per benchmark and context (the benchmark's\n"
+          "      --benchmark_min_warmup_time: not after --); a family whose kernels' clock settles under\n"
+          "      load uses it, and its baseline must be made the same way\n"
           "  gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json\n"
           "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
           "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts; --out_dir: write\n"
@@ -126,6 +133,19 @@ char *xasprintf(const char *fmt, ...) {
   return s;
 }
 
+/* Seconds from 0 to hi: "-1", "abc", "0.2s", "inf" or "nan" are refused. */
+static double seconds_arg(const char *flag, const char *v, double hi) {
+  char *end;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (end == v || *end || errno || !(x >= 0 && x <= hi)) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "--%s=%.40s: want seconds from 0 to %g, like 0.2", flag, v, hi);
+    usage(msg);
+  }
+  return x;
+}
+
 /* A whole number in [lo, hi]: "0.5", "2x" or "" are refused, not rounded. */
 static int integer_arg(const char *flag, const char *v, long lo, long hi) {
   char *end;
@@ -161,7 +181,7 @@ static options parse(int argc, char **argv) {
       {"min_delta_us", required_argument, 0, 'd'}, {"contexts", required_argument, 0, 'c'},
       {"add", no_argument, 0, 'A'},              {"help", no_argument, 0, 'h'},
       {"recheck", required_argument, 0, 'R'},    {"long_contexts", required_argument, 0, 'L'},
-      {"only", required_argument, 0, 'O'},
+      {"only", required_argument, 0, 'O'},       {"warmup", required_argument, 0, 'W'},
       {0, 0, 0, 0}};
   int c;
   char err[512];
@@ -194,6 +214,7 @@ static options parse(int argc, char **argv) {
       case 'O': o.only = optarg; break;
       case 'c': o.contexts = integer_arg("contexts", optarg, 1, 256); break;
       case 'L': o.long_contexts = integer_arg("long_contexts", optarg, 0, 256); break;
+      case 'W': o.warmup_s = seconds_arg("warmup", optarg, 60); break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
       case 'h': print_usage(stdout); exit(EXIT_PASS);
       default: usage("unknown flag");

@@ -614,6 +614,89 @@ START_TEST(flush_methods_do_not_mix) {
 }
 END_TEST
 
+/* A run's warm-up (--benchmark_min_warmup_time, context.timing.min_warmup_time_s): compute-bound
+ * kernels measure up to ~2 % apart with and without one, so runs of different warm-ups never
+ * compare or merge. A baseline keeps it per run, and writes it only when there was one. */
+static void set_warmup(const char *file, json_t *seconds) {
+  set_context(file, "timing", json_pack("{s:o}", "min_warmup_time_s", seconds));
+}
+
+START_TEST(warm_ups_do_not_mix) {
+  gate_figures cold_base, cold, warm, warm2, warm_base, again;
+  char err[1024];
+  make_baseline(&cold_base); /* runs without the field: no warm-up beyond the one run */
+  ck_assert_double_eq(cold_base.runs[0].warmup_s, 0);
+  write_run("cold.json", H100, 132, 3000.0, base_set, 3, 31);
+  ck_assert_msg(load_run(at("cold.json"), &cold, err, sizeof err) == 0, "%s", err);
+  ck_assert_double_eq(cold.runs[0].warmup_s, 0);
+  write_run("warm.json", H100, 132, 3000.0, base_set, 3, 32);
+  set_warmup("warm.json", json_real(0.2));
+  ck_assert_msg(load_run(at("warm.json"), &warm, err, sizeof err) == 0, "%s", err);
+  ck_assert_double_eq_tol(warm.runs[0].warmup_s, 0.2, 1e-12);
+  gate_figures real; /* the runner writes 0 when not given the flag */
+  ck_assert_msg(load_run("perf/runner/testdata/h100_elementwise.json", &real, err, sizeof err) == 0, "%s", err);
+  ck_assert_double_eq(real.runs[0].warmup_s, 0);
+  free_figures(&real);
+  write_run("warm2.json", H100, 132, 3000.0, base_set, 3, 33);
+  set_warmup("warm2.json", json_real(0.2));
+  ck_assert_msg(load_run(at("warm2.json"), &warm2, err, sizeof err) == 0, "%s", err);
+
+  /* Compared: a warm run against cold baseline runs is refused, naming the field and the fix. */
+  ck_assert_int_eq(same_method(&cold_base, &cold, err, sizeof err), 0);
+  expect_error(same_method(&cold_base, &warm, err, sizeof err), err, "field runs[0].warmup_s differs");
+  ck_assert_ptr_nonnull(strstr(err, "0 s of warm-up per benchmark and context in the baseline, 0.2 s in this run"));
+  ck_assert_ptr_nonnull(strstr(err, "--warmup=0"));
+
+  /* Blessed: runs of one bless share their warm-up. */
+  gate_figures mixed[2] = {cold, warm}, merged;
+  expect_error(merge_runs(mixed, 2, &merged, err, sizeof err), err, "warm-up");
+  ck_assert_ptr_nonnull(strstr(err, "run 2 was measured with 0.2 s"));
+
+  /* A warm baseline keeps 0.2 through save and load, and compares with warm runs only. */
+  gate_figures both[2] = {warm, warm2};
+  ck_assert_msg(merge_runs(both, 2, &warm_base, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &warm_base, err, sizeof err) == 0, "%s", err);
+  ck_assert(file_has(at("nvidia-h100-80gb-hbm3.json"), "\"long_contexts\":0,\"warmup_s\":0.2,"));
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0, "%s", err);
+  ck_assert_double_eq_tol(again.runs[0].warmup_s, 0.2, 1e-12);
+  ck_assert_double_eq_tol(again.runs[1].warmup_s, 0.2, 1e-12);
+  ck_assert_int_eq(same_method(&again, &warm, err, sizeof err), 0);
+  expect_error(same_method(&again, &cold, err, sizeof err), err, "warmup_s differs");
+  ck_assert_ptr_nonnull(strstr(err, "0.2 s of warm-up per benchmark and context in the baseline, 0 s in this run"));
+  free_figures(&again);
+
+  /* A cold baseline has no warmup_s at all: the committed baselines save as they were. */
+  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &cold_base, err, sizeof err) == 0, "%s", err);
+  ck_assert(!file_has(at("nvidia-h100-80gb-hbm3.json"), "warmup_s"));
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0, "%s", err);
+  ck_assert_double_eq(again.runs[0].warmup_s, 0);
+  free_figures(&again);
+
+  /* A warm-up that is not seconds >= 0 is refused, in a baseline and in a run file. */
+  json_t *bad[] = {json_real(-0.1), json_string("0.2"), json_null()};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    json_error_t jerr;
+    json_t *doc = json_load_file(at("nvidia-h100-80gb-hbm3.json"), 0, &jerr);
+    ck_assert_ptr_nonnull(doc);
+    json_object_set(json_array_get(json_object_get(doc, "runs"), 1), "warmup_s", bad[i]);
+    ck_assert_int_eq(json_dump_file(doc, at("nvidia-h100-80gb-hbm3.json"), 0), 0);
+    json_decref(doc);
+    expect_error(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err), err,
+                 "field runs[1].warmup_s: expected seconds of warm-up");
+    write_run("bad.json", H100, 132, 3000.0, base_set, 3, 34);
+    set_warmup("bad.json", json_incref(bad[i]));
+    expect_error(load_run(at("bad.json"), &again, err, sizeof err), err,
+                 "field context.timing.min_warmup_time_s: expected seconds of warm-up");
+    json_decref(bad[i]);
+  }
+  free_figures(&cold_base);
+  free_figures(&cold);
+  free_figures(&warm);
+  free_figures(&warm2);
+  free_figures(&warm_base);
+}
+END_TEST
+
 /* One baseline per GPU holds every family; each family's gate and bless touch only that family. */
 START_TEST(families_share_one_baseline) {
   char err[1024];
@@ -1189,6 +1272,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, long_strings_are_refused);
   tcase_add_test(tc, wrong_gpu_is_refused);
   tcase_add_test(tc, flush_methods_do_not_mix);
+  tcase_add_test(tc, warm_ups_do_not_mix);
   tcase_add_test(tc, families_share_one_baseline);
   tcase_add_test(tc, real_h100_run_is_read);
   tcase_add_test(tc, check_end_to_end);
