@@ -357,31 +357,30 @@ static void read_contexts_method(ctx *c, json_t *o, const char *where, gate_run_
 }
 
 /* An optional launch probe figure of a baseline's run: absent is 0 (not measured). */
-static double optional_probe(ctx *c, json_t *o, const char *where, const char *name) {
-  json_t *v = json_object_get(o, name);
+/* An optional number >= 0 of object o (absent: 0, as in files made before the field); else the
+ * error "field where.key: expected <what>; <fix>". */
+static double optional_nonnegative(ctx *c, json_t *o, const char *where, const char *key, const char *what,
+                                   const char *fix) {
+  json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
   if (!v || c->failed) return 0;
   double x = json_is_number(v) ? json_number_value(v) : -1;
   if (!(x >= 0) || !isfinite(x)) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected a time in ns >= 0 (0: not measured); re-bless",
-                     c->path, where, name);
+    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected %s; %s", c->path, where, key, what, fix);
     return 0;
   }
   return x;
+}
+
+/* A launch probe of a baseline's run: 0 in runs made before the probe. */
+static double optional_probe(ctx *c, json_t *o, const char *where, const char *name) {
+  return optional_nonnegative(c, o, where, name, "a time in ns >= 0 (0: not measured)", "re-bless");
 }
 
 /* Seconds of warm-up of a run: a baseline's runs[i].warmup_s, or a run file's
  * context.timing.min_warmup_time_s. Absent is 0 (one warm-up run): baselines and runs made
  * before the field were measured so. */
 static double optional_warmup(ctx *c, json_t *o, const char *where, const char *key, const char *fix) {
-  json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
-  if (!v || c->failed) return 0;
-  double x = json_is_number(v) ? json_number_value(v) : -1;
-  if (!(x >= 0) || !isfinite(x)) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected seconds of warm-up, a finite number >= 0 (0: one "
-                     "warm-up run); %s", c->path, where, key, fix);
-    return 0;
-  }
-  return x;
+  return optional_nonnegative(c, o, where, key, "seconds of warm-up, a finite number >= 0 (0: one warm-up run)", fix);
 }
 
 /* A run file's context.launch_ns: the probe's median in the first context, then in each of

@@ -20,6 +20,14 @@
 #include "perf/gate/testutil.h"
 #include "tests/support/check_run.h"
 
+/* A stand-in benchmark dir/rel that keeps its command line in "$out.args" and writes the prepared
+ * run file `run` (the first run and the re-measure alike). */
+static const char *args_bench(const char *rel, const char *run) {
+  char body[4096];
+  FORMAT(body, "echo \"$args\" > \"$out.args\"; cp '%s' \"$out\"\n", run);
+  return make_bench(rel, body);
+}
+
 /* --help is not an error; --repetitions is a whole number of repetitions. */
 START_TEST(help_and_repetitions) {
   expect_gate(0, "--help");
@@ -28,9 +36,7 @@ START_TEST(help_and_repetitions) {
   expect_output("gate check");
   make_dir("reps/bl");
   write_run("reps/run.json", H100, 132, 3000.0, base_set, 3, 1);
-  char body[2048];
-  FORMAT(body, "echo \"$args\" > \"$out.args\"; cp '%s' \"$out\"\n", at("reps/run.json"));
-  const char *bench = make_bench("reps/fake_bench", body);
+  const char *bench = args_bench("reps/fake_bench", at("reps/run.json"));
   const char *bad[] = {"0.5", "0", "1001", "2x", "", "-3"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s --repetitions=%s", bench, at("reps/bl"), at("reps"),
@@ -200,12 +206,12 @@ START_TEST(one_run_counts_once) {
 }
 END_TEST
 
-/* n runs of base_set on H100s, dir/run0.json ... (seeds seed, seed + 1, ...: one GPU each). */
-static void write_base_runs(const char *dir, unsigned n, unsigned seed) {
+/* n runs of base_set on H100s, dir/<name>0.json ... (seeds seed, seed + 1, ...: one GPU each). */
+static void write_base_runs(const char *dir, const char *name, unsigned n, unsigned seed) {
   for (unsigned r = 0; r < n; r++) {
-    char name[64];
-    FORMAT(name, "%s/run%u.json", dir, r);
-    write_run(name, H100, 132, 3000.0, base_set, 3, seed + r);
+    char file[128];
+    FORMAT(file, "%s/%s%u.json", dir, name, r);
+    write_run(file, H100, 132, 3000.0, base_set, 3, seed + r);
   }
 }
 
@@ -229,7 +235,7 @@ static size_t lines_starting(const char *path, const char *prefix, size_t *all) 
  * which runs came and went, at half the size of one value per line), and reads back as written. */
 START_TEST(baseline_has_a_line_per_run_and_per_measure) {
   const char *bl = make_dir("lines/bl");
-  write_base_runs("lines", 4, 90);
+  write_base_runs("lines", "run", 4, 90);
   expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("lines/run0.json"), at("lines/run1.json"),
               at("lines/run2.json"));
   const char *path = at("lines/bl/nvidia-h100-80gb-hbm3.json");
@@ -351,7 +357,7 @@ END_TEST
  * entry (one run, not two); a benchmark of it the baseline holds already is refused, named. */
 START_TEST(bless_add_completes_a_run_blessed_in_part) {
   const char *bl = make_dir("part/bl");
-  write_base_runs("part", 2, 110);
+  write_base_runs("part", "run", 2, 110);
   char one[300], others[600];
   FORMAT(one, "^%s$", base_set[1].name);
   FORMAT(others, "^(%s|%s)$", base_set[0].name, base_set[2].name);
@@ -954,21 +960,12 @@ END_TEST
 /* Runs of base_set with a warm-up of `warmup` s (context.timing.min_warmup_time_s), dir/<name>N.json
  * for N in [0, n), seeds from seed. */
 static void write_warm_runs(const char *dir, const char *name, unsigned n, unsigned seed, double warmup) {
+  write_base_runs(dir, name, n, seed);
   for (unsigned r = 0; r < n; r++) {
     char file[128];
     FORMAT(file, "%s/%s%u.json", dir, name, r);
-    write_run(file, H100, 132, 3000.0, base_set, 3, seed + r);
     set_context(file, "timing", json_pack("{s:f}", "min_warmup_time_s", warmup));
   }
-}
-
-/* A stand-in benchmark dir/rel that keeps its command line in "$out.args" and writes `run`, or
- * `recheck` when re-measuring. */
-static const char *args_bench(const char *rel, const char *run, const char *recheck) {
-  char body[4096];
-  FORMAT(body, "echo \"$args\" > \"$out.args\"\n"
-         "if [ -n \"$again\" ]; then cp '%s' \"$out\"; else cp '%s' \"$out\"; fi\n", recheck, run);
-  return make_bench(rel, body);
 }
 
 /* gate check --warmup=S gives the benchmark --benchmark_min_warmup_time=S, in the first run and the
@@ -981,7 +978,7 @@ START_TEST(warmup_is_given_by_the_gate_and_must_match) {
   const char *warm_bl = make_dir("warm/warm_bl");
   write_warm_runs("warm", "w", 4, 110, 0.2);
   write_warm_runs("warm", "c", 1, 120, 0);
-  const char *bench = args_bench("warm/fake_bench", at("warm/w3.json"), at("warm/w3.json"));
+  const char *bench = args_bench("warm/fake_bench", at("warm/w3.json"));
   const char *bad[] = {"-1", "abc", "", "60.5", "inf", "nan", "0.2s"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s --warmup=%s", bench, cold_bl, at("warm"), bad[i]);
@@ -1023,7 +1020,7 @@ START_TEST(warmup_is_given_by_the_gate_and_must_match) {
   expect_output("PASS: 3 compared");
   write_run("warm/slow.json", H100, 132, 3000.0, slow, 3, 130);
   set_context("warm/slow.json", "timing", json_pack("{s:f}", "min_warmup_time_s", 0.2));
-  const char *slow_bench = args_bench("warm/slow_bench", at("warm/slow.json"), at("warm/slow.json"));
+  const char *slow_bench = args_bench("warm/slow_bench", at("warm/slow.json"));
   expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --warmup=0.2 --min_delta_us=0", slow_bench, warm_bl,
               at("warm"));
   expect_output("re-measuring");
@@ -1032,7 +1029,7 @@ START_TEST(warmup_is_given_by_the_gate_and_must_match) {
 
   /* Without --warmup (or with 0) the benchmark gets no warm-up flag, and a run without one compares
    * with the old baselines as before. */
-  const char *cold_bench = args_bench("warm/cold_bench", at("warm/c0.json"), at("warm/c0.json"));
+  const char *cold_bench = args_bench("warm/cold_bench", at("warm/c0.json"));
   expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", cold_bench, cold_bl, at("warm"));
   ck_assert(!file_has(at("warm/cold_bench.json.args"), "warmup"));
   expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s --warmup=0", cold_bench, cold_bl, at("warm"));
