@@ -833,7 +833,12 @@ static int measure_and_report(runner *R, const selection *sel, bench_result *res
   measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s, 0};
   int contexts = o->contexts > 1; /* results are reported once every context has measured */
   measure_cfg quick = context_cfg(&cfg, o->contexts);
+  /* The warm-up goes where a measurement is kept: the first context's quick one only tells short
+   * from long (so a benchmark is told as it would be without one), and the copy probe, which
+   * tells kinds of GPU apart, is taken alike in every run. */
+  quick.warmup_s = 0;
   measure_cfg probe_cfg = cfg;
+  probe_cfg.warmup_s = 0;
   if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
   double t_probes = now_s();
   copy_probe(R, &probe_cfg);
