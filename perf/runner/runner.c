@@ -22,6 +22,7 @@
 #include "perf/runner/nvml.h"
 #include "perf/runner/contexts.h"
 #include "perf/runner/driver_contexts.h"
+#include "perf/runner/measure_cfg.h"
 #include "perf/runner/report.h"
 #include "perf/runner/sampler.h"
 #include "perf/runner/untimed.h"
@@ -77,12 +78,6 @@ typedef struct {
   prep_account prep;      /* wall time outside sampling, by step (printed per context group) */
   double device_s;        /* wall time of setup_device: the runtime's start, NVML, the first context */
 } runner;
-
-typedef struct {
-  long min_samples;
-  double min_time_s, max_noise, timeout_s, warmup_s;
-  long max_samples; /* 0: no cap */
-} measure_cfg;
 
 typedef cudaError_t (*run_fn)(void *state, cudaStream_t stream);
 
@@ -705,18 +700,6 @@ static int measure_in_one_context(runner *R, const selection *sel, const context
   return rc == 0 ? failed : -1;
 }
 
-/* Each context gets a K-th of the time, as K processes would, at most CONTEXTS_MAX_SAMPLES,
- * and no noise target: chasing --max_noise within a context only added samples, up to the
- * timeout. */
-static measure_cfg context_cfg(const measure_cfg *cfg, int contexts) {
-  measure_cfg each = *cfg;
-  each.min_time_s /= contexts;
-  each.timeout_s /= contexts;
-  each.max_noise = INFINITY;
-  each.max_samples = CONTEXTS_MAX_SAMPLES;
-  return each;
-}
-
 /* --contexts=K: the short benchmarks again in K more CUDA contexts of this process, one after
  * another, and with --long_contexts=L the long ones in the first L of them, pooled into res in
  * place of the first context's samples (see perf/runner/contexts.h). Returns the number of
@@ -742,7 +725,8 @@ static int measure_in_contexts(runner *R, const selection *sel, const measure_cf
   }
   /* Without short benchmarks, the contexts after the first L would measure nothing. */
   int made = nshort > 0 ? o->contexts : o->long_contexts;
-  measure_cfg each_short = context_cfg(cfg, o->contexts), each_long = context_cfg(cfg, o->long_contexts);
+  measure_cfg each_short = measure_cfg_context(cfg, o->contexts),
+              each_long = measure_cfg_context(cfg, o->long_contexts);
   /* The first context's flush buffer and stream stay; each new context gets its own. */
   runner saved = *R;
   fprintf(stderr, "%s: measuring %d benchmark(s) under %g us in %d more CUDA contexts", prog, nshort,
@@ -832,14 +816,8 @@ static int measure_and_report(runner *R, const selection *sel, bench_result *res
   int rc = 0;
   measure_cfg cfg = {o->min_samples, o->min_time_s, o->max_noise_pct / 100, o->timeout_s, o->min_warmup_s, 0};
   int contexts = o->contexts > 1; /* results are reported once every context has measured */
-  measure_cfg quick = context_cfg(&cfg, o->contexts);
-  /* The warm-up goes where a measurement is kept: the first context's quick one only tells short
-   * from long (so a benchmark is told as it would be without one), and the copy probe, which
-   * tells kinds of GPU apart, is taken alike in every run. */
-  quick.warmup_s = 0;
-  measure_cfg probe_cfg = cfg;
-  probe_cfg.warmup_s = 0;
-  if (probe_cfg.min_samples < 20) probe_cfg.min_samples = 20;
+  /* The warm-up goes only where a measurement is kept (perf/runner/measure_cfg.h). */
+  measure_cfg quick = measure_cfg_quick(&cfg, o->contexts), probe_cfg = measure_cfg_copy_probe(&cfg);
   double t_probes = now_s();
   copy_probe(R, &probe_cfg);
   launch_probe(R);
