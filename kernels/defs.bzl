@@ -43,7 +43,7 @@ def kernel_family(
     families: the list `name` must be in (default: FAMILIES, for this suite's own families; another
       workspace that calls kernel_family gives its own list, or leaves it out).
     baselines, baselines_dir: where the perf test finds <gpu-slug>.json (perf/defs.bzl).
-    perf_args: extra `gate check` flags of the family's perf test (e.g. ["--warmup=0.2"]); its
+    perf_args: extra `gate check` flags of the family's perf test (e.g. ["--warmup=0.1"], matmul's); its
       baselines must then be blessed from runs made with them.
     vector_kernels: dicts {"name": k, "loads": ERE, "stores": ERE} ("loads" or "stores" may be left
       out); one test target per entry, so a renamed kernel fails its own target instead of hiding

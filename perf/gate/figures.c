@@ -71,8 +71,9 @@ int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t e
   return 0;
 }
 
-/* Warm-ups this close are one: a number that went through JSON and back. */
-#define WARMUP_TOLERANCE_S 1e-9
+/* Whether two runs' warm-ups differ: closer than 1e-9 s they are one (a number that went through
+ * JSON and back). */
+static int warmups_differ(double a_s, double b_s) { return fabs(a_s - b_s) > 1e-9; }
 
 int same_method(const gate_figures *base, const gate_figures *run, char *err, size_t errlen) {
   if (run->nruns == 0) return fail(err, errlen, "the run has no run information");
@@ -101,7 +102,7 @@ int same_method(const gate_figures *base, const gate_figures *run, char *err, si
                     k, base->b[i].name, have->long_contexts, want->long_contexts, have->long_contexts);
       /* Compute-bound kernels measure up to ~2 % apart with and without a warm-up: a gap the
        * thresholds would read as a change. */
-      if (fabs(have->warmup_s - want->warmup_s) > WARMUP_TOLERANCE_S)
+      if (warmups_differ(have->warmup_s, want->warmup_s))
         return fail(err, errlen, "field runs[%zu].warmup_s differs: %s was measured with %g s of warm-up per benchmark "
                     "and context in the baseline, %g s in this run; figures taken differently do not compare (give "
                     "the perf test the baseline's --warmup=%g, or re-bless with runs made like this one)", k,
@@ -745,7 +746,7 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       return fail(err, errlen, "run %zu measured long benchmarks in %d contexts and run 1 in %d (--long_contexts): a "
                   "baseline is made from runs taken the same way", r + 1, b->long_contexts, a->long_contexts);
     }
-    if (fabs(a->warmup_s - b->warmup_s) > WARMUP_TOLERANCE_S) {
+    if (warmups_differ(a->warmup_s, b->warmup_s)) {
       free_figures(out);
       return fail(err, errlen, "run %zu was measured with %g s of warm-up per benchmark and context and run 1 with "
                   "%g s (gate check --warmup): a baseline is made from runs taken the same way", r + 1, b->warmup_s,

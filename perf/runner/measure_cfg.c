@@ -25,3 +25,8 @@ measure_cfg measure_cfg_copy_probe(const measure_cfg *cfg) {
   probe.warmup_s = 0;
   return probe;
 }
+
+measure_cfg measure_cfg_launch_probe(void) {
+  measure_cfg probe = {10, 0, INFINITY, 1.0, 0, CONTEXTS_MAX_SAMPLES};
+  return probe;
+}

@@ -1,6 +1,6 @@
 /* How each measurement is taken: the stopping rule and warm-up of a benchmark's measurement
  * (from the flags), and what of it a CUDA context under --contexts, the first context's quick
- * measure and the copy probe take. Pure C: tested on the CPU (measure_cfg_test.c). */
+ * measure and the probes take. Pure C: tested on the CPU (measure_cfg_test.c). */
 #ifndef PERF_RUNNER_MEASURE_CFG_H
 #define PERF_RUNNER_MEASURE_CFG_H
 
@@ -23,5 +23,9 @@ measure_cfg measure_cfg_quick(const measure_cfg *cfg, int contexts);
 /* The copy probe (which tells kinds of GPU apart): at least 20 samples, and no warm-up, so that it
  * is taken alike in every run whatever the benchmarks' warm-up. */
 measure_cfg measure_cfg_copy_probe(const measure_cfg *cfg);
+
+/* The launch probe (an empty kernel, in every context): whatever the flags, 10 samples or more
+ * within 1 s, at most CONTEXTS_MAX_SAMPLES, no noise target and no warm-up. */
+measure_cfg measure_cfg_launch_probe(void);
 
 #endif

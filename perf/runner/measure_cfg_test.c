@@ -1,6 +1,6 @@
 /* What each measurement takes of the flags' configuration: a context's share, the first
- * context's quick measure (no warm-up: it is replaced) and the copy probe (no warm-up: taken alike
- * in every run). */
+ * context's quick measure (no warm-up: it is replaced) and the probes (no warm-up: taken alike in
+ * every run). */
 #include <check.h>
 #include <math.h>
 
@@ -43,12 +43,24 @@ START_TEST(the_copy_probe_has_no_warm_up_and_20_samples_or_more) {
 }
 END_TEST
 
+START_TEST(the_launch_probe_takes_nothing_of_the_flags) {
+  measure_cfg probe = measure_cfg_launch_probe();
+  ck_assert_int_eq(probe.min_samples, 10);
+  ck_assert_double_eq(probe.min_time_s, 0);
+  ck_assert_double_eq(probe.timeout_s, 1.0);
+  ck_assert(isinf(probe.max_noise));
+  ck_assert_int_eq(probe.max_samples, CONTEXTS_MAX_SAMPLES);
+  ck_assert_double_eq(probe.warmup_s, 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("measure_cfg");
   TCase *tc = tcase_create("measure_cfg");
   tcase_add_test(tc, a_context_takes_its_share_and_keeps_the_warm_up);
   tcase_add_test(tc, the_quick_measure_has_no_warm_up);
   tcase_add_test(tc, the_copy_probe_has_no_warm_up_and_20_samples_or_more);
+  tcase_add_test(tc, the_launch_probe_takes_nothing_of_the_flags);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -315,7 +315,7 @@ static cudaError_t run_empty(void *state, cudaStream_t stream) {
  * the run's launch_ns (results.h). Only recorded: a failure is reported and leaves 0. */
 static void launch_probe(runner *R) {
   if (R->ctx.n_launch > CONTEXTS_MAX) return;
-  measure_cfg cfg = {10, 0, INFINITY, 1.0, 0, CONTEXTS_MAX_SAMPLES};
+  measure_cfg cfg = measure_cfg_launch_probe();
   rep_result rep;
   char err[256];
   double median = 0;
