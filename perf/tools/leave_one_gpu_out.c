@@ -4,12 +4,16 @@
  * 3 % at 50 us and more) and how many verdicts were "slower" (a false alarm: nothing changed), and
  * the totals. Those runs were measured like the baseline's own, so a fresh GPU can do worse.
  *
- *   bazel run //perf/tools:leave_one_gpu_out -- [--list] [--k_noise=K] \
+ *   bazel run //perf/tools:leave_one_gpu_out -- [--list] [--own] [--k_noise=K] \
  *       $PWD/baselines/nvidia-h100-80gb-hbm3.json
  *
  * --list also prints every threshold over the goal and every verdict within 80 % of its threshold,
  * with what it was judged against: its kind, all GPUs (too few of its kind), or other kinds alone (none
  * of its kind left: column "no kind", a gap in the baseline's kinds rather than noise).
+ * --own leaves out one run at a time instead, of each GPU with three runs or more, and judges it against the
+ * others: the GPU keeps two runs or more, so the gate compares it with its own runs, as it does a runner
+ * blessed in (ci/soak.sh 2, ci/bless.sh --add). A benchmark of which that GPU has only two runs (blessed
+ * apart with --only) is left with one, and so judged as on a GPU outside.
  * --k_noise=K judges with the gate's threshold max(3 %, K x noise) for another K than the default (3),
  * to see what a change of it would cost in false alarms before changing the gate.
  * Exit 0; 1 when a GPU left out got a "slower" verdict (a false alarm: review before committing the
@@ -101,13 +105,15 @@ static void judge_run(const gate_figures *f, size_t r, const gate_figures *base,
 
 int main(int argc, char **argv) {
   static const struct option opts[] = {
-      {"list", no_argument, 0, 'l'}, {"k_noise", required_argument, 0, 'k'}, {0, 0, 0, 0}};
-  static const char usage[] = "usage: leave_one_gpu_out [--list] [--k_noise=K] BASELINE.json\n";
+      {"list", no_argument, 0, 'l'}, {"own", no_argument, 0, 'o'}, {"k_noise", required_argument, 0, 'k'},
+      {0, 0, 0, 0}};
+  static const char usage[] = "usage: leave_one_gpu_out [--list] [--own] [--k_noise=K] BASELINE.json\n";
   gate_policy policy = default_policy();
-  int list = 0, o;
+  int list = 0, own = 0, o;
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (o) {
     case 'l': list = 1; break;
+    case 'o': own = 1; break;
     case 'k':
       if (policy_number(optarg, 0, 100, &policy.k_noise)) { /* as the gate's --k_noise */
         fprintf(stderr, "leave_one_gpu_out: --k_noise=%s: give a number above 0 and below 100 (the gate's is 3)\n",
@@ -134,26 +140,40 @@ int main(int argc, char **argv) {
   if (policy.k_noise != default_policy().k_noise)
     printf("thresholds max(%.0f %%, %g x noise): not the gate's k_noise (%g)\n", 100 * policy.tolerance, policy.k_noise,
            default_policy().k_noise);
-  printf("%-42s %5s %8s %9s %6s %7s %6s\n", "GPU left out", "runs", "verdicts", "over goal", "slower", "no kind",
-         "faster");
+  printf("%-42s %5s %8s %9s %6s %7s %6s\n", own ? "GPU (one run left out at a time)" : "GPU left out", "runs",
+         "verdicts", "over goal", "slower", "no kind", "faster");
   for (size_t g = 0; g < f.nruns; g++) {
     const char *uuid = f.runs[g].gpu_uuid;
     int seen = 0;
+    size_t of_gpu = 0;
     for (size_t q = 0; q < g; q++) seen |= strcmp(f.runs[q].gpu_uuid, uuid) == 0;
     if (seen) continue; /* that GPU was done at its first run */
+    for (size_t r = 0; r < f.nruns; r++) of_gpu += strcmp(f.runs[r].gpu_uuid, uuid) == 0;
+    if (own && of_gpu < 3) continue; /* left with one run, it would be judged as a GPU outside */
     gpus++;
-    for (size_t r = 0; r < f.nruns; r++) keep[r] = strcmp(f.runs[r].gpu_uuid, uuid) != 0;
-    gate_figures base = view(&f, keep);
     tally t = {0};
-    for (size_t r = 0; r < f.nruns; r++)
-      if (!keep[r]) {
+    if (own) {
+      for (size_t out = 0; out < f.nruns; out++) {
+        if (strcmp(f.runs[out].gpu_uuid, uuid) != 0) continue;
+        for (size_t r = 0; r < f.nruns; r++) keep[r] = r != out;
+        gate_figures base = view(&f, keep);
         t.runs++;
-        judge_run(&f, r, &base, &policy, list, &t);
+        judge_run(&f, out, &base, &policy, list, &t);
+        free_view(&base);
       }
+    } else {
+      for (size_t r = 0; r < f.nruns; r++) keep[r] = strcmp(f.runs[r].gpu_uuid, uuid) != 0;
+      gate_figures base = view(&f, keep);
+      for (size_t r = 0; r < f.nruns; r++)
+        if (!keep[r]) {
+          t.runs++;
+          judge_run(&f, r, &base, &policy, list, &t);
+        }
+      free_view(&base);
+    }
     printf("%-42s %5zu %8zu %9zu %6zu %7zu %6zu\n", uuid[0] ? uuid : "(no uuid)", t.runs, t.verdicts, t.over_goal,
            t.slower, t.slower_no_kind, t.faster);
     add(&total, &t);
-    free_view(&base);
   }
   printf("%zu GPUs, %zu runs: %zu verdicts, %zu thresholds over the goal (%.1f %%), %zu slower, %zu faster\n", gpus,
          total.runs, total.verdicts, total.over_goal, total.verdicts ? 100.0 * total.over_goal / total.verdicts : 0.0,

@@ -93,6 +93,48 @@ START_TEST(false_alarms_of_its_kind_and_of_a_missing_kind_are_told_apart) {
 }
 END_TEST
 
+/* --own: one run left out at a time, of GPUs with three runs or more, judged against its GPU's other runs.
+ * A1 has three runs alike; A2 three, one of them 6 % slower in long/a; B1 two runs, so no row. Left out,
+ * A2's slow run is judged against its two fast runs (own GPU, 2 % allowed): slower; each of A2's fast runs
+ * against a fast and the slow one, whose median it is under: same. */
+START_TEST(own_leaves_one_run_out_and_judges_it_against_its_gpus_other_runs) {
+  const char *bl = make_dir("bl_own");
+  static const struct {
+    const char *uuid;
+    unsigned runs;
+    double copy;
+  } gpus[] = {{"GPU-A1", 3, 3000}, {"GPU-A2", 3, 3001}, {"GPU-B1", 2, 3015}};
+  char args[8192] = "";
+  size_t used = 0;
+  for (unsigned g = 0; g < 3; g++)
+    for (unsigned r = 0; r < gpus[g].runs; r++) {
+      double slow = g == 1 && r == 2 ? 1.06 : 1;
+      const fake_bench b[2] = {{"x/long_a/N:1", 100000 * slow}, {"x/long_b/N:1", 100000}};
+      char name[64];
+      FORMAT(name, "own_%u_%u.json", g, r);
+      write_run(name, H100, 132, gpus[g].copy, b, 2, 60 + 3 * g + r);
+      set_gpu_uuid(name, gpus[g].uuid);
+      used += (size_t)snprintf(args + used, sizeof args - used, " %s", at(name));
+      ck_assert_uint_lt(used, sizeof args);
+    }
+  expect_gate(0, "bless --baselines=%s%s", bl, args);
+  char path[1024];
+  FORMAT(path, "%s/nvidia-h100-80gb-hbm3.json", bl);
+
+  ck_assert_int_eq(loo(path, "--own --list "), 1);
+  ck_assert_msg(strstr(loo_output, "one run left out at a time") != NULL, "%s", loo_output);
+  ck_assert_msg(strstr(loo_output, "GPU-B1") == NULL, "B1 has two runs: %s", loo_output);
+  size_t v[6]; /* runs, verdicts, over goal, slower, no kind, faster */
+  row_of("GPU-A1", v);
+  ck_assert_msg(v[0] == 3 && v[1] == 6 && v[3] == 0, "%s", loo_output);
+  row_of("GPU-A2", v);
+  ck_assert_msg(v[0] == 3 && v[1] == 6 && v[3] == 1, "%s", loo_output);
+  ck_assert_msg(strstr(loo_output, "slower   x/long_a/N:1 run 5:") && strstr(loo_output, "own GPU)"), "%s",
+                loo_output);
+  ck_assert_msg(strstr(loo_output, "2 GPUs, 6 runs: 12 verdicts") != NULL, "%s", loo_output);
+}
+END_TEST
+
 START_TEST(bad_usage_and_unreadable_baselines_are_exit_2) {
   ck_assert_int_eq(loo(at("no_such_baseline.json"), ""), 2);
   ck_assert_msg(strstr(loo_output, "no_such_baseline.json") != NULL, "%s", loo_output);
@@ -121,6 +163,7 @@ int main(int argc, char **argv) {
   TCase *tc = tcase_create("tool");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, false_alarms_of_its_kind_and_of_a_missing_kind_are_told_apart);
+  tcase_add_test(tc, own_leaves_one_run_out_and_judges_it_against_its_gpus_other_runs);
   tcase_add_test(tc, bad_usage_and_unreadable_baselines_are_exit_2);
   suite_add_tcase(s, tc);
   return run_suite(s);
