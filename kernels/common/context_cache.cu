@@ -1,6 +1,7 @@
 // What belongs to one CUDA context (context_cache.h): its cuBLAS handle and pinned host scratch; and
 // the one cuBLAS status -> CUDA error mapping.
 #include <pthread.h>
+#include <string.h>
 
 #include <cudaTypedefs.h>  // PFN_cuCtxGetCurrent_v4000, PFN_cuCtxGetId_v12000 (and cuda.h's types)
 
@@ -122,7 +123,8 @@ static cudaError_t scratch_locked(void **host) {
   }
   if (g_scratch_count == MAX_CONTEXTS) return cudaErrorMemoryAllocation;
   void *made;
-  if ((err = cudaHostAlloc(&made, CONTEXT_SCRATCH_BYTES, cudaHostAllocDefault)) != cudaSuccess) return err;
+  if ((err = cudaHostAlloc(&made, CONTEXT_SCRATCH_BYTES, cudaHostAllocMapped)) != cudaSuccess) return err;
+  memset(made, 0, CONTEXT_SCRATCH_BYTES);  // what a caller finds before it writes anything: never stale data
   g_scratch[g_scratch_count].ctx_id = id;
   g_scratch[g_scratch_count].thread = self;
   g_scratch[g_scratch_count].host = made;

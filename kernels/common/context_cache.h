@@ -1,5 +1,5 @@
 /* What belongs to one CUDA context, made on first use in it: the cuBLAS handle of the library
- * references (saxpy, sdot, sgeam, sgemm) and page-locked host scratch (dot/tree_host_finish).
+ * references (saxpy, sdot, sgeam, sgemm) and mapped page-locked host scratch (dot/tree_host_finish).
  * Both belong to the context they were made in, and the benchmark runner measures in several
  * contexts of one process (cuCtxCreate / cuCtxSetCurrent), so one static handle or buffer will not do.
  * The cuBLAS part is declared for .cu files only: CUDA 13's cuBLAS headers include C++ ones.
@@ -16,12 +16,13 @@
 extern "C" {
 #endif
 
-/* *host = CONTEXT_SCRATCH_BYTES of page-locked host memory (cudaHostAlloc) of the current context and
- * the calling thread: made on first use, kept for the next call, freed with the context. One per
- * thread, so callers on different threads never share one; a thread uses it between two calls only.
+/* *host = CONTEXT_SCRATCH_BYTES of page-locked host memory (cudaHostAlloc, mapped: kernels of the context
+ * may write it through cudaHostGetDevicePointer) of the current context and the calling thread, zeroed
+ * when made, kept for the next call, freed with the context. One per thread, so callers on different
+ * threads never share one; a thread uses it between two calls only.
  * Returns cudaErrorInvalidValue when bytes > CONTEXT_SCRATCH_BYTES, cudaErrorMemoryAllocation when
  * the table is full or the allocation fails. */
-#define CONTEXT_SCRATCH_BYTES 16384
+#define CONTEXT_SCRATCH_BYTES 65536
 cudaError_t pinned_scratch_for_current_context(size_t bytes, void **host);
 
 #ifdef __cplusplus

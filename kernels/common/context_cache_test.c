@@ -2,9 +2,10 @@
  * calling thread), and stays usable as the benchmark runner's contexts come and go: a context made with
  * cuCtxCreate, used, destroyed, then another made, perhaps at the same CUcontext address.
  *
- * A scratch buffer is checked by a copy from the device into it (cudaMemcpyAsync, as
- * dot_tree_host_finish does) and by cudaPointerGetAttributes: page-locked memory of a live context is
- * cudaMemoryTypeHost there; memory freed with a destroyed context is not.
+ * A scratch buffer is checked by a copy from the device into it through its device address (as
+ * dot_tree_host_finish's kernel writes it) and by cudaPointerGetAttributes: page-locked memory of a
+ * live context is cudaMemoryTypeHost there, mapped (a device address); memory freed with a destroyed
+ * context is not. A new scratch must be all zero (dot_tree_host_finish relies on it).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -16,20 +17,26 @@
 
 enum { WORDS = CONTEXT_SCRATCH_BYTES / sizeof(uint32_t) };
 
-/* Fills the whole scratch from the device (every byte 0xA5, on a non-blocking stream as dot does) and
- * checks every word on the host. */
+static void check_zeroed(const uint32_t *host) {
+  for (size_t i = 0; i < WORDS; i++) ck_assert_msg(host[i] == 0, "word %zu of a new scratch: %#x", i, host[i]);
+}
+
+/* Fills the whole scratch from the device (every byte 0xA5, on a non-blocking stream as dot does) through
+ * its device address, and checks every word on the host. */
 static void check_scratch_copy(uint32_t *host) {
   struct cudaPointerAttributes attr;
   CUDA_OK(cudaPointerGetAttributes(&attr, host));
   ck_assert_msg(attr.type == cudaMemoryTypeHost, "scratch %p is not page-locked memory of the current context (type %d)",
                 (void *)host, (int)attr.type);
+  void *mapped;
+  CUDA_OK(cudaHostGetDevicePointer(&mapped, host, 0));
   uint32_t *dev;
   CUDA_OK(cudaMalloc((void **)&dev, CONTEXT_SCRATCH_BYTES));
   for (size_t i = 0; i < WORDS; i++) host[i] = 0;
   cudaStream_t s; /* non-blocking, as the runner's and the tests' streams: the fill goes on it too */
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   CUDA_OK(cudaMemsetAsync(dev, 0xA5, CONTEXT_SCRATCH_BYTES, s));
-  CUDA_OK(cudaMemcpyAsync(host, dev, CONTEXT_SCRATCH_BYTES, cudaMemcpyDeviceToHost, s));
+  CUDA_OK(cudaMemcpyAsync(mapped, dev, CONTEXT_SCRATCH_BYTES, cudaMemcpyDeviceToDevice, s));
   CUDA_OK(cudaStreamSynchronize(s));
   for (size_t i = 0; i < WORDS; i++) ck_assert_msg(host[i] == 0xA5A5A5A5u, "word %zu of the scratch: %#x", i, host[i]);
   CUDA_OK(cudaStreamDestroy(s));
@@ -48,6 +55,7 @@ START_TEST(scratch_per_context_and_thread) {
   CUDA_OK(pinned_scratch_for_current_context(4, &again));
   ck_assert_msg(first == again, "the scratch of one context and thread changed between calls: %p, %p", first, again);
   ck_assert_int_eq(pinned_scratch_for_current_context(CONTEXT_SCRATCH_BYTES + 1, &too_big), cudaErrorInvalidValue);
+  check_zeroed(first);
   check_scratch_copy(first);
 
   pthread_t t;
@@ -66,6 +74,7 @@ START_TEST(scratch_per_context_and_thread) {
     void *in_made;
     CUDA_OK(pinned_scratch_for_current_context(CONTEXT_SCRATCH_BYTES, &in_made));
     ck_assert_msg(in_made != first, "context %d got the primary context's scratch %p", round, first);
+    check_zeroed(in_made); /* after the last round's scratch was filled: a new one, whatever its address */
     check_scratch_copy(in_made);
     ck_assert_msg(driver_context_destroy(made, err, sizeof err) == 0, "%s", err);
     ck_assert_msg(driver_context_set_current(primary, err, sizeof err) == 0, "%s", err);

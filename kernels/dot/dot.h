@@ -8,9 +8,9 @@
  * when n == 0). Variants initialise what they use of the workspace themselves,
  * so calling one again on the same workspace is correct. The whole dot product,
  * any host step included, is done by the call: it is queued on `stream` and the
- * result lands in *d_result in stream order (dot_tree_host_finish synchronises
- * the stream once, to sum the block totals, and queues the store of the result
- * on it). n == 0 gives 0.0f.
+ * result lands in *d_result in stream order (dot_tree_host_finish waits on the
+ * host once, for the block totals, and queues the store of the result on
+ * `stream`). n == 0 gives 0.0f.
  * Returns cudaSuccess, cudaErrorInvalidValue (NULL pointer),
  * cudaErrorMisalignedAddress (pointer not float-aligned, d_work not 16-byte
  * aligned) or the CUDA error of a launch; never exits.
@@ -46,10 +46,10 @@ size_t dot_work_bytes(size_t n);
 typedef cudaError_t (*dot_fn)(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                               cudaStream_t stream);
 
-/* Shared-memory tree per block; the block totals are copied into page-locked
- * host memory of the current context and thread (kernels/common/context_cache.h,
- * made on the first call), summed on the host in double, and the result is
- * stored by a one-thread kernel (synchronises `stream` once). */
+/* Shared-memory tree per block; each block writes its total into mapped page-locked host memory of the
+ * current context and thread (kernels/common/context_cache.h, made on the first call), the host waits
+ * for them there (spinning; it returns the stream's error if the kernel fails), sums them in double,
+ * and the result is stored by a one-thread kernel. The wait is for all work queued on `stream` before. */
 cudaError_t dot_tree_host_finish(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                                  cudaStream_t stream);
 /* The same tree; every block atomicAdds its total into *d_result (zeroed first
