@@ -716,6 +716,13 @@ int save_baseline(const char *path, const gate_figures *f, char *err, size_t err
   return rc;
 }
 
+/* 1 when a and b measured a benchmark of the same name (runs of one family). */
+static int share_a_benchmark(const gate_figures *a, const gate_figures *b) {
+  for (size_t i = 0; i < b->n; i++)
+    if (find_bench(a, b->b[i].name)) return 1;
+  return 0;
+}
+
 int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   if (n == 0) return fail(err, errlen, "no runs to merge");
@@ -746,12 +753,14 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       return fail(err, errlen, "run %zu measured long benchmarks in %d contexts and run 1 in %d (--long_contexts): a "
                   "baseline is made from runs taken the same way", r + 1, b->long_contexts, a->long_contexts);
     }
-    if (warmups_differ(a->warmup_s, b->warmup_s)) {
-      free_figures(out);
-      return fail(err, errlen, "run %zu was measured with %g s of warm-up per benchmark and context and run 1 with "
-                  "%g s (gate check --warmup): a baseline is made from runs taken the same way", r + 1, b->warmup_s,
-                  a->warmup_s);
-    }
+    /* A warm-up is a family's (kernel_family's perf_args): runs of different families may differ in it. */
+    for (size_t q = 0; q < r; q++)
+      if (warmups_differ(runs[q].runs[0].warmup_s, b->warmup_s) && share_a_benchmark(&runs[q], &runs[r])) {
+        free_figures(out);
+        return fail(err, errlen, "run %zu was measured with %g s of warm-up per benchmark and context and run %zu with "
+                    "%g s (gate check --warmup): a baseline is made from runs taken the same way", r + 1, b->warmup_s,
+                    q + 1, runs[q].runs[0].warmup_s);
+      }
     out->runs[r] = runs[r].runs[0];
   }
   /* Every benchmark of any run, with one measure per run that measured it
@@ -1119,15 +1128,23 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
   memset(out, 0, sizeof *out);
   *superseded = 0;
   if (same_hardware(&old->gpu, &fresh->gpu, err, errlen)) return 1;
-  gate_figures view;
-  families_of(old, fresh, &view);
   size_t *in_old = calloc(fresh->nruns + 1, sizeof *in_old); /* the old run each fresh one is, or old->nruns */
   char *is_new = calloc(fresh->nruns + 1, 1);
+  gate_bench *of_run = calloc(fresh->n + 1, sizeof *of_run);
   for (size_t r = 0; r < fresh->nruns; r++) {
-    gate_figures one = *fresh;
-    one.runs = &fresh->runs[r];
-    one.nruns = 1;
+    /* Run r against the old runs of its own families only: a warm-up is a family's, so another
+     * family's old runs may have been taken with another. */
+    gate_figures one = {.gpu = fresh->gpu, .runs = &fresh->runs[r], .nruns = 1, .b = of_run};
+    for (size_t i = 0; i < fresh->n; i++)
+      for (size_t m = 0; m < fresh->b[i].nruns; m++)
+        if (fresh->b[i].runs[m].run == r) {
+          of_run[one.n++] = fresh->b[i];
+          break;
+        }
+    gate_figures view;
+    families_of(old, &one, &view);
     int differs = same_method(&view, &one, err, errlen);
+    free(view.b);
     in_old[r] = same_run_in(old, &fresh->runs[r]);
     is_new[r] = in_old[r] == old->nruns;
     const char *twice = is_new[r] || differs ? NULL : measured_in_both(old, in_old[r], fresh, r);
@@ -1137,13 +1154,13 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
                      "each run counts once", x->date, x->host, x->gpu_uuid, in_old[r], twice);
     }
     if (differs) {
-      free(view.b);
+      free(of_run);
       free(in_old);
       free(is_new);
       return 1;
     }
   }
-  free(view.b);
+  free(of_run);
   out->gpu = old->gpu;
   size_t *old_map = calloc(old->nruns + 1, sizeof *old_map), *fresh_map = calloc(fresh->nruns + 1, sizeof *fresh_map);
   out->runs = calloc(old->nruns + fresh->nruns + 1, sizeof *out->runs);

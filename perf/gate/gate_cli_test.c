@@ -1037,6 +1037,44 @@ START_TEST(warmup_is_given_by_the_gate_and_must_match) {
 }
 END_TEST
 
+/* A warm-up is a family's (kernel_family's perf_args): the runs of a gate round, whose matmul is
+ * measured with one and the other families without, bless together (ci/bless.sh soak/round*), plain
+ * and with --add (how a runner is brought in); within a family the warm-up must agree (above). */
+START_TEST(warmup_is_a_familys) {
+  const char *bl = make_dir("wf/bl");
+  static const fake_bench matmul[2] = {{"matmul/tiled/M:1", 90000}, {"matmul/tiled/M:2", 120000}};
+  char args[4096] = "";
+  size_t used = 0;
+  write_base_runs("wf", "e", 4, 140); /* elementwise, no warm-up */
+  for (unsigned r = 0; r < 4; r++) {
+    char name[64];
+    FORMAT(name, "wf/m%u.json", r);
+    write_run(name, H100, 132, 3000.0, matmul, 2, 150 + r);
+    set_context(name, "timing", json_pack("{s:f}", "min_warmup_time_s", 0.1));
+  }
+  for (unsigned r = 0; r < 3; r++) { /* a round: one run of each family */
+    char e[64], m[64];
+    FORMAT(e, "wf/e%u.json", r);
+    FORMAT(m, "wf/m%u.json", r);
+    used += (size_t)snprintf(args + used, sizeof args - used, " %s", at(e));
+    used += (size_t)snprintf(args + used, sizeof args - used, " %s", at(m));
+    ck_assert_uint_lt(used, sizeof args);
+  }
+  expect_gate(0, "bless --baselines=%s%s", bl, args);
+  expect_gate(0, "bless --baselines=%s --add %s %s", bl, at("wf/e3.json"), at("wf/m3.json")); /* a runner's round */
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_baseline(at("wf/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 8);
+  ck_assert_uint_eq(find_bench(&f, matmul[0].name)->nruns, 4);
+  ck_assert_uint_eq(find_bench(&f, base_set[0].name)->nruns, 4);
+  for (size_t i = 0; i < f.n; i++) /* each family keeps its own */
+    for (size_t m = 0; m < f.b[i].nruns; m++)
+      ck_assert_double_eq_tol(f.runs[f.b[i].runs[m].run].warmup_s, strncmp(f.b[i].name, "matmul/", 7) ? 0 : 0.1, 1e-12);
+  free_figures(&f);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return 2;
   Suite *s = suite_create("gate_cli");
@@ -1066,6 +1104,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, benchmark_dies_with_the_gate);
   tcase_add_test(tc, failed_writes_fail_the_check);
   tcase_add_test(tc, warmup_is_given_by_the_gate_and_must_match);
+  tcase_add_test(tc, warmup_is_a_familys);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
