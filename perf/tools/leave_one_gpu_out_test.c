@@ -39,6 +39,17 @@ static void row_of(const char *uuid, size_t v[6]) {
   ck_assert_int_eq(sscanf(r + strlen(uuid), "%zu %zu %zu %zu %zu %zu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]), 6);
 }
 
+/* A run of GPU uuid (copy probe copy GB/s) with long/a and long/b at 100 us times slow_a and slow_b,
+ * written as file name and added to the bless arguments args (used of cap bytes taken). */
+static void add_run(const char *name, const char *uuid, double copy, double slow_a, double slow_b, unsigned seed,
+                    char *args, size_t cap, size_t *used) {
+  const fake_bench b[2] = {{"x/long_a/N:1", 100000 * slow_a}, {"x/long_b/N:1", 100000 * slow_b}};
+  write_run(name, H100, 132, copy, b, 2, seed);
+  set_gpu_uuid(name, uuid);
+  *used += (size_t)snprintf(args + *used, cap - *used, " %s", at(name));
+  ck_assert_uint_lt(*used, cap);
+}
+
 START_TEST(false_alarms_of_its_kind_and_of_a_missing_kind_are_told_apart) {
   const char *bl = make_dir("bl");
   static const struct {
@@ -49,13 +60,10 @@ START_TEST(false_alarms_of_its_kind_and_of_a_missing_kind_are_told_apart) {
   size_t used = 0;
   for (unsigned g = 0; g < 4; g++)
     for (unsigned r = 0; r < 2; r++) { /* two runs per GPU */
-      const fake_bench b[2] = {{"x/long_a/N:1", 100000 * gpus[g].slow_a}, {"x/long_b/N:1", 100000 * gpus[g].slow_b}};
       char name[64];
       FORMAT(name, "run_%u_%u.json", g, r);
-      write_run(name, H100, 132, gpus[g].copy, b, 2, 40 + 2 * g + r);
-      set_gpu_uuid(name, gpus[g].uuid);
-      used += (size_t)snprintf(args + used, sizeof args - used, " %s", at(name));
-      ck_assert_uint_lt(used, sizeof args);
+      add_run(name, gpus[g].uuid, gpus[g].copy, gpus[g].slow_a, gpus[g].slow_b, 40 + 2 * g + r, args, sizeof args,
+              &used);
     }
   expect_gate(0, "bless --baselines=%s%s", bl, args);
   char path[1024];
@@ -108,14 +116,10 @@ START_TEST(own_leaves_one_run_out_and_judges_it_against_its_gpus_other_runs) {
   size_t used = 0;
   for (unsigned g = 0; g < 3; g++)
     for (unsigned r = 0; r < gpus[g].runs; r++) {
-      double slow = g == 1 && r == 2 ? 1.06 : 1;
-      const fake_bench b[2] = {{"x/long_a/N:1", 100000 * slow}, {"x/long_b/N:1", 100000}};
       char name[64];
       FORMAT(name, "own_%u_%u.json", g, r);
-      write_run(name, H100, 132, gpus[g].copy, b, 2, 60 + 3 * g + r);
-      set_gpu_uuid(name, gpus[g].uuid);
-      used += (size_t)snprintf(args + used, sizeof args - used, " %s", at(name));
-      ck_assert_uint_lt(used, sizeof args);
+      add_run(name, gpus[g].uuid, gpus[g].copy, g == 1 && r == 2 ? 1.06 : 1, 1, 60 + 3 * g + r, args, sizeof args,
+              &used);
     }
   expect_gate(0, "bless --baselines=%s%s", bl, args);
   char path[1024];
