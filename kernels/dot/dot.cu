@@ -118,9 +118,9 @@ extern "C" cudaError_t dot_tree_host_finish(const float *x, const float *y, size
   unsigned grid;
   if ((err = tree_grid(tree_totals_to_host_kernel, n, &grid)) != cudaSuccess) return err;
   // The block totals go straight into mapped page-locked memory and the host waits on them there: no copy
-  // to queue and no stream synchronisation. At 2^20 on an H100 that took the variant from 25.2-26.7 us
-  // (a copy into page-locked memory and cudaStreamSynchronize) to 19.8-21.0 us, and at 2^24 the spread
-  // between processes from 2.0 % to 0.9 % (docs/RESULTS.md).
+  // to queue and no stream synchronisation. That took the variant at 2^20 from 26.3 to 22.0 us on the
+  // H100s and from 23.6 to 19.1 us on the H200s (a copy into page-locked memory and
+  // cudaStreamSynchronize before); its spread from one process to the next stayed (docs/RESULTS.md).
   host_finish_scratch *s;
   block_total *d_totals;
   if ((err = pinned_scratch_for_current_context(sizeof *s, (void **)&s)) != cudaSuccess ||
