@@ -357,7 +357,6 @@ static void read_contexts_method(ctx *c, json_t *o, const char *where, gate_run_
     c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_below_s: expected a number >= 0", c->path, where);
 }
 
-/* An optional launch probe figure of a baseline's run: absent is 0 (not measured). */
 /* An optional number >= 0 of object o (absent: 0, as in files made before the field); else the
  * error "field where.key: expected <what>; <fix>". */
 static double optional_nonnegative(ctx *c, json_t *o, const char *where, const char *key, const char *what,
