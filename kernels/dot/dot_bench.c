@@ -77,7 +77,8 @@ static void dot_cost(bench_case *c) {
 
 int main(int argc, char **argv) {
   bench_register_grid(&(bench_grid){.family = "dot", .ops = &kDotOps, BENCH_VARIANTS(dot_variants, dot_nvariants),
-                                    .reference_at = offsetof(dot_variant, reference), .param_names = {"N"},
+                                    .reference_at = offsetof(dot_variant, reference),
+                                    .host_round_trip_at = offsetof(dot_variant, host_round_trip), .param_names = {"N"},
                                     .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = dot_cost});
   return bench_main(argc, argv);
 }

@@ -35,9 +35,9 @@ static size_t depth_library(size_t n, size_t sms) {
 }
 
 const dot_variant dot_variants[] = {
-    {"tree_host_finish", dot_tree_host_finish, depth_tree_host, 0},
-    {"tree_atomic", dot_tree_atomic, depth_tree_atomic, 0},
-    {"shuffle_vec4", dot_shuffle_vec4, depth_vec4, 0},
-    {"cublas", dot_cublas, depth_library, 1},
+    {"tree_host_finish", dot_tree_host_finish, depth_tree_host, 0, 1},
+    {"tree_atomic", dot_tree_atomic, depth_tree_atomic, 0, 0},
+    {"shuffle_vec4", dot_shuffle_vec4, depth_vec4, 0, 0},
+    {"cublas", dot_cublas, depth_library, 1, 0},
 };
 const size_t dot_nvariants = sizeof dot_variants / sizeof dot_variants[0];

@@ -19,6 +19,9 @@ typedef struct {
    * float result is within sum_error_bound(depth, sum |x_i y_i|) of the exact one. */
   size_t (*depth)(size_t n, size_t sms);
   int reference; /* a library (cuBLAS): reported, never the code under test */
+  /* Its timed region waits on the host (the block totals are summed there): how long that takes is set
+   * by the host, so the gate compares it with every GPU of the model, not a kind (perf/gate/compare.h). */
+  int host_round_trip;
 } dot_variant;
 
 extern const dot_variant dot_variants[];

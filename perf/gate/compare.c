@@ -53,6 +53,7 @@ double tolerance_for(const gate_policy *p, const char *bench_name, int own_gpu) 
 
 gate_reference reference_of(const comparison *c) {
   if (c->own_gpu) return REF_OWN_GPU;
+  if (c->host_round_trip) return REF_EVERY_HOST;
   if (c->same_kind) return REF_ITS_KIND;
   return c->kind_gpus ? REF_ALL_GPUS : REF_OTHER_KINDS;
 }
@@ -346,8 +347,10 @@ static void compare_bench(const gate_figures *base, const gate_figures *run, con
    * (0.49 us on an H100) would only add to the comparison. */
   gate_bench own = gpu_runs(base, bb, rb && rb->nruns > 0 ? gpu_of(run, &rb->runs[0]) : "");
   x->own_gpu = own.nruns >= OWN_GPU_MIN_RUNS;
-  /* Else the GPUs of its kind, when the baseline has enough of them (KIND_MIN_GPUS). */
-  gate_bench kind = kind_runs(base, bb, rb && !x->own_gpu ? run_copy : 0);
+  /* Else the GPUs of its kind, when the baseline has enough of them (KIND_MIN_GPUS); never for a
+   * benchmark that times a host round trip (HOST_ROUND_TRIP). */
+  x->host_round_trip = bb->host_round_trip || (rb && rb->host_round_trip);
+  gate_bench kind = kind_runs(base, bb, rb && !x->own_gpu && !x->host_round_trip ? run_copy : 0);
   x->kind_gpus = gpus_of(base, &kind);
   x->same_kind = !x->own_gpu && x->kind_gpus >= KIND_MIN_GPUS;
   const gate_bench *ref = x->own_gpu ? &own : x->same_kind ? &kind : bb;

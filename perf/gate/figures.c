@@ -405,6 +405,17 @@ static void read_launch_probe(ctx *c, json_t *cx, gate_run_info *info) {
   info->launch_contexts_ns = n > 1 ? sum / (double)(n - 1) : 0;
 }
 
+/* An optional true/false field: 0 when absent; anything but a boolean is an error. */
+static int optional_flag(ctx *c, json_t *o, const char *where, const char *key) {
+  json_t *v = json_object_get(o, key);
+  if (!v || c->failed) return 0;
+  if (!json_is_boolean(v)) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected true or false", c->path, where, key);
+    return 0;
+  }
+  return json_is_true(v);
+}
+
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
@@ -466,6 +477,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       }
       out->b[i].name = strdup(json_string_value(name));
       out->b[i].bytes_per_second = positive(&c, b, where, "bytes_per_second");
+      out->b[i].host_round_trip = optional_flag(&c, b, where, "host_round_trip");
       json_t *m = field(&c, b, where, "runs", JSON_ARRAY);
       if (!m) break;
       out->b[i].nruns = json_array_size(m);
@@ -581,8 +593,16 @@ static json_t *benchmarks_json(ctx *c, const gate_figures *f) {
       json_decref(m);
       break;
     }
-    append(c, bs, json_pack("{s:s, s:f, s:o}", "name", b->name, "bytes_per_second", b->bytes_per_second, "runs", m),
-           b->name, "(its fields)");
+    json_t *e = json_pack("{s:s, s:f}", "name", b->name, "bytes_per_second", b->bytes_per_second);
+    if (e && b->host_round_trip && json_object_set_new(e, "host_round_trip", json_true())) {
+      json_decref(e);
+      e = NULL;
+    }
+    if (e && json_object_set_new(e, "runs", m)) {
+      json_decref(e);
+      e = NULL;
+    } else if (!e) json_decref(m);
+    append(c, bs, e, b->name, "(its fields)");
   }
   return bs;
 }
@@ -776,6 +796,7 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
         b->name = strdup(rb->name);
         b->runs = calloc(n + 1, sizeof *b->runs);
       }
+      b->host_round_trip |= rb->host_round_trip;
       gate_measure *m = &b->runs[b->nruns++];
       m->run = r;
       m->median_ns = rb->runs[0].median_ns;
@@ -872,6 +893,7 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
     b->nruns = 1;
     b->bytes_per_second = bps * real; /* bytes per run, until the median is known */
   }
+  b->host_round_trip |= optional_flag(c, e, where, "host_round_trip");
   gate_measure *m = &b->runs[0];
   /* --contexts: the repetition's medians of each context (else, below, its one context). */
   json_t *cm = json_object_get(e, "context_medians");
@@ -1078,6 +1100,7 @@ static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t
   size_t extra = more ? more->nruns : 0;
   dst->name = strdup(src->name);
   dst->bytes_per_second = more ? more->bytes_per_second : src->bytes_per_second; /* the newest figure */
+  dst->host_round_trip = more ? more->host_round_trip : src->host_round_trip;     /* as the newest code is */
   dst->nruns = 0;
   dst->runs = calloc(src->nruns + extra + 1, sizeof *dst->runs);
   for (size_t r = 0; r < src->nruns + extra; r++) {

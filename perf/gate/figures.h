@@ -38,6 +38,8 @@ typedef struct {
 typedef struct {
   char *name;             /* family/variant/params */
   double bytes_per_second; /* of the overall median */
+  int host_round_trip;    /* its timed region waits on the host ("host_round_trip": true in the run's
+                             entries and the baseline's benchmark; perf/gate/compare.h) */
   gate_measure *runs;     /* one per run that measured it (a run file has one) */
   size_t nruns;
 } gate_bench;

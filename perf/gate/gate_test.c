@@ -1113,6 +1113,85 @@ START_TEST(a_gpu_outside_the_baseline_is_compared_with_its_kind) {
 }
 END_TEST
 
+/* A kind is told by the GPU's copy speed, but a host round trip takes what the host gives it
+ * (dot/tree_host_finish: 19.0 us on two H200s of the 4229 kind, 22.4 us on a third). A benchmark whose
+ * run or baseline says "host_round_trip" is compared with every GPU of the model; the same figures
+ * without it are compared with the run's kind, whose two GPUs happen to agree. */
+START_TEST(a_host_round_trip_is_judged_against_every_host) {
+  /* Kind 1 (copy 3000): two hosts that agree; kind 2 (3015): a host 10 % slower in add. */
+  const struct {
+    const char *uuid;
+    double copy, scale;
+  } gpus[] = {{"GPU-K1a", 3000, 1.0}, {"GPU-K1b", 3001, 1.0}, {"GPU-K2a", 3015, 1.0}, {"GPU-K2b", 3016, 1.10}};
+  char err[1024], name[64], evidence[192], msg[1024];
+  gate_policy p = default_policy();
+  comparison *c;
+  /* in_base / in_run: where the flag is; own: the run is on K1a, blessed in. */
+  static const struct {
+    int in_base, in_run;
+    const char *uuid;
+    double scale;
+    verdict v;
+    gate_reference ref;
+  } cases[] = {
+      {0, 0, "GPU-new", 1.08, VERDICT_SLOWER, REF_ITS_KIND},   /* by kind: kind 1 allows 3 % */
+      {1, 1, "GPU-new", 1.08, VERDICT_SAME, REF_EVERY_HOST},   /* every host: 3 x 10 % */
+      {0, 1, "GPU-new", 1.08, VERDICT_SAME, REF_EVERY_HOST},   /* a baseline from before the flag */
+      {1, 0, "GPU-new", 1.08, VERDICT_SAME, REF_EVERY_HOST},   /* a run from before it */
+      {1, 1, "GPU-new", 1.40, VERDICT_SLOWER, REF_EVERY_HOST}, /* a real slowdown still fails */
+      {1, 1, "GPU-K1a", 1.08, VERDICT_SLOWER, REF_OWN_GPU},    /* a runner blessed in: its own runs */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gate_figures runs[8], base, run;
+    size_t k = 0;
+    for (size_t g = 0; g < 4; g++)
+      for (int r = 0; r < 2; r++, k++) {
+        double jitter = 1 + 0.001 * (2 * r - 1);
+        FORMAT(name, "host_base%zu.json", k);
+        kind_run(name, 700 + (unsigned)k, gpus[g].uuid, gpus[g].copy, 7000 * gpus[g].scale * jitter, 300000 * jitter);
+        if (cases[i].in_base) set_bench(name, 0, "host_round_trip", json_true());
+        runs[k] = load_ok(name);
+        ck_assert_int_eq(runs[k].b[0].host_round_trip, cases[i].in_base);
+      }
+    ck_assert_msg(merge_runs(runs, k, &base, err, sizeof err) == 0, "%s", err);
+    for (size_t j = 0; j < k; j++) free_figures(&runs[j]);
+    /* Blessed, the flag is kept in the baseline's file. */
+    ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+    free_figures(&base);
+    ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(base.b[0].host_round_trip, cases[i].in_base);
+    ck_assert_int_eq(base.b[1].host_round_trip, 0);
+    kind_run("host_run.json", 800 + (unsigned)i, cases[i].uuid, 3000.5, 7000 * cases[i].scale, 300000);
+    if (cases[i].in_run) set_bench("host_run.json", 0, "host_round_trip", json_true());
+    run = load_ok("host_run.json");
+    size_t n = compare_figures(&base, &run, &p, &c);
+    ck_assert_str_eq(c[0].name, "elementwise/add/N:1");
+    ck_assert_msg(c[0].v == cases[i].v, "case %zu: %s, delta %.4f, allowed %.4f, p %g", i, verdict_name(c[0].v),
+                  c[0].delta, c[0].threshold, c[0].p_slower);
+    ck_assert_int_eq(reference_of(&c[0]), cases[i].ref);
+    ck_assert_int_eq(reference_of(&c[1]), cases[i].ref == REF_OWN_GPU ? REF_OWN_GPU : REF_ITS_KIND); /* saxpy */
+    evidence_text(&c[0], evidence, sizeof evidence);
+    if (cases[i].ref == REF_EVERY_HOST) {
+      ck_assert_uint_eq(c[0].base_gpus, 4);
+      ck_assert_msg(strstr(evidence, "8 runs of 4 GPUs, a host round trip") != NULL, "%s", evidence);
+    }
+    if (c[0].v == VERDICT_SLOWER && cases[i].ref == REF_EVERY_HOST) {
+      failure_message(&c[0], msg, sizeof msg);
+      ck_assert_msg(strstr(msg, "host round trip, which differs from host to host") != NULL, "%s", msg);
+    }
+    free(c);
+    free_figures(&run);
+    free_figures(&base);
+    (void)n;
+  }
+  /* Anything but true or false is refused, naming the field. */
+  gate_figures f;
+  kind_run("host_bad.json", 900, "GPU-x", 3000, 7000, 300000);
+  set_bench("host_bad.json", 0, "host_round_trip", json_string("yes"));
+  expect_error(load_run(at("host_bad.json"), &f, err, sizeof err), err, "host_round_trip: expected true or false");
+}
+END_TEST
+
 /* Only a run slower than the baseline's median says how slow an unchanged run can be; a GPU that
  * runs faster says nothing of that, and taken as noise it would allow 3 x its lead. */
 START_TEST(only_slower_runs_widen_the_threshold) {
@@ -1281,6 +1360,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, report_reader_keeps_failures_aside);
   tcase_add_test(tc, a_runner_in_the_baseline_is_held_to_its_own_runs);
   tcase_add_test(tc, a_gpu_outside_the_baseline_is_compared_with_its_kind);
+  tcase_add_test(tc, a_host_round_trip_is_judged_against_every_host);
   tcase_add_test(tc, only_slower_runs_widen_the_threshold);
   tcase_add_test(tc, a_gpu_outside_the_baseline_is_allowed_the_slowest_run);
   tcase_add_test(tc, a_launch_probe_the_kernels_do_not_bear_out_is_not_taken);

@@ -52,6 +52,9 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   used = strlen(buf);
   if (c->v != VERDICT_NEW && used < len) { /* which runs the baseline's side is (compare.h) */
     if (c->own_gpu) snprintf(buf + used, len - used, ", this GPU's %zu runs", c->base_runs);
+    else if (c->host_round_trip)
+      snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s, a host round trip", c->base_runs, c->base_gpus,
+               c->base_gpus == 1 ? "" : "s");
     else if (c->same_kind)
       snprintf(buf + used, len - used, ", %zu runs of %zu GPUs of its kind", c->base_runs, c->base_gpus);
     else snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s, %zu of its kind", c->base_runs, c->base_gpus,
@@ -75,7 +78,12 @@ void failure_message(const comparison *c, char *buf, size_t len) {
   size_t used = strlen(buf);
   /* Judged against other kinds of host (compare.h): their difference, up to ~4 % on the H200s,
    * reads as a change. Say what would settle it. */
-  if (c->v == VERDICT_SLOWER && reference_of(c) >= REF_ALL_GPUS && used < len)
+  if (c->v == VERDICT_SLOWER && reference_of(c) == REF_EVERY_HOST && used < len)
+    snprintf(buf + used, len - used,
+             ". Its time includes a host round trip, which differs from host to host: if this change did not "
+             "touch it, bring this runner into the baseline (ci/soak.sh 2 on it, then ci/bless.sh --add "
+             "soak/round*; docs/gate.md)");
+  else if (c->v == VERDICT_SLOWER && reference_of(c) >= REF_ALL_GPUS && used < len)
     snprintf(buf + used, len - used,
              ". Judged against other kinds of this GPU model (%zu GPU%s of its kind in the baseline): if this "
              "change did not touch the kernel, bring this runner into the baseline (ci/soak.sh 2 on it, then "
@@ -127,7 +135,9 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
                "own runs when the baseline holds two or more (\"this GPU's N runs\", times as measured), else of its "
                "GPUs whose copy probe is within %.1f %% of this run's, when there are two or more (\"N runs of M "
                "GPUs of its kind\"), else of all its GPUs (\"N runs of M GPUs, K of its kind\": too few of its kind "
-               "have run it, so a difference of kinds can look like a change; bless this runner in). p: one-sided "
+               "have run it, so a difference of kinds can look like a change; bless this runner in), or of all its "
+               "GPUs for a benchmark whose time includes a host round trip (\"N runs of M GPUs, a host round trip\": "
+               "set by the host, not the GPU's kind). p: one-sided "
                "test on the contexts' medians (%s). Evidence: contexts/samples, baseline vs new; \"launch\" (other "
                "GPUs): how much longer this run's launch probe (an empty kernel) took than the baseline's, which both "
                "sides' times are net of (\"launch A of probe B\": the run's kernels bore out only A of it).\n\n",
@@ -219,7 +229,7 @@ static json_t *verdict_json(const comparison *c) {
       bad |= !e || json_object_set_new(e, "launch_probes_ignored", json_integer((json_int_t)c->probes_ignored));
   }
   if (c->v != VERDICT_NEW) {
-    static const char *const kReference[] = {"this_gpu", "same_kind", "all_gpus", "all_gpus"};
+    static const char *const kReference[] = {"this_gpu", "same_kind", "all_gpus", "all_gpus", "all_gpus"};
     bad |= !e || json_object_set_new(e, "reference", json_string(kReference[reference_of(c)]));
     bad |= !e || json_object_set_new(e, "baseline_gpus", json_integer((json_int_t)c->base_gpus));
     if (!c->own_gpu) bad |= !e || json_object_set_new(e, "kind_gpus", json_integer((json_int_t)c->kind_gpus));

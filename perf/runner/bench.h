@@ -87,6 +87,8 @@ struct bench_case {
   double flops;        /* floating-point operations of one run; 0: not reported */
   int reference;       /* a library baseline (cudaMemcpy, cuBLAS, CUB): reported, marked
                           "reference", never the code under test */
+  int host_round_trip; /* its timed region waits on the host (a host finish): how long that takes is
+                          set by the host, not by the GPU, and the gate judges it so (compare.h) */
   const bench_ops *ops;
   const void *arg;     /* the variant's own data (e.g. which kernel), for the ops */
 };
@@ -100,14 +102,15 @@ void bench_register(const bench_case *c);
  * variants, then sizes, would register. Each case has the grid's family and ops, the entry's
  * name as its variant (every entry of a variant table starts with `const char *name`), the entry
  * itself as arg, the entry's int at reference_at as its reference flag (0: none of the table is a
- * reference), the size's row of values under param_names as params; then cost sets its bytes and
- * flops from those params. */
+ * reference) and the one at host_round_trip_at as its host_round_trip flag (0: none), the size's
+ * row of values under param_names as params; then cost sets its bytes and flops from those params. */
 typedef struct {
   const char *family;
   const bench_ops *ops;
   const void *table; /* set these three with BENCH_VARIANTS(table, count) */
   size_t nvariants, entry_size;
   size_t reference_at;                       /* offsetof(entry type, reference), or 0 */
+  size_t host_round_trip_at;                 /* offsetof(entry type, host_round_trip), or 0 */
   const char *param_names[BENCH_MAX_PARAMS]; /* e.g. {"N"} or {"nx", "ny"} */
   const long long *sizes;                    /* nsizes rows of one value per parameter name */
   size_t nsizes;

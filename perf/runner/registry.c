@@ -86,6 +86,8 @@ void bench_register_grid(const bench_grid *g) {
       bench_case c = {.family = g->family, .ops = g->ops, .arg = entry};
       memcpy(&c.variant, entry, sizeof c.variant); /* the entry's first member: its name */
       if (g->reference_at) memcpy(&c.reference, entry + g->reference_at, sizeof c.reference);
+      if (g->host_round_trip_at)
+        memcpy(&c.host_round_trip, entry + g->host_round_trip_at, sizeof c.host_round_trip);
       for (size_t p = 0; p < nparams; p++) c.params[p] = (bench_param){g->param_names[p], g->sizes[s * nparams + p]};
       g->cost(&c);
       bench_register(&c);

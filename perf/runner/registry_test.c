@@ -59,14 +59,15 @@ START_TEST(family_and_instance_indices) {
 }
 END_TEST
 
-/* A variant table the way families write them: the name first, the reference flag anywhere. */
+/* A variant table the way families write them: the name first, the flags anywhere. */
 typedef struct {
   const char *name;
+  int host_round_trip;
   double bytes_per_element;
   int reference;
 } test_variant;
 
-static const test_variant kVariants[] = {{"naive", 8.0, 0}, {"tiled", 8.0, 0}, {"library", 12.0, 1}};
+static const test_variant kVariants[] = {{"naive", 0, 8.0, 0}, {"tiled", 1, 8.0, 0}, {"library", 0, 12.0, 1}};
 
 static void test_cost(bench_case *c) {
   const test_variant *v = c->arg;
@@ -79,7 +80,8 @@ START_TEST(grid_registers_every_variant_at_every_size) {
   bench_registry_clear();
   static const long long shapes[][2] = {{16, 8}, {7, 5}};
   bench_register_grid(&(bench_grid){.family = "transpose", .ops = &kOps, BENCH_VARIANTS(kVariants, 3),
-                                    .reference_at = offsetof(test_variant, reference), .param_names = {"nx", "ny"},
+                                    .reference_at = offsetof(test_variant, reference),
+                                    .host_round_trip_at = offsetof(test_variant, host_round_trip), .param_names = {"nx", "ny"},
                                     .sizes = &shapes[0][0], .nsizes = 2, .cost = test_cost});
   ck_assert_uint_eq(bench_count(), 6);
   const char *want[] = {"transpose/naive/nx:16/ny:8",   "transpose/naive/nx:7/ny:5",
@@ -92,6 +94,7 @@ START_TEST(grid_registers_every_variant_at_every_size) {
     ck_assert_str_eq(name, want[i]);
     ck_assert_ptr_eq(c->arg, &kVariants[i / 2]);
     ck_assert_int_eq(c->reference, i / 2 == 2);
+    ck_assert_int_eq(c->host_round_trip, i / 2 == 1);
     ck_assert_ptr_eq(c->ops, &kOps);
     ck_assert_int_eq(bench_family_index(i), (int)(i / 2));
     ck_assert_int_eq(bench_instance_index(i), (int)(i % 2));
@@ -99,12 +102,15 @@ START_TEST(grid_registers_every_variant_at_every_size) {
   ck_assert_double_eq(bench_get(3)->bytes, 8.0 * 7 * 5);
   ck_assert_double_eq(bench_get(4)->bytes, 12.0 * 16 * 8);
   ck_assert_double_eq(bench_get(5)->flops, 5.0);
-  /* No reference_at: no case is a reference. */
+  /* No reference_at or host_round_trip_at: no case is either. */
   bench_registry_clear();
   bench_register_grid(&(bench_grid){.family = "t", .ops = &kOps, BENCH_VARIANTS(kVariants, 3),
                                     .param_names = {"nx", "ny"}, .sizes = &shapes[0][0], .nsizes = 2,
                                     .cost = test_cost});
-  for (size_t i = 0; i < bench_count(); i++) ck_assert_int_eq(bench_get(i)->reference, 0);
+  for (size_t i = 0; i < bench_count(); i++) {
+    ck_assert_int_eq(bench_get(i)->reference, 0);
+    ck_assert_int_eq(bench_get(i)->host_round_trip, 0);
+  }
   bench_registry_clear();
 }
 END_TEST

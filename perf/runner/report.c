@@ -231,6 +231,7 @@ static json_t *iteration_json(const run_context *ctx, const bench_result *r, int
   set_str(e, "time_unit", "ns");
   set_num(e, "bytes_per_second", m.bytes_per_second);
   if (r->reference) set_str(e, "label", "reference");
+  if (r->host_round_trip) json_object_set_new(e, "host_round_trip", json_true());
   set_num(e, "GBps", m.gbps);
   if (m.pct_peak >= 0) set_num(e, "pct_of_peak", m.pct_peak);
   if (m.pct_copy >= 0) set_num(e, "pct_of_copy", m.pct_copy);
@@ -277,6 +278,7 @@ static json_t *aggregate_json(const bench_result *r, const agg_table *t, agg_kin
   set_str(e, "time_unit", "ns");
   set_num(e, "bytes_per_second", t->v[F_BPS][k]);
   if (r->reference) set_str(e, "label", "reference");
+  if (r->host_round_trip) json_object_set_new(e, "host_round_trip", json_true());
   set_num(e, "GBps", t->v[F_GBPS][k]);
   if (t->known[F_PEAK]) set_num(e, "pct_of_peak", t->v[F_PEAK][k]);
   if (t->known[F_COPY]) set_num(e, "pct_of_copy", t->v[F_COPY][k]);
@@ -448,6 +450,7 @@ static void console_rep(FILE *f, const run_context *ctx, const bench_result *r, 
   size_t k = 0;
   notes[0] = '\0';
   if (r->reference) append(notes, sizeof notes, &k, "reference ");
+  if (r->host_round_trip) append(notes, sizeof notes, &k, "host-round-trip ");
   append(notes, sizeof notes, &k, "noise=%.2f%% cv=%.1f%%", 100 * rep->noise, 100 * m.gpu.cv);
   if (rep->timed_out) append(notes, sizeof notes, &k, " TIMEOUT(noise>%.2g%%)", ctx->max_noise_pct);
   if (rep->discarded) append(notes, sizeof notes, &k, " discarded=%zu", rep->discarded);

@@ -100,6 +100,7 @@ START_TEST(json_round_trip_values) {
   ck_assert_uint_eq(json_array_size(samples), 5);
   ck_assert_double_eq_tol(json_number_value(json_array_get(samples, 2)), 1000, 1e-9);
   ck_assert_ptr_null(json_object_get(e, "label"));
+  ck_assert_ptr_null(json_object_get(e, "host_round_trip"));
 
   /* Aggregates over the repetitions' medians 1000, 1010, 1020. */
   e = entry(list, "elementwise/add_float4/N:1048576_mean", -1);
@@ -132,6 +133,9 @@ START_TEST(json_round_trip_values) {
   ck_assert_double_eq(num(e, "discarded_samples"), 3);
   ck_assert_double_eq(num(e, "throttle_reasons"), 0x24);
   ck_assert_double_eq_tol(num(e, "real_time"), 2150, 1e-9);
+  /* A host round trip in its timed region: said on each entry, so the gate need not be told. */
+  ck_assert(json_is_true(json_object_get(e, "host_round_trip")));
+  ck_assert(json_is_true(json_object_get(entry(list, "elementwise/saxpy/N:16777216_mean", -1), "host_round_trip")));
   json_decref(doc);
 }
 END_TEST
@@ -231,7 +235,9 @@ START_TEST(console_table_is_aligned) {
   ck_assert_uint_ge(line_len(r1), (size_t)(strstr(head, "Notes") - head));
   ck_assert_ptr_nonnull(strstr(mem, "reference"));
   ck_assert_ptr_nonnull(strstr(mem, "TIMEOUT"));
+  ck_assert(!strstr(mem, "host-round-trip") || strstr(mem, "host-round-trip") > mem + line_len(mem));
   const char *sax = line_of(text, "elementwise/saxpy/N:16777216");
+  ck_assert(strstr(sax, "host-round-trip") && strstr(sax, "host-round-trip") < sax + line_len(sax));
   ck_assert(strstr(sax, "discarded=3") && strstr(sax, "discarded=3") < sax + line_len(sax));
   ck_assert(strstr(sax, "throttle=sw_power_cap,sw_thermal_slowdown"));
   const char *broken = line_of(text, "elementwise/broken/N:16");

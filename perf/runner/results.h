@@ -90,6 +90,7 @@ typedef struct {
   char name[256];
   int family_index, instance_index;
   int reference;
+  int host_round_trip;         /* bench_case.host_round_trip */
   double bytes, flops;         /* per run */
   rep_result *reps;
   int nreps;

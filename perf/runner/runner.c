@@ -356,6 +356,7 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
   r->family_index = bench_family_index(idx);
   r->instance_index = bench_instance_index(idx);
   r->reference = c->reference;
+  r->host_round_trip = c->host_round_trip;
   r->bytes = c->bytes;
   r->flops = c->flops;
   void *state = *shared;

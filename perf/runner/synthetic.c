@@ -54,7 +54,7 @@ static void synthetic_context(run_context *ctx) {
 }
 
 /* Four results: a plain one (3 repetitions), a timed-out reference, a failed one, and one with
- * discarded samples, clock throttling and FLOPs. */
+ * discarded samples, clock throttling, FLOPs and a host round trip. */
 void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
   static const double base[5] = {1000, 1010, 990, 1005, 995};
   synthetic_context(ctx);
@@ -96,6 +96,6 @@ void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
                                  .throttle = 0x4 | 0x20};
   }
   res[3] = (bench_result){.family_index = 3, .instance_index = 1, .bytes = 12.0 * 16777216, .flops = 2.0 * 16777216,
-                          .reps = g_sax_reps, .nreps = 2};
+                          .host_round_trip = 1, .reps = g_sax_reps, .nreps = 2};
   snprintf(res[3].name, sizeof res[3].name, "elementwise/saxpy/N:16777216");
 }

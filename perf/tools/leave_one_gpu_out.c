@@ -75,7 +75,7 @@ static void add(tally *t, const tally *u) {
   t->faster += u->faster;
 }
 
-static const char *const kReference[] = {"own GPU", "its kind", "all GPUs", "other kinds"}; /* gate_reference */
+static const char *const kReference[] = {"own GPU", "its kind", "all GPUs", "other kinds", "every host"}; /* gate_reference */
 
 /* Judges run r of f against `base` under policy p, adding to t. */
 static void judge_run(const gate_figures *f, size_t r, const gate_figures *base, const gate_policy *p, int list,
