@@ -137,3 +137,56 @@ void nvml_close(gpu_nvml *g) {
   dlclose(g->lib);
   free(g);
 }
+
+/* The NVLink links a GPU can have (NVML_NVLINK_MAX_LINKS of nvml.h). */
+#define NVLINK_MAX_LINKS 18
+
+typedef nvmlReturn_t (*fn_count)(unsigned int *);
+typedef nvmlReturn_t (*fn_by_index)(unsigned int, nvmlDevice_t *);
+typedef nvmlReturn_t (*fn_name)(nvmlDevice_t, char *, unsigned int);
+typedef nvmlReturn_t (*fn_link_state)(nvmlDevice_t, unsigned int, int *);
+
+int nvml_host(const char *lib, nvml_host_facts *h, char *err, size_t errlen) {
+  const char *path = lib ? lib : "libnvidia-ml.so.1";
+  memset(h, 0, sizeof *h);
+  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!dl) {
+    const char *why = dlerror();
+    snprintf(err, errlen, "cannot load %s (%s)", path, why ? why : "dlopen failed");
+    return -1;
+  }
+  fn_void init = LOAD(dl, fn_void, "nvmlInit_v2"), shutdown = LOAD(dl, fn_void, "nvmlShutdown");
+  fn_count count = LOAD(dl, fn_count, "nvmlDeviceGetCount_v2");
+  fn_by_index by_index = LOAD(dl, fn_by_index, "nvmlDeviceGetHandleByIndex_v2");
+  fn_name name = LOAD(dl, fn_name, "nvmlDeviceGetName");
+  fn_link_state link_state = LOAD(dl, fn_link_state, "nvmlDeviceGetNvLinkState");
+  fn_version driver = LOAD(dl, fn_version, "nvmlSystemGetDriverVersion");
+  if (!init || !shutdown || !count || !by_index || !name || !driver) {
+    snprintf(err, errlen, "%s lacks a needed NVML function", path);
+    dlclose(dl);
+    return -1;
+  }
+  if (init() != NVML_SUCCESS) {
+    snprintf(err, errlen, "nvmlInit_v2 failed");
+    dlclose(dl);
+    return -1;
+  }
+  unsigned n = 0;
+  nvmlDevice_t dev;
+  int ok = count(&n) == NVML_SUCCESS && n > 0 && by_index(0, &dev) == NVML_SUCCESS &&
+           name(dev, h->gpu_name, sizeof h->gpu_name) == NVML_SUCCESS &&
+           driver(h->driver, sizeof h->driver) == NVML_SUCCESS;
+  if (ok) {
+    h->gpus = (int)n;
+    /* A link that is not there answers an error: it counts as inactive. */
+    for (unsigned l = 0; link_state && l < NVLINK_MAX_LINKS; l++) {
+      int active = 0;
+      if (link_state(dev, l, &active) == NVML_SUCCESS && active == NVML_FEATURE_ENABLED) h->nvlinks++;
+    }
+  } else {
+    snprintf(err, errlen, "NVML lists no GPU, or cannot name device 0 or the driver");
+  }
+  shutdown();
+  dlclose(dl);
+  return ok ? 0 : -1;
+}

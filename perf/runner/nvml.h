@@ -32,4 +32,15 @@ void nvml_driver_version(gpu_nvml *g, char *buf, size_t len);
 
 void nvml_close(gpu_nvml *g);
 
+/* What the host adds to a GPU, for the testbed (perf/runner/testbed.h): the name of NVML's device 0,
+ * how many GPUs NVML sees on the host (CUDA_VISIBLE_DEVICES does not hide them), how many NVLink
+ * links of device 0 are active, and the driver version. Loads `lib` (NULL: "libnvidia-ml.so.1") on
+ * its own. 0, or -1 with the reason in err. */
+typedef struct {
+  char gpu_name[96];
+  int gpus, nvlinks;
+  char driver[64];
+} nvml_host_facts;
+int nvml_host(const char *lib, nvml_host_facts *h, char *err, size_t errlen);
+
 #endif

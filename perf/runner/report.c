@@ -95,6 +95,7 @@ static const char *kReserved[] = {
     "library_version", "library_build_type", "json_schema_version", "seed", "gpu",
     "copy_bandwidth_GBps", "copy_probe_bytes", "launch_ns", "nvml", "clock_filter", "l2_flush",
     "l2_flush_bytes", "l2_flush_method", "timing", "caches", "mhz_per_cpu", "cpu_scaling_enabled",
+    "testbed", "testbed_facts",
 };
 
 int report_context_key_reserved(const char *key) {
@@ -181,6 +182,17 @@ static json_t *context_json(const run_context *c) {
     json_object_set_new(o, "launch_ns", a);
   }
   set_str(o, "nvml", c->nvml);
+  if (c->testbed[0]) {
+    set_str(o, "testbed", c->testbed);
+    const testbed_facts *tb = &c->testbed_facts;
+    json_t *t = json_object();
+    set_str(t, "source", c->testbed_source);
+    set_int(t, "gpus", tb->gpus);
+    set_int(t, "nvlinks", tb->nvlinks);
+    set_str(t, "cpu_model", tb->cpu_model);
+    set_str(t, "driver", tb->driver);
+    json_object_set_new(o, "testbed_facts", t);
+  }
   char filter[160];
   if (c->clock_filter)
     snprintf(filter, sizeof filter, "samples with SM clock < %.2f x %.0f MHz discarded", c->min_clock_ratio,

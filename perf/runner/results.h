@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "perf/runner/testbed.h"
+
 typedef struct {
   char name[256];
   char uuid[64];               /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
@@ -46,6 +48,11 @@ typedef struct {
   const context_entry *user;   /* --benchmark_context entries */
   size_t n_user;
   gpu_info gpu;
+  /* The testbed (perf/runner/testbed.h): the runner's class of host, which the gate compares
+   * like with like; the facts it was made of, and whether PERF_TESTBED named it. */
+  char testbed[256];
+  testbed_facts testbed_facts;
+  const char *testbed_source;  /* "detected" or "PERF_TESTBED" */
   double copy_gbps;            /* device-to-device cudaMemcpy probe; 0: not measured */
   double copy_probe_bytes;     /* bytes moved (read + written) by one probe copy */
   char nvml[256];              /* "ok" or why NVML is unavailable */
