@@ -5,11 +5,22 @@
 # append history rows for an accepted run on the main branch, and render charts
 # and an HTML report (artifacts/report/index.html).
 #
-#   ci/gate.sh [--artifacts=DIR] [--history] [BAZEL FLAGS...]
+#   ci/gate.sh [--artifacts=DIR] [--history] [--against=REV | --baseline] [BAZEL FLAGS...]
 #
 #   --artifacts=DIR  where to put results (default: artifacts/)
 #   --history        append this run to baselines/history/<gpu>.csv if the gate passed
-#                    (CI does this on the main branch only)
+#                    (CI does this on the main branch only; not in A/B mode)
+#   --against=REV    A/B: judge the change against revision REV measured on this runner's own GPU
+#                    instead of against the baseline: REV is built in a worktree (sharing a disk
+#                    cache, so unchanged targets are not rebuilt), and each family's benchmark of both
+#                    sides runs in turn in one perf test (perf/gate/ab.c). A family whose benchmark
+#                    binary is identical on both sides is "unchanged" and not measured. The default
+#                    when the baselines have no run of this runner's testbed (its class of host,
+#                    perf/runner/testbed.h), with REV the merge base with $PERF_MAIN_BRANCH (default:
+#                    origin/main, else main). BAZEL FLAGS apply to the change only; the base is built
+#                    with --config=gpu and $PERF_AB_BAZEL_FLAGS.
+#   --baseline       judge against the baseline even when it has no run of this testbed (each perf
+#                    test then says so and compares nothing)
 # Also keeps the GPU slot records of the run (artifacts/slots.log: test, GPU, lock, start, end)
 # and their summary by ci/slots_report.sh (artifacts/slots.txt).
 # Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel), except
@@ -22,16 +33,26 @@ cd "$(dirname "$0")/.."
 
 artifacts=artifacts
 history=0
+against=""
+mode=auto
 bazel_flags=()
 for a in "$@"; do
   case "$a" in
     --artifacts=*) artifacts="${a#--artifacts=}" ;;
     --history) history=1 ;;
+    --against=*) against="${a#--against=}"; mode=ab
+                 [ -n "$against" ] || { echo "gate: --against= needs a revision (e.g. --against=origin/main)" >&2; exit 2; } ;;
+    --baseline) mode=baseline ;;
     *) bazel_flags+=("$a") ;;
   esac
 done
 
 read -r -a bazel <<<"${BAZEL:-bazel}"
+# A/B builds the base in another folder: a Bazel command given as a path in this repository
+# (an offline bundle's run-bazel.sh) must work from there too.
+for i in "${!bazel[@]}"; do
+  case "${bazel[$i]}" in /*) ;; *) [ -f "${bazel[$i]}" ] && bazel[$i]="$PWD/${bazel[$i]}" ;; esac
+done
 [ -n "${BAZEL:-}" ] || bash ci/setup.sh
 mkdir -p "$artifacts"
 artifacts="$(cd "$artifacts" && pwd)"
@@ -45,6 +66,54 @@ export PERF_COMMIT
 CUDA_PERF_GPU_MODEL="$(bash ci/gpu_model.sh)" || exit 2
 export CUDA_PERF_GPU_MODEL
 
+# The runner's testbed, and whether the baselines have runs of it: if not, A/B against the merge base.
+"${bazel[@]}" build //perf/tools:testbed //perf/gate:gate --config=gpu "${bazel_flags[@]}" >"$artifacts/build_tools.log" 2>&1 ||
+  { cat "$artifacts/build_tools.log"; echo "gate: //perf/tools:testbed or //perf/gate:gate did not build" >&2; exit 2; }
+bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)"
+testbed="$("$bin/perf/tools/testbed")" || exit 2
+echo "gate: this runner's testbed: $testbed"
+if [ "$mode" = auto ]; then
+  mode=ab
+  for f in baselines/*.json; do
+    [ -f "$f" ] || continue
+    if "$bin/perf/gate/gate" testbeds "$f" | cut -f3 | grep -Fxq -- "$testbed"; then mode=baseline; break; fi
+  done
+  if [ "$mode" = ab ]; then
+    main="${PERF_MAIN_BRANCH:-}"
+    if [ -z "$main" ]; then
+      main=main
+      git rev-parse -q --verify origin/main >/dev/null && main=origin/main
+    fi
+    against="$(git merge-base HEAD "$main" 2>/dev/null)" ||
+      { echo "gate: the baselines have no run of this testbed, and there is no merge base of HEAD and $main to A/B against: give --against=REV, set PERF_MAIN_BRANCH, or bless this host in (docs/gate.md)" >&2; exit 2; }
+    echo "gate: the baselines have no run of this testbed: A/B against the merge base with $main, $(git rev-parse --short=12 "$against")"
+  fi
+fi
+ab_flags=()
+ab_perf_flags=()
+if [ "$mode" = ab ]; then
+  base_rev="$(git rev-parse --verify -q "$against^{commit}")" ||
+    { echo "gate: --against=$against: not a revision of this repository (fetch it, or give a commit)" >&2; exit 2; }
+  base_short="$(git rev-parse --short=12 "$base_rev")"
+  # Both builds share a disk cache, so the base rebuilds only what the change touched.
+  cache="${PERF_AB_DISK_CACHE:-$HOME/.cache/cuda-perf-ab}"
+  worktree="${PERF_AB_WORKTREE:-${TMPDIR:-/tmp}/cuda-perf-ab-$base_short}"
+  mkdir -p "$cache"
+  if [ ! -d "$worktree" ]; then
+    git worktree add --detach "$worktree" "$base_rev" >/dev/null ||
+      { echo "gate: could not make a worktree of $base_short at $worktree" >&2; exit 2; }
+  fi
+  read -r -a base_flags <<<"${PERF_AB_BAZEL_FLAGS:-}"
+  echo "gate: building the base, $base_short, in $worktree"
+  (cd "$worktree" && "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" "${base_flags[@]}") \
+    >"$artifacts/build_base.log" 2>&1 ||
+    { tail -20 "$artifacts/build_base.log"; echo "gate: the base, $base_short, did not build (artifacts/build_base.log)" >&2; exit 2; }
+  base_bin="$(cd "$worktree" && "${bazel[@]}" info bazel-bin --config=gpu "${base_flags[@]}" 2>/dev/null)"
+  ab_flags=(--disk_cache="$cache")
+  # Only the perf tests need to know the base (the correctness tests' cached results stay valid).
+  ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short")
+fi
+
 slot_log="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}/slots.log"
 since="$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)"
 # Two passes of one command: first everything but the perf tests (they build every target, and the
@@ -55,11 +124,14 @@ since="$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)"
 # of the caller's choosing make one pass of them (two would run the perf tests twice).
 passes=(--test_tag_filters=-perf --test_tag_filters=perf)
 for f in "${bazel_flags[@]}"; do case "$f" in --test_tag_filters=*) passes=("$f") ;; esac; done
+first=("${ab_flags[@]}")
+[ ${#passes[@]} -eq 2 ] || first+=("${ab_perf_flags[@]}")  # one pass: the perf tests are in it
 set +e
-"${bazel[@]}" test //... --config=gpu "${passes[0]}" "${bazel_flags[@]}" 2>&1 | tee "$artifacts/bazel_test.log"
+"${bazel[@]}" test //... --config=gpu "${passes[0]}" "${first[@]}" "${bazel_flags[@]}" 2>&1 | tee "$artifacts/bazel_test.log"
 status=${PIPESTATUS[0]}
 if [ ${#passes[@]} -eq 2 ] && { [ "$status" -eq 0 ] || [ "$status" -eq 3 ]; }; then
-  "${bazel[@]}" test //... --config=gpu "${passes[1]}" "${bazel_flags[@]}" 2>&1 | tee -a "$artifacts/bazel_test.log"
+  "${bazel[@]}" test //... --config=gpu "${passes[1]}" "${ab_flags[@]}" "${ab_perf_flags[@]}" "${bazel_flags[@]}" 2>&1 |
+    tee -a "$artifacts/bazel_test.log"
   perf_status=${PIPESTATUS[0]}
   [ "$status" -ne 0 ] || status=$perf_status
 fi
@@ -108,9 +180,13 @@ done
 # appended is lost data: the job says so and fails (exit 5), though the tests passed.
 problems=()
 runs_found=0
-for f in "$artifacts"/perf/*_perf_test/*_bench.json; do [ -f "$f" ] && runs_found=$((runs_found + 1)); done
-[ "$runs_found" -gt 0 ] || problems+=("perf: no run JSON was collected from the perf tests (see bazel_test.log)")
-if [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
+for f in "$artifacts"/perf/*_perf_test/*_bench.json "$artifacts"/perf/*_perf_test/summary.md; do
+  [ -f "$f" ] && runs_found=$((runs_found + 1))
+done
+[ "$runs_found" -gt 0 ] || problems+=("perf: no run JSON or summary was collected from the perf tests (see bazel_test.log)")
+if [ "$history" -eq 1 ] && [ "$mode" = ab ]; then
+  echo "gate: --history: not appended in A/B mode (history rows are runs judged against the baseline)"
+elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
   gate=""
   if "${bazel[@]}" build //perf/gate:gate >/dev/null 2>&1; then
     gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate"
@@ -154,6 +230,21 @@ summary="$artifacts/summary.md"
     echo
   else
     echo "Report: \`report/index.html\` in the artifacts, ${charts:-0} charts."
+    echo
+  fi
+  echo "Testbed: \`$testbed\`."
+  if [ "$mode" = ab ]; then
+    echo "Judged A/B against $base_short on this runner's own GPU (no baseline of this testbed, or --against)."
+  else
+    echo "Judged against the baseline's runs of this testbed."
+  fi
+  echo
+  # Library references beyond their threshold: the environment changed (not a failure of the change).
+  env_lines="$(grep -h '^\*\*Environment changed:' "$artifacts"/perf/*/summary.md 2>/dev/null || true)"
+  if [ -n "$env_lines" ]; then
+    echo "## Environment changed"
+    echo
+    echo "$env_lines"
     echo
   fi
   for md in "$artifacts"/perf/*/summary.md; do [ -f "$md" ] && { cat "$md"; echo; }; done

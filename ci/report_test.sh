@@ -44,14 +44,19 @@ cat >"$work/bin/bazel" <<BAZEL
 case "\$1" in
   test) echo "stand-in bazel: \$*"; echo "\$*" >>"$work/test_calls"
         case "\$*" in *--test_tag_filters=-perf*) exit "\${FIRST_PASS_STATUS:-0}" ;; *) exit 0 ;; esac ;;
-  info) echo "$work/testlogs" ;;
+  build) exit 0 ;;
+  info) case "\$2" in bazel-bin) echo "$work/bazel-bin" ;; *) echo "$work/testlogs" ;; esac ;;
   run) shift; while [ "\$1" != "--" ]; do shift; done; shift
        [ -z "\${RENDER_FAILS:-}" ] || { echo "render: gnuplot failed (stand-in)" >&2; exit 1; }
        exec "$render" "\$@" ;;
   *) echo "stand-in bazel: unexpected \$*" >&2; exit 2 ;;
 esac
 BAZEL
-chmod +x "$work/bin/nvidia-smi" "$work/bin/bazel"
+# The runner's testbed, and a gate that finds it in the baselines: the job judges against them.
+mkdir -p "$work/bazel-bin/perf/tools" "$work/bazel-bin/perf/gate"
+printf '#!/bin/sh\necho "fixture testbed"\n' >"$work/bazel-bin/perf/tools/testbed"
+printf '#!/bin/sh\n[ "$1" = testbeds ] && printf "3\\t1\\tfixture testbed\\n"\n' >"$work/bazel-bin/perf/gate/gate"
+chmod +x "$work/bin/nvidia-smi" "$work/bin/bazel" "$work/bazel-bin/perf/tools/testbed" "$work/bazel-bin/perf/gate/gate"
 
 gate() {  # gate ARTIFACTS_DIR [BAZEL FLAGS]: runs the main job; its status in $st
   set +e

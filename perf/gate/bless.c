@@ -43,7 +43,7 @@ static int distinct_runs(char **paths, const gate_figures *runs, int n) {
  * baseline, merges and replaces it while holding the lock, so two families blessed at once
  * both stay (without it, the later rename dropped the family of the earlier). Returns the
  * descriptor that holds the lock (closing it lets go), or -1 after saying why. */
-static int lock_folder(const char *dir) {
+int lock_folder(const char *dir) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     fprintf(stderr, "gate: cannot open the baselines folder %s: %s (create it, or fix --baselines)\n", dir,

@@ -186,7 +186,7 @@ static void refuse_out_flags(const options *o) {
 
 /* An earlier check's file in the out_dir is removed before the benchmark runs: a benchmark
  * that writes no run JSON must not be judged by the last one's. */
-static void remove_stale(const char *dir, const char *name) {
+void remove_stale(const char *dir, const char *name) {
   char path[4200];
   format_path(path, sizeof path, "%s/%s", dir, name);
   if (unlink(path) != 0 && errno != ENOENT) {
@@ -194,6 +194,14 @@ static void remove_stale(const char *dir, const char *name) {
             strerror(errno));
     exit(EXIT_BAD_INPUT);
   }
+}
+
+static void measure(const options *o, const char *json_out, int again);
+
+void measure_bench(const options *o, const char *bench, const char *json_out, int again) {
+  options with = *o;
+  if (bench) with.bench = bench;
+  measure(&with, json_out, again);
 }
 
 /* Runs the benchmark into json_out; exits unless it ran and wrote its run JSON. */
@@ -264,10 +272,12 @@ void confirm_slower(const gate_figures *family_base, const gate_figures *again, 
       if (c2[j].v == VERDICT_SLOWER) {
         notes[i] = xasprintf("(confirmed: first %+.2f%%, re-measured %+.2f%%)", 100 * c[i].delta, 100 * c2[j].delta);
         c[i] = c2[j]; /* report the re-measured figures */
+        c[i].reasons |= REASON_CONFIRMED;
       } else {
         notes[i] = xasprintf("(first %+.2f%%, not confirmed: re-measured %+.2f%%)", 100 * c[i].delta,
                              100 * c2[j].delta);
         c[i].v = VERDICT_SAME;
+        c[i].reasons = (c[i].reasons & ~REASON_LIBRARY_REFERENCE) | REASON_NOT_CONFIRMED;
       }
       c[i].name = strdup(c[i].name);
     }
@@ -313,7 +323,8 @@ int write_reports(const options *o, const char *out_dir, const char *bench_name,
   format_path(path, sizeof path, "%s/summary.md", out_dir);
   FILE *md = open_report(path);
   if (md) {
-    char *title = xasprintf("%s on %s", bench_name, run->gpu.name);
+    char *title = o->against ? xasprintf("%s on %s, A/B against %s", bench_name, run->gpu.name, o->against)
+                             : xasprintf("%s on %s", bench_name, run->gpu.name);
     write_markdown(md, title, c, n, notes, o->policy.metric);
     free(title);
     failed += close_out(md, path);
@@ -321,7 +332,7 @@ int write_reports(const options *o, const char *out_dir, const char *bench_name,
     failed++;
   }
   format_path(path, sizeof path, "%s/verdicts.json", out_dir);
-  if (write_verdicts_json(path, run, c, n, o->policy.metric, err, sizeof err)) {
+  if (write_verdicts_json(path, run, c, n, o->policy.metric, o->against, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     failed++;
   }
@@ -338,6 +349,35 @@ int write_reports(const options *o, const char *out_dir, const char *bench_name,
   return failed;
 }
 
+int report_failures(const comparison *c, size_t n) {
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (c[i].v != VERDICT_SLOWER && c[i].v != VERDICT_MISSING) continue;
+    char msg[1024];
+    failure_message(&c[i], msg, sizeof msg);
+    fprintf(stderr, "%s %s\n", verdict_fails(&c[i]) ? "REGRESSION" : "ENVIRONMENT CHANGED", msg);
+    bad |= verdict_fails(&c[i]);
+  }
+  return bad;
+}
+
+/* A run of a testbed that the baseline has no run of at all: nothing is compared (another testbed
+ * never stands in, compare.h TESTBED); the gate says so and what to do. 1 when that is the case. */
+static int no_testbed_runs(const char *base_path, const gate_figures *family_base, const gate_figures *run) {
+  const char *testbed = testbed_of(run);
+  if (!testbed[0]) return 0;
+  for (size_t i = 0; i < family_base->nruns; i++)
+    if (strcmp(family_base->runs[i].testbed, testbed) == 0) return 0;
+  fprintf(stderr,
+          "\n*** NOTE: %s has no run of this testbed, '%s': nothing was compared (runs of other hosts never "
+          "stand in: docs/gate.md). ***\n"
+          "*** ci/gate.sh measures such a runner against its merge base instead (A/B on this GPU: ci/gate.sh "
+          "--against=REV); to gate it against a baseline, bless the host in: ci/soak.sh 2, then ci/bless.sh --add "
+          "soak/round*. ***\n\n",
+          base_path, testbed);
+  return 1;
+}
+
 int cmd_check(options *o) {
   if (!o->bench || !o->baselines) usage("check needs --bench=BIN and --baselines=DIR");
   check_baselines_folder(o->baselines);
@@ -346,6 +386,14 @@ int cmd_check(options *o) {
   const char *out_dir = o->out_dir ? o->out_dir : getenv("TEST_UNDECLARED_OUTPUTS_DIR");
   if (!out_dir) out_dir = ".";
   const char *bench_name = strrchr(o->bench, '/') ? strrchr(o->bench, '/') + 1 : o->bench;
+  /* A/B: ci/gate.sh --against=REV builds REV and names its bazel-bin in PERF_AB_BASE. */
+  const char *ab_base = getenv("PERF_AB_BASE");
+  if (!o->against_bench && ab_base && *ab_base) {
+    o->against_bench = xasprintf("%s/%s", ab_base, o->bench);
+    const char *label = getenv("PERF_AB_AGAINST");
+    o->against = label && *label ? label : ab_base;
+  }
+  if (o->against_bench) return cmd_check_ab(o, out_dir, bench_name);
   char run_path[4096], recheck_path[4096], base_path[4096];
   format_path(run_path, sizeof run_path, "%s/%s.json", out_dir, bench_name);
   format_path(recheck_path, sizeof recheck_path, "%s/%s.recheck.json", out_dir, bench_name);
@@ -360,6 +408,7 @@ int cmd_check(options *o) {
   format_path(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
   if (!file_exists(base_path)) return no_baseline(o, out_dir, &run, base_path);
   family_baseline(base_path, bench_name, &run, &base, &family_base);
+  if (no_testbed_runs(base_path, &family_base, &run)) return o->strict ? EXIT_REGRESSION : EXIT_PASS;
   comparison *c;
   size_t n = compare_figures(&family_base, &run, &o->policy, &c);
   char **notes = calloc(n + 1, sizeof *notes);
@@ -368,14 +417,7 @@ int cmd_check(options *o) {
   printf("\n");
   print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
   int unwritten = write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
-  int bad = 0;
-  for (size_t i = 0; i < n; i++)
-    if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
-      char msg[1024];
-      failure_message(&c[i], msg, sizeof msg);
-      fprintf(stderr, "REGRESSION %s\n", msg);
-      bad = 1;
-    }
+  int bad = report_failures(c, n);
   printf("\n%s: %zu compared, %zu slower, %zu faster, %zu new, %zu missing. Run JSON: %s\n", bad ? "FAIL" : "PASS", n,
          count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), count_verdicts(c, n, VERDICT_NEW),
          count_verdicts(c, n, VERDICT_MISSING), run_path);

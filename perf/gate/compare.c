@@ -321,10 +321,15 @@ static void judge(comparison *x, const scaled *bs, const scaled *rs, const gate_
     x->p_faster = context_test_greater(bs->contexts, bs->ncontexts, rs->contexts, rs->ncontexts).p;
   }
   double change_ns = rs->time - bs->time;
-  if (x->delta > x->threshold && x->p_slower < p->alpha && change_ns > p->min_delta_ns)
-    x->v = VERDICT_SLOWER;
-  else if (x->delta < -x->threshold && x->p_faster < p->alpha && -change_ns > p->min_delta_ns)
-    x->v = VERDICT_FASTER;
+  /* The criteria, read in the direction of the change (reasons). */
+  int up = x->delta >= 0;
+  x->reasons = 0;
+  if (up ? x->delta > x->threshold : x->delta < -x->threshold) x->reasons |= REASON_BEYOND_THRESHOLD;
+  if ((up ? x->p_slower : x->p_faster) < p->alpha) x->reasons |= REASON_SIGNIFICANT;
+  if (fabs(change_ns) > p->min_delta_ns) x->reasons |= REASON_ABOVE_FLOOR;
+  unsigned all = REASON_BEYOND_THRESHOLD | REASON_SIGNIFICANT | REASON_ABOVE_FLOOR;
+  if ((x->reasons & all) == all)
+    x->v = up ? VERDICT_SLOWER : VERDICT_FASTER;
   else
     x->v = VERDICT_SAME;
 }
@@ -426,7 +431,64 @@ static double probe_borne_out(const comparison *c, size_t n) {
   return w;
 }
 
-size_t compare_figures(const gate_figures *base, const gate_figures *run, const gate_policy *p, comparison **out) {
+const char *testbed_of(const gate_figures *f) {
+  if (f->nruns == 0 || !f->runs[0].testbed[0]) return "";
+  for (size_t i = 1; i < f->nruns; i++)
+    if (strcmp(f->runs[i].testbed, f->runs[0].testbed) != 0) return "";
+  return f->runs[0].testbed;
+}
+
+/* A shallow view of base whose benchmarks keep only their runs made on `testbed`; a benchmark with
+ * none is left out. Free with free_testbed_view. */
+static void testbed_view(const gate_figures *base, const char *testbed, gate_figures *view) {
+  *view = *base;
+  view->b = calloc(base->n + 1, sizeof *view->b);
+  view->n = 0;
+  for (size_t i = 0; i < base->n; i++) {
+    const gate_bench *b = &base->b[i];
+    gate_bench v = *b;
+    v.runs = malloc((b->nruns + 1) * sizeof *v.runs);
+    v.nruns = 0;
+    for (size_t r = 0; r < b->nruns; r++)
+      if (b->runs[r].run < base->nruns && strcmp(base->runs[b->runs[r].run].testbed, testbed) == 0)
+        v.runs[v.nruns++] = b->runs[r];
+    if (v.nruns) view->b[view->n++] = v;
+    else free(v.runs);
+  }
+}
+
+static void free_testbed_view(gate_figures *view) {
+  for (size_t i = 0; i < view->n; i++) free(view->b[i].runs);
+  free(view->b);
+}
+
+int verdict_fails(const comparison *c) {
+  return (c->v == VERDICT_SLOWER && !c->library_reference) || c->v == VERDICT_MISSING;
+}
+
+void reason_names(unsigned reasons, char *buf, size_t len) {
+  static const char *const kNames[] = {"beyond_threshold", "significant", "above_floor", "confirmed",
+                                       "not_confirmed", "library_reference", "no_run_of_this_testbed",
+                                       "run_has_no_testbed"};
+  size_t k = 0;
+  if (len) buf[0] = '\0';
+  for (size_t i = 0; i < sizeof kNames / sizeof *kNames; i++) {
+    if (!(reasons & (1u << i))) continue;
+    int m = snprintf(buf + k, len > k ? len - k : 0, "%s%s", k ? "," : "", kNames[i]);
+    if (m > 0) k += (size_t)m;
+  }
+}
+
+/* Compares base (limited to the run's testbed, TESTBED) with run. */
+size_t compare_figures(const gate_figures *full_base, const gate_figures *run, const gate_policy *p,
+                       comparison **out) {
+  const char *testbed = testbed_of(run);
+  gate_figures limited;
+  const gate_figures *base = full_base;
+  if (testbed[0]) {
+    testbed_view(full_base, testbed, &limited);
+    base = &limited;
+  }
   comparison *c = calloc(base->n + run->n + 1, sizeof *c);
   size_t n = 0;
   double copy_ref = median_copy(base), run_copy = median_copy(run);
@@ -441,6 +503,8 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     comparison *x = &c[n++];
     x->name = run->b[i].name;
     x->v = VERDICT_NEW;
+    x->no_testbed_runs = find_bench(full_base, run->b[i].name) != NULL;
+    if (x->no_testbed_runs) x->reasons |= REASON_NO_TESTBED_RUNS;
     x->launch_shift_ns = x->launch_probe_ns = NAN;
     scaled rs = scale_bench(run, &run->b[i], p->metric, copy_ref > 0 ? copy_ref : median_copy(run), 0, 1);
     x->run_ns = rs.time;
@@ -450,6 +514,14 @@ size_t compare_figures(const gate_figures *base, const gate_figures *run, const 
     x->run_copy_frac = copy_fraction(run, &run->b[i]);
     free(rs.contexts);
   }
+  for (size_t i = 0; i < n; i++) {
+    const gate_bench *rb = find_bench(run, c[i].name);
+    c[i].testbed = testbed;
+    c[i].library_reference = rb && rb->library_reference;
+    if (!testbed[0] && c[i].v != VERDICT_NEW) c[i].reasons |= REASON_NO_TESTBED;
+    if (c[i].v == VERDICT_SLOWER && c[i].library_reference) c[i].reasons |= REASON_LIBRARY_REFERENCE;
+  }
+  if (base == &limited) free_testbed_view(&limited);
   *out = c;
   return n;
 }

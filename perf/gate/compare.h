@@ -66,6 +66,19 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
  * allowed 33 % (docs/RESULTS.md, "Host round trips are judged against every host"). A runner
  * blessed in is still compared with its own runs. */
 
+/* TESTBED: the baseline's side is only ever the runs of the run's own testbed (the runner's class of
+ * host: GPU model, GPU count and NVLink, CPU model, driver; perf/runner/testbed.h). Hosts of one GPU
+ * model differ: on 2- and 4-GPU H100 hosts an empty kernel's launch reads 1.6-1.75 us more than on
+ * the one-GPU hosts of the baselines, and unchanged memset + kernel benchmarks failed there at +8 to
+ * +10 % (docs/RESULTS.md). A benchmark with no run of the run's testbed is "new" for it, said in the
+ * evidence ("no run of this testbed"): another testbed never stands in. A run without a testbed (a
+ * file from before the field) is compared with every run, and says so. Within the testbed the rules
+ * below (own GPU, kind, all) apply as before. */
+
+/* GATE_POLICY_VERSION: the decision rule every verdict was made with (verdicts.json); it changes when
+ * the rule does. 3: testbeds; library references never fail a merge alone. */
+#define GATE_POLICY_VERSION 3
+
 typedef struct {
   char family[64];
   double tolerance;
@@ -126,7 +139,30 @@ typedef struct {
    * has no probe, times are as measured. */
   double launch_probe_ns, launch_shift_ns;
   size_t probes_ignored; /* runs of either side whose probe was interrupted (probe_interrupted): as measured */
+  const char *testbed;    /* the run's testbed, which the baseline's side was limited to; "" none (TESTBED) */
+  int no_testbed_runs;    /* "new" because the baseline has this benchmark from other testbeds only */
+  int library_reference;  /* a library's kernel (cuBLAS, CUB, cudaMemcpy): beyond its threshold it marks the run
+                             "environment changed" and never fails alone (verdict_fails) */
+  unsigned reasons;       /* REASON_* bits: why the verdict is what it is (reason_names) */
 } comparison;
+
+/* Why a verdict is what it is: each criterion of judge() that held, and what happened after. */
+enum {
+  REASON_BEYOND_THRESHOLD = 1u << 0, /* |delta| above the threshold, in the verdict's direction */
+  REASON_SIGNIFICANT = 1u << 1,      /* the test on contexts gave p < alpha */
+  REASON_ABOVE_FLOOR = 1u << 2,      /* the change exceeds min_delta_ns */
+  REASON_CONFIRMED = 1u << 3,        /* the re-measure in a fresh process agreed */
+  REASON_NOT_CONFIRMED = 1u << 4,    /* ... or did not: "same" */
+  REASON_LIBRARY_REFERENCE = 1u << 5,/* slower, but a library's kernel: the environment changed */
+  REASON_NO_TESTBED_RUNS = 1u << 6,  /* new for this testbed */
+  REASON_NO_TESTBED = 1u << 7,       /* the run names no testbed: compared with every testbed's runs */
+};
+/* The names of the bits of `reasons`, comma-separated, into buf ("" when none). */
+void reason_names(unsigned reasons, char *buf, size_t len);
+/* Whether c fails the gate: slower (a library reference aside) or missing. */
+int verdict_fails(const comparison *c);
+/* The testbed all of f's runs share; "" when they have none or differ. */
+const char *testbed_of(const gate_figures *f);
 
 /* The launch probe behind a measure: the --contexts one for a benchmark measured in several
  * contexts, else the first context's. 0: not measured. */

@@ -451,6 +451,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       out->runs[i].copy_bytes_per_second = positive(&c, r, where, "copy_bytes_per_second");
       read_flush_method(&c, r, where, "l2_flush", out->runs[i].l2_flush, sizeof out->runs[i].l2_flush);
       optional_str(&c, r, where, "gpu_uuid", "", out->runs[i].gpu_uuid, sizeof out->runs[i].gpu_uuid);
+      optional_str(&c, r, where, "testbed", "", out->runs[i].testbed, sizeof out->runs[i].testbed);
       read_contexts_method(&c, r, where, &out->runs[i], 1);
       out->runs[i].launch_first_ns = optional_probe(&c, r, where, "launch_first_ns");
       out->runs[i].launch_contexts_ns = optional_probe(&c, r, where, "launch_contexts_ns");
@@ -571,6 +572,7 @@ static json_t *runs_json(ctx *c, const gate_figures *f) {
     /* warmup_s only when there was one: absent reads as 0, so baselines of runs without a warm-up
      * (all of them before --warmup) load and save byte for byte as they were. */
     if (o && ((r->warmup_s != 0 && json_object_set_new(o, "warmup_s", json_real(r->warmup_s)) != 0) ||
+              (r->testbed[0] && json_object_set_new(o, "testbed", json_string(r->testbed)) != 0) ||
               json_object_set_new(o, "launch_first_ns", json_real(r->launch_first_ns)) != 0 ||
               json_object_set_new(o, "launch_contexts_ns", json_real(r->launch_contexts_ns)) != 0)) {
       json_decref(o);
@@ -792,6 +794,7 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
         b->runs = calloc(n + 1, sizeof *b->runs);
       }
       b->host_round_trip |= rb->host_round_trip;
+      b->library_reference |= rb->library_reference;
       gate_measure *m = &b->runs[b->nruns++];
       m->run = r;
       m->median_ns = rb->runs[0].median_ns;
@@ -850,6 +853,7 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
     read_flush_method(c, cx, "context", "l2_flush_method", info->l2_flush, sizeof info->l2_flush);
   json_t *gpu_cx = json_object_get(cx, "gpu");
   if (json_is_object(gpu_cx)) optional_str(c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
+  optional_str(c, cx, "context", "testbed", "", info->testbed, sizeof info->testbed);
   json_t *timing = json_object_get(cx, "timing");
   read_contexts_method(c, json_is_object(timing) ? timing : cx, "context.timing", info, 0);
   info->warmup_s = optional_warmup(c, timing, "context.timing", "min_warmup_time_s", "re-run the benchmark");
@@ -889,6 +893,8 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
     b->bytes_per_second = bps * real; /* bytes per run, until the median is known */
   }
   b->host_round_trip |= optional_flag(c, e, where, "host_round_trip");
+  json_t *label = json_object_get(e, "label");
+  b->library_reference |= json_is_string(label) && strcmp(json_string_value(label), "reference") == 0;
   gate_measure *m = &b->runs[0];
   /* --contexts: the repetition's medians of each context (else, below, its one context). */
   json_t *cm = json_object_get(e, "context_medians");
@@ -1096,6 +1102,7 @@ static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t
   dst->name = strdup(src->name);
   dst->bytes_per_second = more ? more->bytes_per_second : src->bytes_per_second; /* the newest figure */
   dst->host_round_trip = more ? more->host_round_trip : src->host_round_trip;     /* as the newest code is */
+  dst->library_reference = more ? more->library_reference : src->library_reference;
   dst->nruns = 0;
   dst->runs = calloc(src->nruns + extra + 1, sizeof *dst->runs);
   for (size_t r = 0; r < src->nruns + extra; r++) {

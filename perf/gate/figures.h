@@ -40,6 +40,8 @@ typedef struct {
   double bytes_per_second; /* of the overall median */
   int host_round_trip;    /* its timed region waits on the host ("host_round_trip": true in the run's
                              entries and the baseline's benchmark; perf/gate/compare.h) */
+  int library_reference;  /* a library's kernel the others are measured against (label "reference" in
+                             the run's entries): it never fails a merge alone (perf/gate/compare.h) */
   gate_measure *runs;     /* one per run that measured it (a run file has one) */
   size_t nruns;
 } gate_bench;
@@ -50,6 +52,9 @@ typedef struct {
   double copy_bytes_per_second; /* device-to-device copy probe of that run */
   char l2_flush[16];            /* how samples were taken: "read", "write" (memset) or "hot" */
   char gpu_uuid[64];            /* which GPU of the model ("" in files made before the field) */
+  /* The runner's class of host (perf/runner/testbed.h): a run is compared only with runs of its
+   * own testbed (perf/gate/compare.h). "" in files made before the field. */
+  char testbed[256];
   int contexts;                 /* --contexts: short benchmarks were measured in this many contexts */
   double contexts_below_s;      /* ... "short": a median under this */
   int long_contexts;            /* --long_contexts: the long ones in the first this many (0: the first alone) */

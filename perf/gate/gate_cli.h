@@ -20,6 +20,11 @@ typedef struct {
   int contexts; /* check: the benchmark measures short benchmarks in this many CUDA contexts */
   int long_contexts; /* check: ... and long ones in the first this many of them */
   double warmup_s; /* check: seconds of warm-up per benchmark and context (0: the benchmark's one warm-up run) */
+  /* check, A/B: the base revision's benchmark binary, measured interleaved with --bench on this GPU
+   * instead of comparing with a baseline (perf/gate/ab.c), and what that revision is called */
+  const char *against_bench, *against;
+  const char *label_testbed; /* testbeds --label: the testbed of the runs made before the field */
+  int pairs; /* check, A/B: how many base/change pairs of processes (ABBA order) */
   char **rest; /* positional arguments, or benchmark flags after -- for check */
   int nrest;
 } options;
@@ -49,7 +54,21 @@ void confirm_slower(const gate_figures *family_base, const gate_figures *again, 
 int write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
                   const comparison *c, size_t n, const char *const *notes);
 
+/* Prints each slower or missing verdict (REGRESSION, or ENVIRONMENT CHANGED for a library
+ * reference); 1 when one of them fails the gate (verdict_fails). */
+int report_failures(const comparison *c, size_t n);
+/* Runs o->bench (or `bench` when not NULL) into json_out; exits unless it ran and wrote its run JSON. */
+void measure_bench(const options *o, const char *bench, const char *json_out, int again);
+/* Removes an earlier check's file `name` from dir, or exits 2. */
+void remove_stale(const char *dir, const char *name);
+/* gate check in A/B mode (o->against_bench): perf/gate/ab.c. */
+int cmd_check_ab(options *o, const char *out_dir, const char *bench_name);
+
+/* An exclusive flock of a baselines folder (bless.c): the descriptor that holds it, or -1 after saying why. */
+int lock_folder(const char *dir);
+
 int cmd_check(options *o);
+int cmd_testbeds(options *o);
 int cmd_bless(options *o);
 int cmd_history(options *o);
 

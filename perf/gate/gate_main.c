@@ -20,6 +20,10 @@
  *       --warmup=S: S seconds of warm-up per benchmark and context (the benchmark's
  *       --benchmark_min_warmup_time); a family whose kernels' clock settles under load uses it, and its
  *       baseline must be made the same way. 0 to 60; default 0, the benchmark's one warm-up run.
+ *       A/B (--against_bench=BASE_BIN, or PERF_AB_BASE=DIR for DIR/BIN; ci/gate.sh --against=REV): the
+ *       base revision's build of the benchmark and BIN are measured in turn on this GPU (--pairs=N
+ *       pairs of processes, ABBA order) and judged as a runner against its own runs, with the same
+ *       confirmation; identical binaries are "unchanged", not measured (perf/gate/ab.c).
  *   gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json
  *       Judges a run already measured, as gate check did or would now: against FILE, or the
  *       baseline of its GPU in DIR; --recheck gives the re-measure gate check wrote beside it
@@ -40,6 +44,10 @@
  *       FILE must be the verdicts.json gate check wrote for RUN.json (same gpu.name, run.date,
  *       run.host); fields that would break an unquoted CSV row, and a file that does not end in
  *       a line break or start with a history header, are refused.
+ *   gate testbeds [--label=TESTBED] BASELINE.json
+ *       Lists the testbeds the baseline has runs of (runs, GPUs, testbed per line; "(none)" for runs
+ *       made before the field); --label names the testbed of those runs (a migration), under the
+ *       folder's lock, and saves the baseline atomically.
  *   gate --help, gate COMMAND --help
  *
  * verdicts.json: {"metric": "time" | "copy_ratio", "gpu": {"name", "uuid"},
@@ -68,13 +76,20 @@ static void print_usage(FILE *out) {
           "usage:\n"
           "  gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N (1..1000)]\n"
           "               [--contexts=K (16)] [--long_contexts=L (4)] [--warmup=S (0)] [--out_dir=DIR]\n"
-          "               [--no_recheck] [-- BENCHMARK FLAGS]\n"
+          "               [--no_recheck] [--against_bench=BASE_BIN [--against=REV] [--pairs=N (2)]]\n"
+          "               [-- BENCHMARK FLAGS]\n"
           "      run BIN, compare with DIR/<gpu>.json, re-measure what looks slower; writes the run JSON,\n"
           "      summary.md and verdicts.json to --out_dir, JUnit XML to $XML_OUTPUT_FILE. The gate sets\n"
           "      --benchmark_out and --benchmark_out_format: do not give them after --\n"
           "      --warmup=S: S seconds (0..60) of warm-up per benchmark and context (the benchmark's\n"
           "      --benchmark_min_warmup_time: not after --); a family whose kernels' clock settles under\n"
           "      load uses it, and its baseline must be made the same way\n"
+          "      --against_bench: A/B instead of a baseline: BASE_BIN (the base revision REV's build of the same\n"
+          "      benchmark; or $PERF_AB_BASE/BIN, $PERF_AB_AGAINST naming REV) and BIN measured in turn on this\n"
+          "      GPU, N pairs of processes; an identical binary is reported unchanged and not measured\n"
+          "  gate testbeds [--label=TESTBED] BASELINE.json\n"
+          "      list the testbeds (runner host classes) the baseline has runs of; --label names the testbed\n"
+          "      of its runs that have none (a migration of baselines made before testbeds)\n"
           "  gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json\n"
           "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
           "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts; --out_dir: write\n"
@@ -182,6 +197,8 @@ static options parse(int argc, char **argv) {
       {"add", no_argument, 0, 'A'},              {"help", no_argument, 0, 'h'},
       {"recheck", required_argument, 0, 'R'},    {"long_contexts", required_argument, 0, 'L'},
       {"only", required_argument, 0, 'O'},       {"warmup", required_argument, 0, 'W'},
+      {"against_bench", required_argument, 0, 'X'}, {"against", required_argument, 0, 'Y'},
+      {"pairs", required_argument, 0, 'P'},     {"label", required_argument, 0, 'l'},
       {0, 0, 0, 0}};
   int c;
   char err[512];
@@ -215,6 +232,10 @@ static options parse(int argc, char **argv) {
       case 'c': o.contexts = integer_arg("contexts", optarg, 1, 256); break;
       case 'L': o.long_contexts = integer_arg("long_contexts", optarg, 0, 256); break;
       case 'W': o.warmup_s = seconds_arg("warmup", optarg, 60); break;
+      case 'X': o.against_bench = optarg; break;
+      case 'Y': o.against = optarg; break;
+      case 'l': o.label_testbed = optarg; break;
+      case 'P': o.pairs = integer_arg("pairs", optarg, 1, 20); break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
       case 'h': print_usage(stdout); exit(EXIT_PASS);
       default: usage("unknown flag");
@@ -303,12 +324,13 @@ static int cmd_compare(options *o) {
     free(bench_name);
   }
   free(family_base.b);
-  int bad = count_verdicts(c, n, VERDICT_SLOWER) + count_verdicts(c, n, VERDICT_MISSING) > 0;
+  int bad = 0;
   for (size_t i = 0; i < n; i++)
     if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
       char msg[1024];
       failure_message(&c[i], msg, sizeof msg);
-      printf("REGRESSION %s\n", msg);
+      printf("%s %s\n", verdict_fails(&c[i]) ? "REGRESSION" : "ENVIRONMENT CHANGED", msg);
+      bad |= verdict_fails(&c[i]);
     }
   for (size_t i = 0; i < n; i++) free(notes[i]);
   free(notes);
@@ -334,6 +356,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "compare")) return cmd_compare(&o);
   if (!strcmp(argv[1], "bless")) return cmd_bless(&o);
   if (!strcmp(argv[1], "history")) return cmd_history(&o);
-  usage("unknown command (want check, compare, bless or history)");
+  if (!strcmp(argv[1], "testbeds")) return cmd_testbeds(&o);
+  usage("unknown command (want check, compare, bless, history or testbeds)");
   return EXIT_BAD_INPUT;
 }

@@ -6,6 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* a then b, malloc'ed. */
+static char *xstrcat(const char *a, const char *b) {
+  char *s = malloc(strlen(a) + strlen(b) + 1);
+  if (s) {
+    strcpy(s, a);
+    strcat(s, b);
+  }
+  return s;
+}
+
 int close_report(FILE *f, const char *path, char *err, size_t errlen) {
   errno = 0;
   int failed = fflush(f) != 0 || ferror(f);
@@ -32,7 +42,9 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   char bs[16], rs[16];
   count_text(c->base_samples, bs, sizeof bs);
   count_text(c->run_samples, rs, sizeof rs);
-  if (c->v == VERDICT_NEW) snprintf(buf, len, "new: %zu ctx/%s", c->run_contexts, rs);
+  if (c->v == VERDICT_NEW && c->no_testbed_runs)
+    snprintf(buf, len, "new: %zu ctx/%s, no run of this testbed", c->run_contexts, rs);
+  else if (c->v == VERDICT_NEW) snprintf(buf, len, "new: %zu ctx/%s", c->run_contexts, rs);
   else if (c->v == VERDICT_MISSING) snprintf(buf, len, "%zu ctx/%s vs none", c->base_contexts, bs);
   else snprintf(buf, len, "%zu ctx/%s vs %zu ctx/%s", c->base_contexts, bs, c->run_contexts, rs);
   size_t used = strlen(buf);
@@ -50,6 +62,10 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   if (c->probes_ignored > 0 && used < len)
     snprintf(buf + used, len - used, ", %zu interrupted probe%s ignored", c->probes_ignored, c->probes_ignored > 1 ? "s" : "");
   used = strlen(buf);
+  if (c->v != VERDICT_NEW && (c->reasons & REASON_NO_TESTBED) && used < len) {
+    snprintf(buf + used, len - used, ", every testbed (the run names none)");
+    used = strlen(buf);
+  }
   if (c->v != VERDICT_NEW && used < len) { /* which runs the baseline's side is (compare.h) */
     if (c->own_gpu) snprintf(buf + used, len - used, ", this GPU's %zu runs", c->base_runs);
     else if (c->host_round_trip)
@@ -70,6 +86,12 @@ void failure_message(const comparison *c, char *buf, size_t len) {
   }
   char evidence[192];
   evidence_text(c, evidence, sizeof evidence);
+  if (c->v == VERDICT_SLOWER && c->library_reference) {
+    snprintf(buf, len, "%s: a library reference, slower by %+.1f%% (allowed %.1f%%, p=%.2g; %s): the environment "
+             "changed (driver, library, clocks or host), not this change's kernels; it does not fail the gate",
+             c->name, 100 * c->delta, 100 * c->threshold, c->p_slower, evidence);
+    return;
+  }
   snprintf(buf, len,
            "%s: %s by %+.1f%% (baseline %.4g us = %.1f GB/s, now %.4g us = %.1f GB/s; allowed %.1f%%, "
            "baseline noise %.1f%%, p=%.2g on contexts: %s)",
@@ -121,14 +143,27 @@ void print_table(FILE *out, const comparison *c, size_t n, const char *const *no
 
 void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
                     gate_metric metric) {
-  size_t slower = 0, faster = 0, missing = 0, added = 0;
+  size_t slower = 0, faster = 0, missing = 0, added = 0, environment = 0, failing = 0;
   for (size_t i = 0; i < n; i++) {
-    slower += c[i].v == VERDICT_SLOWER;
+    failing += verdict_fails(&c[i]);
+    environment += c[i].v == VERDICT_SLOWER && c[i].library_reference;
+    slower += c[i].v == VERDICT_SLOWER && !c[i].library_reference;
     faster += c[i].v == VERDICT_FASTER;
     missing += c[i].v == VERDICT_MISSING;
     added += c[i].v == VERDICT_NEW;
   }
-  fprintf(out, "## %s: %s\n\n", title, slower || missing ? "FAILED" : "passed");
+  fprintf(out, "## %s: %s\n\n", title, failing ? "FAILED" : "passed");
+  if (environment) {
+    fprintf(out, "**Environment changed:** ");
+    for (size_t i = 0, k = 0; i < n; i++)
+      if (c[i].v == VERDICT_SLOWER && c[i].library_reference)
+        fprintf(out, "%s`%s` %+.2f%% (allowed %.1f%%)", k++ ? ", " : "", c[i].name, 100 * c[i].delta,
+                100 * c[i].threshold);
+    fprintf(out, ": library references run slower than their baseline. Their code is not this change's, so this "
+            "does not fail the gate; it says the driver, a library, the clocks or the host changed.\n\n");
+  }
+  if (n && c[0].testbed && c[0].testbed[0])
+    fprintf(out, "Testbed: `%s`; the baseline's side is its runs alone.\n\n", c[0].testbed);
   fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing (gated on %s).\n\n", n, slower, faster,
           added, missing, metric_name(metric));
   fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
@@ -160,8 +195,9 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
               100 * x->threshold, x->delta >= 0 ? x->p_slower : x->p_faster, x->run_gbps, 100 * x->run_copy_frac,
               evidence);
     const char *note = notes && notes[i] ? notes[i] : "";
-    fprintf(out, "%s%s%s%s%s |\n", x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "", verdict_name(x->v),
-            x->v == VERDICT_SLOWER || x->v == VERDICT_MISSING ? "**" : "", *note ? " " : "", note);
+    fprintf(out, "%s%s%s%s%s%s |\n", verdict_fails(x) ? "**" : "", verdict_name(x->v), verdict_fails(x) ? "**" : "",
+            x->v == VERDICT_SLOWER && x->library_reference ? " (library reference: environment changed)" : "",
+            *note ? " " : "", note);
   }
 }
 
@@ -179,7 +215,7 @@ static void xml_escaped(FILE *out, const char *s) {
 
 void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, const char *const *notes) {
   size_t failures = 0;
-  for (size_t i = 0; i < n; i++) failures += c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING;
+  for (size_t i = 0; i < n; i++) failures += verdict_fails(&c[i]);
   fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
   fprintf(out, "  <testsuite name=\"");
   xml_escaped(out, suite);
@@ -192,7 +228,7 @@ void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, co
     fprintf(out, "\" time=\"%.9f\">", c[i].run_ns / 1e9);
     char msg[1024];
     failure_message(&c[i], msg, sizeof msg);
-    if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
+    if (verdict_fails(&c[i])) {
       fprintf(out, "<failure message=\"");
       xml_escaped(out, msg);
       fprintf(out, "\"/>");
@@ -213,8 +249,17 @@ void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, co
 
 /* One verdict; NULL when a figure is not finite (jansson cannot write it). */
 static json_t *verdict_json(const comparison *c) {
-  json_t *e = json_pack("{s:s, s:s}", "name", c->name, "verdict", verdict_name(c->v));
+  char reasons[256];
+  reason_names(c->reasons, reasons, sizeof reasons);
+  json_t *why = json_array();
+  for (char *tok = strtok(reasons, ","); tok; tok = strtok(NULL, ",")) json_array_append_new(why, json_string(tok));
+  /* What decided it, read from here by the report and the charts, never recomputed: the rule's
+   * version, the testbed, the threshold applied (below) and the reasons. */
+  json_t *e = json_pack("{s:s, s:s, s:b, s:i, s:o, s:b}", "name", c->name, "verdict", verdict_name(c->v), "fails",
+                        verdict_fails(c), "policy_version", GATE_POLICY_VERSION, "reasons", why, "library_reference",
+                        c->library_reference);
   int bad = !e;
+  if (c->testbed && c->testbed[0]) bad |= !e || json_object_set_new(e, "testbed", json_string(c->testbed));
   if (c->v != VERDICT_NEW) bad |= !e || json_object_set_new(e, "baseline_ns", json_real(c->base_ns));
   if (c->v != VERDICT_MISSING) bad |= !e || json_object_set_new(e, "run_ns", json_real(c->run_ns));
   if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING) {
@@ -251,7 +296,7 @@ static json_t *verdict_json(const comparison *c) {
 }
 
 int write_verdicts_json(const char *path, const gate_figures *run, const comparison *c, size_t n, gate_metric metric,
-                        char *err, size_t errlen) {
+                        const char *compared_with, char *err, size_t errlen) {
   json_t *a = json_array();
   for (size_t i = 0; i < n; i++)
     if (json_array_append_new(a, verdict_json(&c[i])) != 0) {
@@ -264,6 +309,14 @@ int write_verdicts_json(const char *path, const gate_figures *run, const compari
                            metric == METRIC_TIME ? "time" : "copy_ratio", "gpu", "name", run->gpu.name, "uuid",
                            info->gpu_uuid, "run", "date", info->date, "host", info->host, "commit", info->commit,
                            "verdicts", a);
+  char *with = compared_with ? xstrcat("revision ", compared_with) : NULL;
+  if (root && (json_object_set_new(root, "compared_with", json_string(with ? with : "baseline")) != 0 ||
+               json_object_set_new(root, "policy_version", json_integer(GATE_POLICY_VERSION)) != 0 ||
+               json_object_set_new(root, "testbed", json_string(testbed_of(run))) != 0)) {
+    json_decref(root);
+    root = NULL;
+  }
+  free(with);
   if (!root) {
     snprintf(err, errlen, "%s: not written: could not build the JSON document", path);
     return 1;

@@ -22,7 +22,8 @@ void failure_message(const comparison *c, char *buf, size_t len);
 /* verdicts.json: {"metric", "gpu": {"name", "uuid"}, "run": {"date", "host", "commit"},
  * "verdicts": [...]}; gpu and run are those of `run` (the first measurement), so a verdicts
  * file names what it judged. 0 when written; else 1 and a message naming the file. */
+/* compared_with: NULL for the baseline, else the base revision of an A/B run ("compared_with" in the file). */
 int write_verdicts_json(const char *path, const gate_figures *run, const comparison *c, size_t n, gate_metric metric,
-                        char *err, size_t errlen);
+                        const char *compared_with, char *err, size_t errlen);
 
 #endif

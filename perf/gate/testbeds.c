@@ -1,0 +1,68 @@
+/* gate testbeds: which testbeds a baseline holds runs of (ci/gate.sh asks whether this runner's is
+ * among them), and --label, which names the testbed of runs made before the field (a migration). */
+#define _GNU_SOURCE
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perf/gate/gate_cli.h"
+
+/* Prints "RUNS<TAB>GPUS<TAB>TESTBED" per testbed, in order of first appearance ("" as "(none)"). */
+static void list(const gate_figures *f) {
+  for (size_t i = 0; i < f->nruns; i++) {
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) seen = strcmp(f->runs[j].testbed, f->runs[i].testbed) == 0;
+    if (seen) continue;
+    size_t runs = 0, gpus = 0;
+    for (size_t j = i; j < f->nruns; j++) {
+      if (strcmp(f->runs[j].testbed, f->runs[i].testbed) != 0) continue;
+      runs++;
+      int first = 1;
+      for (size_t k = i; k < j && first; k++)
+        first = !(strcmp(f->runs[k].testbed, f->runs[i].testbed) == 0 &&
+                  strcmp(f->runs[k].gpu_uuid, f->runs[j].gpu_uuid) == 0);
+      gpus += first;
+    }
+    printf("%zu\t%zu\t%s\n", runs, gpus, f->runs[i].testbed[0] ? f->runs[i].testbed : "(none)");
+  }
+}
+
+int cmd_testbeds(options *o) {
+  if (o->nrest != 1) usage("testbeds needs one BASELINE.json");
+  const char *path = o->rest[0];
+  if (!o->label_testbed) {
+    gate_figures f;
+    load_or_die(path, &f, 1);
+    list(&f);
+    free_figures(&f);
+    return EXIT_PASS;
+  }
+  char err[1024];
+  char *copy = strdup(path);
+  int lock = lock_folder(dirname(copy));
+  free(copy);
+  if (lock < 0) return EXIT_BAD_INPUT;
+  gate_figures f;
+  load_or_die(path, &f, 1);
+  size_t labelled = 0;
+  for (size_t i = 0; i < f.nruns; i++) {
+    if (f.runs[i].testbed[0]) continue;
+    if (strlen(o->label_testbed) >= sizeof f.runs[i].testbed) {
+      fprintf(stderr, "gate: --label=%s: longer than %zu characters\n", o->label_testbed, sizeof f.runs[i].testbed - 1);
+      return EXIT_BAD_INPUT;
+    }
+    snprintf(f.runs[i].testbed, sizeof f.runs[i].testbed, "%s", o->label_testbed);
+    labelled++;
+  }
+  if (labelled && save_baseline(path, &f, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
+  printf("%s: %zu run(s) without a testbed labelled '%s'\n", path, labelled, o->label_testbed);
+  list(&f);
+  free_figures(&f);
+  close(lock);
+  return EXIT_PASS;
+}
