@@ -66,6 +66,13 @@ static void merged(char **files, size_t n, gate_figures *out) {
   free(runs);
 }
 
+/* Both sides ran on this GPU of this host: a base revision whose runner predates the testbed (or
+ * names it otherwise) is on the change's testbed all the same. */
+static void same_testbed(gate_figures *base, const gate_figures *change) {
+  for (size_t i = 0; i < base->nruns; i++)
+    snprintf(base->runs[i].testbed, sizeof base->runs[i].testbed, "%s", change->runs[0].testbed);
+}
+
 int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
   const char *against = o->against ? o->against : o->against_bench;
   o->against = against;
@@ -99,6 +106,7 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
   gate_figures b, r;
   merged(base, (size_t)pairs, &b);
   merged(change, (size_t)pairs, &r);
+  same_testbed(&b, &r);
   char err[1024];
   if (same_hardware(&b.gpu, &r.gpu, err, sizeof err) || same_method(&b, &r, err, sizeof err)) {
     fprintf(stderr, "gate: A/B: the two sides were not measured alike: %s\n", err);
@@ -118,6 +126,7 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
     measure_bench(o, o->against_bench, base[pairs], 1);
     merged(base, (size_t)pairs + 1, &b_all);
     load_or_die(change[pairs], &again, 0);
+    same_testbed(&b_all, &again);
     confirm_slower(&b_all, &again, &o->policy, c, n, notes);
     rechecked = 1;
   }
