@@ -75,7 +75,9 @@ def kernel_family(
       :variants            the variant table, <name>_variants.c/.h (deps: the family, variants_deps)
       :<name>_test         the Check test, <name>_test.c (tagged gpu)
       :<name>_bench        the benchmark binary, <name>_bench.c
-      :<name>_perf_test    the benchmark run through the regression gate (perf/defs.bzl; tagged gpu)
+      :<name>_perf_test    the benchmark run through the regression gate (perf/defs.bzl; tagged gpu),
+                           with :<name>_perf_test_baselines, its baselines, checked at analysis
+                           time to lie in baselines_dir
       :machine_code_<k>    per entry of vector_kernels, a PTX check (CPU) that the kernels matching its
                            patterns issue 16-byte global loads/stores and that no kernel of the family
                            spills, and :machine_code_<k>_sass, the same on the SASS (tagged gpu);
