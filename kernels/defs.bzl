@@ -6,13 +6,54 @@ A family is its folder, kernels/<family>/:
   <family>_test.c                  the Check test (fp64 CPU reference; needs a GPU)
   <family>_bench.c                 the benchmark binary (perf/runner/bench.h)
   BUILD                            kernel_family(name = "<family>")
-and its name in FAMILIES (kernels/families.bzl).
+and, in this suite, its name in FAMILIES (kernels/families.bzl). kernels/scale is the smallest
+family to copy.
 """
 
 load("//kernels:families.bzl", "FAMILIES")
-load("//perf:defs.bzl", "perf_test")
+load("//perf:defs.bzl", "in_this_suite", "perf_test")
 load("//tests/machine_code:defs.bzl", "machine_code_test")
 load("//third_party/cuda:cuda.bzl", "cuda_library")
+
+_VECTOR_KERNELS_FORMAT = ('vector_kernels = [{"name": "<k>", "loads": "<ERE>", "stores": "<ERE>"}] ' +
+                          '(a list of dicts; "name" names the test :machine_code_<k>; "loads" and "stores", ' +
+                          'either of which may be left out, are EREs over the names of the kernels that must ' +
+                          "issue 16-byte global loads and stores; as in the suite's kernels/scale/BUILD)")
+
+def families_error(name, families, in_suite):
+    """The message when `name` is missing from its families list, else ""."""
+    if families == None or name in families:
+        return ""
+    if in_suite:
+        return "kernel family %s: add \"%s\" to FAMILIES in kernels/families.bzl" % (name, name)
+    return ("kernel family %s: add \"%s\" to the families argument of kernel_family in this BUILD " +
+            "(families = %s), or leave that argument out") % (name, name, families)
+
+def vector_kernels_error(name, vector_kernels):
+    """The message when vector_kernels is not a list of dicts in the expected format, else ""."""
+    if type(vector_kernels) != "list":
+        return "kernel family %s: vector_kernels is a %s; want %s" % (name, type(vector_kernels), _VECTOR_KERNELS_FORMAT)
+    names = []
+    for i, k in enumerate(vector_kernels):
+        what = ""
+        if type(k) != "dict":
+            what = "is a %s (%r)" % (type(k), k)
+        elif type(k.get("name")) != "string" or not k.get("name"):
+            what = "has no \"name\" string"
+        elif k["name"] in names:
+            what = "repeats the name \"%s\"" % k["name"]
+        else:
+            names.append(k["name"])
+            for key in k:
+                if key not in ["name", "loads", "stores"]:
+                    what = "has the key %r (only \"name\", \"loads\" and \"stores\" are known)" % key
+                    break
+                if type(k[key]) != "string":
+                    what = "has a %s as \"%s\"" % (type(k[key]), key)
+                    break
+        if what:
+            return "kernel family %s: vector_kernels entry %d %s; want %s" % (name, i, what, _VECTOR_KERNELS_FORMAT)
+    return ""
 
 def kernel_family(
         name,
@@ -34,25 +75,34 @@ def kernel_family(
       :variants            the variant table, <name>_variants.c/.h (deps: the family, variants_deps)
       :<name>_test         the Check test, <name>_test.c (tagged gpu)
       :<name>_bench        the benchmark binary, <name>_bench.c
-      :<name>_perf_test    the benchmark run through the regression gate (perf/defs.bzl; tagged gpu)
+      :<name>_perf_test    the benchmark run through the regression gate (perf/defs.bzl; tagged gpu),
+                           with :<name>_perf_test_baselines, its baselines, checked at analysis
+                           time to lie in baselines_dir
       :machine_code_<k>    per entry of vector_kernels, a PTX check (CPU) that the kernels matching its
                            patterns issue 16-byte global loads/stores and that no kernel of the family
                            spills, and :machine_code_<k>_sass, the same on the SASS (tagged gpu);
                            without vector_kernels, one spill check, :machine_code_spills.
 
-    families: the list `name` must be in (default: FAMILIES, for this suite's own families; another
-      workspace that calls kernel_family gives its own list, or leaves it out).
-    baselines, baselines_dir: where the perf test finds <gpu-slug>.json (perf/defs.bzl).
+    families: the list `name` must be in. In this suite it defaults to FAMILIES (kernels/families.bzl);
+      in another workspace it is optional: that workspace's own list of families, e.g.
+      families = ["negate"]; when it is given, a name missing from it fails the build.
+    baselines, baselines_dir: the filegroup of the workspace's <gpu-slug>.json files and their folder,
+      relative to the workspace root (perf/defs.bzl). In this suite they default to //baselines and
+      "baselines"; another workspace must give its own (e.g. "//baselines" and "baselines", with a
+      baselines/BUILD filegroup holding *.json and a README.md), or the build fails.
     perf_args: extra `gate check` flags of the family's perf test (e.g. ["--warmup=0.1"], matmul's); its
       baselines must then be blessed from runs made with them.
-    vector_kernels: dicts {"name": k, "loads": ERE, "stores": ERE} ("loads" or "stores" may be left
-      out); one test target per entry, so a renamed kernel fails its own target instead of hiding
-      behind another's match.
+    vector_kernels: a list of dicts {"name": k, "loads": ERE, "stores": ERE} ("loads" or "stores" may
+      be left out), e.g. [{"name": "scale_float4", "loads": "scale_float4", "stores": "scale_float4"}];
+      one test target per entry, so a renamed kernel fails its own target instead of hiding
+      behind another's match. Anything else fails the build with the expected format.
     """
-    if families == None and native.repository_name() == "@":
+    in_suite = in_this_suite()
+    if families == None and in_suite:
         families = FAMILIES  # this suite's own families
-    if families != None and name not in families:
-        fail("kernel family %s: add its name to FAMILIES in kernels/families.bzl (or to the list given as families)" % name)
+    error = families_error(name, families, in_suite) or vector_kernels_error(name, vector_kernels)
+    if error:
+        fail(error)
     launch = Label("//kernels/common:launch")
     public = ["//visibility:public"]  # the kernels, the table and the benchmark: tools and tests use them
     cuda_library(

@@ -94,8 +94,9 @@ struct bench_case {
 };
 
 /* Copies *c into the registry (strings must outlive the program: literals).
- * Exits 1 with a message on a malformed case (no ops, empty names, too long a
- * name, a duplicate name): a registration bug, found before anything runs. */
+ * Exits 2 with a message on a malformed case (no ops, a name that is not a non-empty
+ * string of letters, digits, '_', '-' and '.', too long a name, a duplicate name): a
+ * registration bug, found before anything runs. */
 void bench_register(const bench_case *c);
 
 /* Every variant of a family's table at every size, in one call: the cases nested loops over
@@ -103,7 +104,9 @@ void bench_register(const bench_case *c);
  * name as its variant (every entry of a variant table starts with `const char *name`), the entry
  * itself as arg, the entry's int at reference_at as its reference flag (0: none of the table is a
  * reference) and the one at host_round_trip_at as its host_round_trip flag (0: none), the size's
- * row of values under param_names as params; then cost sets its bytes and flops from those params. */
+ * row of values under param_names as params; then cost sets its bytes and flops from those params.
+ * A table whose entry does not start with a name (its first member a launcher, a number, NULL) exits 2
+ * naming the entry and what its first member holds. */
 typedef struct {
   const char *family;
   const bench_ops *ops;

@@ -1,3 +1,4 @@
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,33 @@ typedef struct {
 static entry *g_entries;
 static size_t g_count, g_cap;
 
+/* A name's characters: letters, digits, '_', '-' and '.' (no '/', which separates the parts of a
+ * benchmark's name, no ':', which separates a parameter from its value, no space or control byte). */
+static int name_char(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
+         ch == '.';
+}
+
+/* s for a message, in buf: its printable ASCII characters up to 40, stopping at the first other byte,
+ * which is shown as \xNN (so a pointer to something that is not a string prints no garbage). */
+static const char *shown(const char *s, char *buf, size_t len) {
+  if (!s) return "(null)";
+  size_t k = 0;
+  for (; s[k] >= ' ' && s[k] <= '~' && k + 1 < len && k < 40; k++) buf[k] = s[k];
+  buf[k] = 0;
+  if (s[k] >= ' ' && s[k] <= '~' && k + 4 < len)
+    snprintf(buf + k, len - k, "...");
+  else if (s[k] && k + 5 < len)
+    snprintf(buf + k, len - k, "\\x%02x", (unsigned char)s[k]);
+  return buf;
+}
+
+/* A malformed registration is bad input: exit 2 (gate check reports a benchmark that exits 2 as such). */
 static void die(const char *what, const bench_case *c) {
-  fprintf(stderr, "bench_register: %s (family '%s', variant '%s')\n", what, c->family ? c->family : "(null)",
-          c->variant ? c->variant : "(null)");
-  exit(1);
+  char f[64], v[64];
+  fprintf(stderr, "bench_register: %s (family '%s', variant '%s')\n", what, shown(c->family, f, sizeof f),
+          shown(c->variant, v, sizeof v));
+  exit(2);
 }
 
 int bench_case_name(const bench_case *c, char *buf, size_t len) {
@@ -31,16 +55,19 @@ int bench_case_name(const bench_case *c, char *buf, size_t len) {
   return k;
 }
 
+/* 1 when s is a non-empty string of name characters, read no further than its first other byte. */
 static int valid_token(const char *s) {
-  /* '/' separates name parts and ':' a parameter from its value. */
-  return s && *s && !strpbrk(s, "/: \t\n");
+  if (!s || !*s) return 0;
+  while (name_char(*s)) s++;
+  return *s == 0;
 }
 
 void bench_register(const bench_case *c) {
   if (!valid_token(c->family) || !valid_token(c->variant))
-    die("family and variant must be non-empty, without '/', ':' or spaces", c);
+    die("family and variant must be non-empty strings of letters, digits, '_', '-' and '.'", c);
   for (int i = 0; i < BENCH_MAX_PARAMS && c->params[i].name; i++)
-    if (!valid_token(c->params[i].name)) die("parameter names must be non-empty, without '/', ':' or spaces", c);
+    if (!valid_token(c->params[i].name))
+      die("parameter names must be non-empty strings of letters, digits, '_', '-' and '.'", c);
   if (!c->ops || !c->ops->setup || !c->ops->run || !c->ops->verify || !c->ops->teardown)
     die("every case needs setup, run, verify and teardown ops", c);
   if (!(c->bytes >= 0) || !(c->flops >= 0)) die("bytes and flops must be >= 0", c);
@@ -63,7 +90,10 @@ void bench_register(const bench_case *c) {
   if (g_count == g_cap) {
     size_t cap = g_cap ? 2 * g_cap : 16;
     entry *e = realloc(g_entries, cap * sizeof *e);
-    if (!e) die("out of memory", c);
+    if (!e) {
+      fprintf(stderr, "bench_register: out of memory\n");
+      exit(1);
+    }
     g_entries = e;
     g_cap = cap;
   }
@@ -73,6 +103,37 @@ void bench_register(const bench_case *c) {
   g_count++;
 }
 
+/* Entry v of a grid's variant table must start with its name. A table whose first member is something
+ * else (a launcher, a number) would hand its bytes to the registry as the name: exit 2 saying so. The
+ * bytes are read no further than the first one that cannot be a name's. */
+static void check_table_name(const bench_grid *g, size_t v, const char *name) {
+  char why[96] = "";
+  size_t k = 0;
+  if (!name) {
+    snprintf(why, sizeof why, "is NULL");
+  } else if ((uintptr_t)name < 4096) {
+    snprintf(why, sizeof why, "is a small number (%zu), not a pointer to a string", (size_t)(uintptr_t)name);
+  } else {
+    while (k < NAME_MAX_LEN && name_char(name[k])) k++;
+    if (k == NAME_MAX_LEN)
+      snprintf(why, sizeof why, "points to no string shorter than %d characters", NAME_MAX_LEN);
+    else if (name[k])
+      snprintf(why, sizeof why, "points to bytes that are not a name (byte %zu is 0x%02x)", k, (unsigned char)name[k]);
+    else if (k == 0)
+      snprintf(why, sizeof why, "is an empty string");
+  }
+  if (!why[0]) return;
+  char f[64];
+  const char *family = shown(g->family, f, sizeof f);
+  fprintf(stderr,
+          "bench_register_grid: family '%s': entry %zu of the variant table (kernels/%s/%s_variants.c, given to "
+          "BENCH_VARIANTS) does not start with its name: its first member %s. A name is a non-empty string of "
+          "letters, digits, '_', '-' and '.'. Fix the table: every entry starts with `const char *name`, "
+          "e.g. {\"scale\", scale} (kernels/scale/scale_variants.h and .c).\n",
+          family, v, family, family, why);
+  exit(2);
+}
+
 void bench_register_grid(const bench_grid *g) {
   size_t nparams = 0;
   while (nparams < BENCH_MAX_PARAMS && g->param_names[nparams]) nparams++;
@@ -80,11 +141,13 @@ void bench_register_grid(const bench_grid *g) {
   if (!g->table || g->entry_size < sizeof(const char *)) die("a grid needs its variant table (BENCH_VARIANTS)", &first);
   if (g->nsizes && (nparams == 0 || !g->sizes)) die("a grid's sizes need parameter names and values", &first);
   if (!g->cost) die("a grid needs a cost function (bytes and flops of a case)", &first);
+  if (!valid_token(g->family)) die("family and variant must be non-empty strings of letters, digits, '_', '-' and '.'", &first);
   for (size_t v = 0; v < g->nvariants; v++) {
-    const char *entry = (const char *)g->table + v * g->entry_size;
+    const char *entry = (const char *)g->table + v * g->entry_size, *name;
+    memcpy(&name, entry, sizeof name); /* the entry's first member: its name */
+    check_table_name(g, v, name);
     for (size_t s = 0; s < g->nsizes; s++) {
-      bench_case c = {.family = g->family, .ops = g->ops, .arg = entry};
-      memcpy(&c.variant, entry, sizeof c.variant); /* the entry's first member: its name */
+      bench_case c = {.family = g->family, .variant = name, .ops = g->ops, .arg = entry};
       if (g->reference_at) memcpy(&c.reference, entry + g->reference_at, sizeof c.reference);
       if (g->host_round_trip_at)
         memcpy(&c.host_round_trip, entry + g->host_round_trip_at, sizeof c.host_round_trip);

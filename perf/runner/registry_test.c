@@ -1,8 +1,12 @@
 /* CPU tests of benchmark registration and naming (perf/runner/registry). */
+#define _GNU_SOURCE /* mkstemp, fork, pread */
 #include <check.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "perf/runner/bench.h"
 #include "tests/support/check_run.h"
@@ -167,7 +171,89 @@ START_TEST(cases_of_one_size_share_a_set_up) {
 }
 END_TEST
 
-/* Malformed registrations exit 1 before anything runs (Check forks each test). */
+/* Variant tables whose entries do not start with their name, as a family might write them by mistake. */
+static void launcher(void) {}
+typedef struct {
+  void (*fn)(void);
+  const char *name;
+} fn_first_variant;
+static const fn_first_variant kFnFirst[] = {{launcher, "a"}};
+typedef struct {
+  size_t block;
+  const char *name;
+} number_first_variant;
+static const number_first_variant kNumberFirst[] = {{256, "a"}};
+static const test_variant kNullName[] = {{NULL, 0, 8.0, 0}};
+static const test_variant kEmptyName[] = {{"", 0, 8.0, 0}};
+static const test_variant kSpaceInName[] = {{"naive", 0, 8.0, 0}, {"a b", 0, 8.0, 0}};
+
+static const long long kOneSize[] = {16};
+#define GRID(table) \
+  (&(bench_grid){.family = "f", .ops = &kOps, BENCH_VARIANTS(table, sizeof table / sizeof *table), \
+                 .param_names = {"N"}, .sizes = kOneSize, .nsizes = 1, .cost = test_cost})
+
+/* Runs bench_register_grid(g) in a child whose stderr goes to a file; returns its exit status (-1 if it
+ * did not exit) and its message in msg. */
+static int grid_exit(const bench_grid *g, char *msg, size_t len) {
+  char path[] = "/tmp/registry_test_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    dup2(fd, 2);
+    bench_register_grid(g);
+    _exit(0);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ssize_t n = pread(fd, msg, len - 1, 0);
+  msg[n > 0 ? n : 0] = 0;
+  close(fd);
+  unlink(path);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Printable ASCII and newlines only: no bytes of a launcher's code. */
+static int printable(const char *s) {
+  for (; *s; s++)
+    if ((*s < ' ' || *s > '~') && *s != '\n') return 0;
+  return 1;
+}
+
+/* A table whose entries do not start with a name exits 2 with a message that says so, names the entry
+ * and the table's file, shows the expected shape and prints no garbage. */
+START_TEST(table_without_names_first_exits_2_saying_so) {
+  char msg[2048];
+  struct {
+    const bench_grid *g;
+    const char *why;
+  } cases[] = {
+      {GRID(kFnFirst), "entry 0 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does not "
+                       "start with its name"},
+      {GRID(kNumberFirst), "entry 0 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does "
+                           "not start with its name: its first member is a small number (256), not a pointer"},
+      {GRID(kNullName), "entry 0 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does not "
+                        "start with its name: its first member is NULL"},
+      {GRID(kEmptyName), "its first member is an empty string"},
+      {GRID(kSpaceInName), "entry 1 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does not "
+                           "start with its name: its first member points to bytes that are not a name (byte 1 is 0x20)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    ck_assert_int_eq(grid_exit(cases[i].g, msg, sizeof msg), 2);
+    ck_assert_msg(strstr(msg, "bench_register_grid: family 'f': "), "case %zu: %s", i, msg);
+    ck_assert_msg(strstr(msg, cases[i].why), "case %zu: want '%s' in: %s", i, cases[i].why, msg);
+    ck_assert_msg(strstr(msg, "every entry starts with `const char *name`, e.g. {\"scale\", scale}"), "case %zu: %s",
+                  i, msg);
+    ck_assert_msg(printable(msg), "case %zu: unprintable bytes in: %s", i, msg);
+  }
+  /* A well-formed table registers. */
+  ck_assert_int_eq(grid_exit(GRID(kVariants), msg, sizeof msg), 0);
+  ck_assert_str_eq(msg, "");
+}
+END_TEST
+
+/* Malformed registrations exit 2 (bad input) before anything runs (Check forks each test). */
 START_TEST(duplicate_name_exits) {
   bench_case c = {.family = "f", .variant = "v", .params = {{"N", 1}}, .ops = &kOps};
   bench_register(&c);
@@ -177,6 +263,11 @@ END_TEST
 
 START_TEST(slash_in_variant_exits) {
   bench_register(&(bench_case){.family = "f", .variant = "a/b", .ops = &kOps});
+}
+END_TEST
+
+START_TEST(space_in_variant_exits) {
+  bench_register(&(bench_case){.family = "f", .variant = "a b", .ops = &kOps});
 }
 END_TEST
 
@@ -201,10 +292,12 @@ int main(void) {
   tcase_add_test(tc, family_and_instance_indices);
   tcase_add_test(tc, grid_registers_every_variant_at_every_size);
   tcase_add_test(tc, cases_of_one_size_share_a_set_up);
-  tcase_add_exit_test(tc, grid_without_parameter_names_exits, 1);
-  tcase_add_exit_test(tc, duplicate_name_exits, 1);
-  tcase_add_exit_test(tc, slash_in_variant_exits, 1);
-  tcase_add_exit_test(tc, missing_ops_exits, 1);
+  tcase_add_test(tc, table_without_names_first_exits_2_saying_so);
+  tcase_add_exit_test(tc, grid_without_parameter_names_exits, 2);
+  tcase_add_exit_test(tc, duplicate_name_exits, 2);
+  tcase_add_exit_test(tc, slash_in_variant_exits, 2);
+  tcase_add_exit_test(tc, space_in_variant_exits, 2);
+  tcase_add_exit_test(tc, missing_ops_exits, 2);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
