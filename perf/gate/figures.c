@@ -229,14 +229,37 @@ json_t *load_json_object(const char *path, char *err, size_t errlen) {
     return NULL;
   }
   struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  int have_st = fstat(fd, &st) == 0;
+  if (have_st && S_ISDIR(st.st_mode)) {
     close(fd);
     fail(err, errlen, "%s: a folder, not a file: give the JSON file in it", path);
     return NULL;
   }
-  json_error_t e;
-  json_t *root = json_loadfd(fd, JSON_REJECT_DUPLICATES, &e);
+  /* The whole file in one buffer, then parsed: jansson's json_loadfd reads one byte per read()
+   * (2.3 M system calls for a 2.3 MB baseline). */
+  size_t cap = (have_st && st.st_size > 0 ? (size_t)st.st_size : 0) + 4096, len = 0;
+  char *text = malloc(cap);
+  ssize_t got = 0;
+  while (text && (got = read(fd, text + len, cap - len)) != 0) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) break;
+    len += (size_t)got;
+    if (len == cap) { /* the file grew since fstat, or fstat failed */
+      char *more = realloc(text, cap *= 2);
+      if (!more) free(text);
+      text = more;
+    }
+  }
+  int read_errno = got < 0 ? errno : 0;
   close(fd);
+  if (!text || read_errno) {
+    fail(err, errlen, "%s: cannot read it: %s", path, text ? strerror(read_errno) : "out of memory");
+    free(text);
+    return NULL;
+  }
+  json_error_t e;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+  free(text);
   if (!root) {
     fail(err, errlen, "%s: not valid JSON (line %d, column %d: %s): a truncated or hand-edited file? Re-create it",
          path, e.line, e.column, e.text);
