@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -669,6 +670,103 @@ START_TEST(history_rows_stay_parseable) {
 }
 END_TEST
 
+/* Runs `gate ARGS` with its files limited to `bytes` (RLIMIT_FSIZE; SIGXFSZ ignored, so that a
+ * write past it fails with EFBIG, as on a full disk), output in gate_output; its exit status. */
+static int gate_with_file_limit(rlim_t bytes, const char *args) {
+  char out[1024], cmd[8192];
+  FORMAT(out, "%s/gate.out", dir);
+  FORMAT(cmd, "%s %s >'%s' 2>&1", gate_bin, args, out);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    struct rlimit rl = {bytes, bytes};
+    signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  FILE *f = fopen(out, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t got = fread(gate_output, 1, sizeof gate_output - 1, f);
+  gate_output[got] = '\0';
+  fclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static long file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* gate history appends all or nothing: a write that fails part way (a full disk, here a file size
+ * limit) leaves the old file as it was, no temporary file, and exit 2; two appends at once both
+ * land; a row of the wrong field count already there is refused, naming its line. */
+START_TEST(history_appends_all_or_nothing) {
+  const char *hist = make_dir("all/hist");
+  char csv[1200], kept[1200], cmd[4096], args[4096];
+  FORMAT(csv, "%s/nvidia-h100-80gb-hbm3.csv", hist);
+  FORMAT(kept, "%s/kept.csv", at("all"));
+  write_run("all/run.json", H100, 132, 3000.0, base_set, 3, 9);
+  verdicts_for("all/run.json", "all/verdicts.json", "same");
+  FILE *f = fopen(csv, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n", f);
+  for (int i = 0; i < 40; i++)
+    fprintf(f, "2026-11-21T00:00:%02d+00:00,abc,nvidia-h100-80gb-hbm3,elementwise/add/N:1,1000,1e+15,0.01,same,read\n",
+            i);
+  ck_assert_int_eq(fclose(f), 0);
+  FORMAT(cmd, "cp '%s' '%s'", csv, kept);
+  ck_assert_int_eq(system(cmd), 0);
+  FORMAT(args, "history --history_dir=%s --verdicts=%s %s", hist, at("all/verdicts.json"), at("all/run.json"));
+  /* Room for the old rows and a few bytes more: the new rows do not fit. */
+  int rc = gate_with_file_limit((rlim_t)file_size(csv) + 40, args);
+  ck_assert_msg(rc == 2, "gate exited %d, expected 2; its output:\n%s", rc, gate_output);
+  expect_output("nvidia-h100-80gb-hbm3.csv");
+  expect_output("nothing was appended");
+  FORMAT(cmd, "cmp -s '%s' '%s'", csv, kept);
+  ck_assert_msg(system(cmd) == 0, "the history file changed on a failed append");
+  FORMAT(cmd, "test -z \"$(ls '%s' | grep -v '^nvidia-h100-80gb-hbm3.csv$')\"", hist);
+  ck_assert_msg(system(cmd) == 0, "a temporary file was left in %s", hist);
+  /* With room, the rows are appended after the old ones. */
+  expect_gate(0, "%s", args);
+  FORMAT(cmd, "test $(wc -l < '%s') -eq 44 && head -41 '%s' | cmp -s - '%s'", csv, csv, kept);
+  ck_assert_int_eq(system(cmd), 0);
+
+  /* Two appends at once: both land (they take turns on the folder's lock). */
+  write_run("all/other.json", H100, 132, 3000.0, base_set, 3, 10);
+  verdicts_for("all/other.json", "all/other_verdicts.json", "same");
+  char v1[1200], r1[1200], v2[1200], r2[1200], d[1200];
+  FORMAT(d, "--history_dir=%s", hist);
+  FORMAT(v1, "--verdicts=%s", at("all/verdicts.json"));
+  FORMAT(r1, "%s", at("all/run.json"));
+  FORMAT(v2, "--verdicts=%s", at("all/other_verdicts.json"));
+  FORMAT(r2, "%s", at("all/other.json"));
+  for (int round = 0; round < 5; round++) {
+    int go[2];
+    ck_assert_int_eq(pipe(go), 0);
+    char *a1[] = {"history", d, v1, r1, NULL}, *a2[] = {"history", d, v2, r2, NULL};
+    pid_t p1 = start_gate(go, a1), p2 = start_gate(go, a2);
+    close(go[0]);
+    close(go[1]);
+    ck_assert_int_eq(exit_status(p1), 0);
+    ck_assert_int_eq(exit_status(p2), 0);
+  }
+  FORMAT(cmd, "test $(wc -l < '%s') -eq 74", csv);
+  ck_assert_msg(system(cmd) == 0, "rows were lost by appends at once");
+
+  /* A row of the wrong field count (a cut row that ends in a line break, or a hand edit). */
+  FORMAT(cmd, "printf '2026-11-22T0,abc\\n' >> '%s' && cp '%s' '%s'", csv, csv, kept);
+  ck_assert_int_eq(system(cmd), 0);
+  expect_gate(2, "%s", args);
+  expect_output("nvidia-h100-80gb-hbm3.csv: line 75 has 2 fields");
+  expect_output("remove or complete that line");
+  FORMAT(cmd, "cmp -s '%s' '%s'", csv, kept);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* A --baselines folder that is not there (a typo) is an error before anything runs; a folder
  * without this GPU's file keeps passing with a warning (failing with --strict). */
 START_TEST(baselines_folder_must_exist) {
@@ -1097,6 +1195,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, history_rows_stay_parseable);
+  tcase_add_test(tc, history_appends_all_or_nothing);
   tcase_add_test(tc, baselines_folder_must_exist);
   tcase_add_test(tc, stale_outputs_are_never_judged);
   tcase_add_test(tc, compare_rejudges_a_run_with_its_re_measure);
