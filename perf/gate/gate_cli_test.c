@@ -302,6 +302,63 @@ START_TEST(bless_add_joins_the_old_runs) {
 }
 END_TEST
 
+/* bless --add refuses a run that its own gate judges slower than the baseline (blessed in, its
+ * slowdown would become the baseline's noise and widen every GPU's threshold), naming the
+ * benchmark and --accept-slower, and leaves the baseline as it was; --accept-slower blesses it in
+ * with a warning. A bless whose benchmarks all come from one GPU says so. */
+START_TEST(bless_add_refuses_a_slower_run) {
+  const char *bl = make_dir("slow/bl");
+  static const fake_bench big[3] = {{"elementwise/add/N:1", 100e3}, {"elementwise/add_float4/N:1", 200e3},
+                                    {"elementwise/saxpy/N:1", 300e3}};
+  for (unsigned r = 0; r < 3; r++) {
+    char name[64];
+    FORMAT(name, "slow/base%u.json", r);
+    write_run(name, H100, 132, 3000.0, big, 3, 86 + r);
+  }
+  expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("slow/base0.json"), at("slow/base1.json"),
+              at("slow/base2.json"));
+  fake_bench slow[3];
+  memcpy(slow, big, sizeof slow);
+  slow[1].median_ns *= 1.10;
+  write_run("slow/run.json", H100, 132, 3000.0, slow, 3, 90);
+  expect_gate(1, "compare --baselines=%s %s", bl, at("slow/run.json")); /* its gate: slower */
+  expect_output("REGRESSION elementwise/add_float4/N:1: slower");
+  char path[1200], cmd[2600];
+  FORMAT(path, "%s/nvidia-h100-80gb-hbm3.json", bl);
+  FORMAT(cmd, "cp '%s' '%s.before'", path, path);
+  ck_assert_int_eq(system(cmd), 0);
+  expect_gate(2, "bless --baselines=%s --add %s", bl, at("slow/run.json"));
+  expect_output("elementwise/add_float4/N:1: slower by +10");
+  expect_output("--accept-slower");
+  FORMAT(cmd, "cmp -s '%s' '%s.before'", path, path);
+  ck_assert_msg(system(cmd) == 0, "a refused bless changed the baseline");
+  /* A run as fast as the baseline joins; one slower joins with --accept-slower, saying so. */
+  write_run("slow/same.json", H100, 132, 3000.0, big, 3, 91);
+  expect_gate(0, "bless --baselines=%s --add %s", bl, at("slow/same.json"));
+  expect_gate(0, "bless --baselines=%s --add --accept-slower %s", bl, at("slow/run.json"));
+  expect_output("blessed in though slower (--accept-slower)");
+  expect_output("elementwise/add_float4/N:1");
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_baseline(path, &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 5);
+  free_figures(&f);
+  ck_assert_ptr_null(strstr(gate_output, "from one GPU only"));
+  /* Three runs of one GPU: the summary warns. */
+  const char *one = make_dir("slow/one");
+  for (unsigned r = 0; r < 3; r++) {
+    char name[64];
+    FORMAT(name, "slow/one%u.json", r);
+    write_run(name, H100, 132, 3000.0, base_set, 3, 92 + r);
+    set_gpu_uuid(name, "GPU-only-one");
+  }
+  expect_gate(0, "bless --baselines=%s %s %s %s", one, at("slow/one0.json"), at("slow/one1.json"),
+              at("slow/one2.json"));
+  expect_output("comes from one GPU only");
+  expect_output("elementwise/add/N:1: 3 run(s), all on GPU-only-one");
+}
+END_TEST
+
 /* bless --only re-blesses the benchmarks it names (a variant changed on purpose): their runs are
  * replaced by the runs given, every other benchmark of the family keeps its own; a run with no
  * benchmark it names is left out, said; a pattern that matches nothing in any run given, or is not a
@@ -1185,6 +1242,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, one_run_counts_once);
   tcase_add_test(tc, baseline_has_a_line_per_run_and_per_measure);
   tcase_add_test(tc, bless_add_joins_the_old_runs);
+  tcase_add_test(tc, bless_add_refuses_a_slower_run);
   tcase_add_test(tc, bless_only_replaces_the_benchmarks_it_names);
   tcase_add_test(tc, bless_add_completes_a_run_blessed_in_part);
   tcase_add_test(tc, long_benchmarks_in_more_contexts);
