@@ -824,6 +824,41 @@ START_TEST(history_appends_all_or_nothing) {
 }
 END_TEST
 
+/* A '|' in a benchmark name is written '\|' in summary.md: every row of its table keeps the
+ * header's columns (ci/soak.sh --summarize reads them by position). */
+START_TEST(a_pipe_in_a_name_keeps_the_summary_table) {
+  const char *bl = make_dir("pipe/bl");
+  static const fake_bench piped[2] = {{"elementwise/a|b/N:1", 100e3}, {"elementwise/saxpy/N:1", 300e3}};
+  for (unsigned r = 0; r < 3; r++) {
+    char name[64];
+    FORMAT(name, "pipe/base%u.json", r);
+    write_run(name, H100, 132, 3000.0, piped, 2, 120 + r);
+  }
+  expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("pipe/base0.json"), at("pipe/base1.json"),
+              at("pipe/base2.json"));
+  fake_bench slow[2] = {piped[0], piped[1]};
+  slow[0].median_ns *= 1.10;
+  write_run("pipe/run.json", H100, 132, 3000.0, slow, 2, 123);
+  expect_gate(1, "compare --baselines=%s --out_dir=%s %s", bl, at("pipe"), at("pipe/run.json"));
+  FILE *f = fopen(at("pipe/summary.md"), "r");
+  ck_assert_ptr_nonnull(f);
+  char line[4096];
+  int header = -1, rows = 0, named = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] != '|') continue;
+    int pipes = 0;
+    for (const char *p = line; *p; p++) pipes += *p == '|' && (p == line || p[-1] != '\\');
+    if (header < 0) header = pipes;
+    ck_assert_msg(pipes == header, "a row of summary.md has %d columns' bars, the header %d: %s", pipes, header, line);
+    rows++;
+    named += strstr(line, "`elementwise/a\\|b/N:1`") != NULL && strstr(line, "**slower**") != NULL;
+  }
+  fclose(f);
+  ck_assert_int_eq(rows, 4); /* header, rule, two benchmarks */
+  ck_assert_int_eq(named, 1);
+}
+END_TEST
+
 /* A --baselines folder that is not there (a typo) is an error before anything runs; a folder
  * without this GPU's file keeps passing with a warning (failing with --strict). */
 START_TEST(baselines_folder_must_exist) {
@@ -1254,6 +1289,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, history_appends_all_or_nothing);
+  tcase_add_test(tc, a_pipe_in_a_name_keeps_the_summary_table);
   tcase_add_test(tc, baselines_folder_must_exist);
   tcase_add_test(tc, stale_outputs_are_never_judged);
   tcase_add_test(tc, compare_rejudges_a_run_with_its_re_measure);
