@@ -699,6 +699,11 @@ START_TEST(history_rows_stay_parseable) {
   expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
   expect_output("verdicts[0].verdict");
   ck_assert_int_ne(access(csv, F_OK), 0);
+  /* A verdict word the renderer does not know would make it refuse the whole file. */
+  verdicts_for("csv/run.json", "csv/verdicts.json", "bogus");
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  expect_output("field verdicts[0].verdict: 'bogus' is not a verdict");
+  ck_assert_int_ne(access(csv, F_OK), 0);
 
   /* The file as found: a cut last row, or not a history file, is left alone. */
   verdicts_for("csv/run.json", "csv/verdicts.json", "same");
