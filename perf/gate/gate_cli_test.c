@@ -729,6 +729,14 @@ START_TEST(history_rows_stay_parseable) {
   expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
   FORMAT(cmd, "test $(wc -l < '%s') -eq 4 && test $(grep -c ',same,write$' '%s') -eq 3", csv, csv);
   ck_assert_int_eq(system(cmd), 0);
+  /* A file with CRLF line ends (a checkout that converted them), which the renderer reads too:
+   * appended to, its new rows in CRLF as well. */
+  write_text("csv/hist/nvidia-h100-80gb-hbm3.csv",
+             "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\r\n"
+             "2026-11-21T00:00:00+00:00,abc,nvidia-h100-80gb-hbm3,elementwise/add/N:1,1000,1e+15,0.01,same,read\r\n");
+  expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  FORMAT(cmd, "test $(wc -l < '%s') -eq 5 && test $(tr -cd '\\r' < '%s' | wc -c) -eq 5", csv, csv);
+  ck_assert_msg(system(cmd) == 0, "CRLF history: not 5 rows all ending in CRLF");
 }
 END_TEST
 
