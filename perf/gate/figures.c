@@ -141,6 +141,7 @@ typedef struct {
   char *err;
   size_t errlen;
   int failed;
+  int baseline; /* a baseline, not a run file: a bad figure there is fixed by re-blessing it */
 } ctx;
 
 static json_t *field(ctx *c, json_t *obj, const char *where, const char *key, int type) {
@@ -163,8 +164,10 @@ static double positive(ctx *c, json_t *obj, const char *where, const char *key) 
   if (!v) return NAN;
   double x = json_number_value(v);
   if (!(x > 0) || !isfinite(x)) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected a positive finite number, got %g", c->path, where,
-                     key, x);
+    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected a positive finite number, got %g%s", c->path,
+                     where, key, x,
+                     c->baseline ? ": an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
+                                 : "");
     return NAN;
   }
   return x;
@@ -193,8 +196,9 @@ static int physical_ns(ctx *c, double x, const char *where, const char *key, lon
   char idx[32] = "";
   if (index >= 0) snprintf(idx, sizeof idx, "[%ld]", index);
   c->failed = fail(c->err, c->errlen, "%s: field %s.%s%s: %g ns is not a physical time (want a finite time of at "
-                   "least %g ns): a broken timer or time_unit? Re-run the benchmark", c->path, where, key, idx, x,
-                   MIN_PHYSICAL_NS);
+                   "least %g ns): %s", c->path, where, key, idx, x, MIN_PHYSICAL_NS,
+                   c->baseline ? "an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
+                               : "a broken timer or time_unit? Re-run the benchmark");
   return 1;
 }
 
@@ -443,7 +447,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
   if (!root) return 1;
-  ctx c = {path, err, errlen, 0};
+  ctx c = {path, err, errlen, 0, 1};
   json_t *ver = field(&c, root, "", "schema_version", JSON_INTEGER);
   if (ver && json_integer_value(ver) != BASELINE_SCHEMA_VERSION)
     c.failed = fail(err, errlen, "%s: field schema_version: %lld is not supported (this gate reads version %d); "
@@ -731,7 +735,7 @@ static char *baseline_text(json_t *root) {
 }
 
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
-  ctx c = {path, err, errlen, 0};
+  ctx c = {path, err, errlen, 0, 1};
   const gate_gpu *g = &f->gpu;
   finite_field(&c, "gpu", "mem_clock_mhz", g->mem_clock_mhz);
   json_t *runs = runs_json(&c, f), *bs = benchmarks_json(&c, f);
@@ -1007,7 +1011,7 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
   if (!root) return 1;
-  ctx c = {path, err, errlen, 0};
+  ctx c = {path, err, errlen, 0, 0};
   json_t *cx = field(&c, root, "", "context", JSON_OBJECT);
   json_t *ver = field(&c, cx, "context", "json_schema_version", JSON_INTEGER);
   if (ver && json_integer_value(ver) != 1)

@@ -178,6 +178,21 @@ START_TEST(unphysical_figures_are_refused) {
   ck_assert_uint_eq(again.n, 3);
   free_figures(&base);
   free_figures(&again);
+  /* A bad figure in a baseline is fixed by re-blessing it, not by re-running the benchmark. */
+  const char *edits[][2] = {{"samples_ns", "[0.0]"}, {"median_ns", "-5.0"}};
+  make_dir("inf/edit");
+  for (size_t i = 0; i < 2; i++) {
+    json_error_t jerr;
+    json_t *doc = json_load_file(at("inf/nvidia-h100-80gb-hbm3.json"), 0, &jerr);
+    ck_assert_ptr_nonnull(doc);
+    json_t *m = json_array_get(json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "runs"), 0);
+    json_object_set_new(m, edits[i][0], json_loads(edits[i][1], JSON_DECODE_ANY, &jerr));
+    ck_assert_int_eq(json_dump_file(doc, at("inf/edit/nvidia-h100-80gb-hbm3.json"), 0), 0);
+    json_decref(doc);
+    expect_error(load_baseline(at("inf/edit/nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err), err,
+                 edits[i][0]);
+    ck_assert_msg(strstr(err, "Re-bless it (ci/bless.sh)") && !strstr(err, "Re-run the benchmark"), "%s", err);
+  }
 }
 END_TEST
 
