@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <jansson.h>
 #include <math.h>
 #include <regex.h>
@@ -57,6 +58,19 @@ static int lock_folder(const char *dir) {
       return -1;
     }
   return fd;
+}
+
+/* save_baseline writes <path>.tmp.<pid> and renames it over path, under the folder's lock. One
+ * found while holding that lock was left by a bless that was killed: removed, said. */
+static void remove_stale_temp(const char *path) {
+  char *pattern = xasprintf("%s.tmp.*", path);
+  glob_t g;
+  if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
+    for (size_t i = 0; i < g.gl_pathc; i++)
+      if (unlink(g.gl_pathv[i]) == 0) printf("Removed %s, left by a bless that was stopped\n", g.gl_pathv[i]);
+    globfree(&g);
+  }
+  free(pattern);
 }
 
 /* bless --only: keeps in each run the benchmarks whose name matches `pattern` (POSIX extended,
@@ -271,6 +285,7 @@ int cmd_bless(options *o) {
   format_path(path, sizeof path, "%s/%s.json", dir, merged.gpu.slug);
   int lock = lock_folder(dir);
   if (lock < 0) return EXIT_BAD_INPUT;
+  remove_stale_temp(path);
   gate_figures result = merged;
   if (!file_exists(path))
     printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);

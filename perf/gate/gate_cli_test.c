@@ -290,7 +290,11 @@ START_TEST(bless_add_joins_the_old_runs) {
     int with_v2 = r == 2 || r == 3;
     write_run(name, H100, 132, 3000.0, with_v2 ? more : base_set, with_v2 ? 4 : 3, 70 + r);
   }
+  /* The temporary file of a bless that was killed (kill -9) is removed by the next bless. */
+  write_text("add/bl/nvidia-h100-80gb-hbm3.json.tmp.4242", "{\"schema_version\": ");
   expect_gate(0, "bless --baselines=%s %s %s", bl, at("add/run0.json"), at("add/run1.json"));
+  expect_output("nvidia-h100-80gb-hbm3.json.tmp.4242, left by a bless that was stopped");
+  ck_assert_int_ne(access(at("add/bl/nvidia-h100-80gb-hbm3.json.tmp.4242"), F_OK), 0);
   expect_gate(0, "bless --baselines=%s --add %s %s", bl, at("add/run2.json"), at("add/run3.json"));
   expect_output("their runs join the old ones");
   gate_figures f;
