@@ -16,18 +16,27 @@
 # join with the rest of their benchmarks (--add --only=THE_OTHERS, or --add): a run counts once per
 # benchmark, and a benchmark it already holds is refused.
 #
+# A folder whose gate failed is refused (exit 2, naming it and the benchmarks), unless
+# --accept-slower: a soak round's exit_status (ci/soak.sh) other than 0 (or 5: the tests passed,
+# the report or history was not written), or a perf test's verdicts.json with a slower or missing
+# verdict. Blessed in, a slowdown becomes the baseline's noise and widens every GPU's threshold.
+# --accept-slower is passed on to gate bless, which with --add refuses a run it judges slower
+# against the current baseline too.
+#
 # Every folder is checked before Bazel is started: exit 2, naming it, if one is missing or holds
 # no perf runs.
 set -euo pipefail
-usage() { echo "usage: ci/bless.sh [--baselines=DIR] [--add] [--only=REGEX] ARTIFACTS_DIR..." >&2; exit 2; }
+usage() { echo "usage: ci/bless.sh [--baselines=DIR] [--add] [--accept-slower] [--only=REGEX] ARTIFACTS_DIR..." >&2; exit 2; }
 baselines=baselines
 add=()
+accept=()
 only=()
 dirs=()
 for a in "$@"; do
   case "$a" in
     --baselines=*) baselines="${a#--baselines=}" ;;
     --add) add=(--add) ;;
+    --accept-slower) accept=(--accept-slower) ;;
     --only=*) only=("$a") ;;
     -*) echo "bless: unknown option $a" >&2; usage ;;
     *)
@@ -50,8 +59,32 @@ for d in "${dirs[@]}"; do
     exit 2
   }
 done
+# A round whose gate failed: its exit status, and the benchmarks its verdicts call slower or missing
+# (verdicts.json as gate check writes it: each entry's "name" line before its "verdict" line).
+failed=0
+for d in "${dirs[@]}"; do
+  status="$(cat "$d/exit_status" 2>/dev/null || echo 0)"
+  bad="$(awk '/"name":/ { name = $0; sub(/^[^:]*: *"/, "", name); sub(/",?$/, "", name) }
+    /"verdict": *"(slower|missing)"/ { v = $0; sub(/^[^:]*: *"/, "", v); sub(/",?$/, "", v); print "  " name ": " v }' \
+    "$d"/perf/*_perf_test/verdicts.json 2>/dev/null || true)"
+  if { [ "$status" != 0 ] && [ "$status" != 5 ]; } || [ -n "$bad" ]; then
+    failed=1
+    if [ ${#accept[@]} -gt 0 ]; then
+      echo "bless: warning: the gate failed in $d (exit status $status), blessed anyway (--accept-slower)${bad:+:}" >&2
+    else
+      echo "bless: the gate failed in $d (exit status $status${bad:+; its verdicts:})" >&2
+    fi
+    [ -z "$bad" ] || echo "$bad" >&2
+  fi
+done
+if [ "$failed" -eq 1 ] && [ ${#accept[@]} -eq 0 ]; then
+  echo "bless: refused: blessed in, a slower run becomes the baseline's noise and widens every GPU's threshold;" \
+    "find out why (look at the round's gate.log, re-run it), leave that folder out, or give --accept-slower" \
+    "to bless it anyway" >&2
+  exit 2
+fi
 baselines="$(mkdir -p "$baselines" && cd "$baselines" && pwd)"
 cd "$(dirname "$0")/.."
 read -r -a bazel <<<"${BAZEL:-bazel}"
 "${bazel[@]}" build //perf/gate:gate
-exec "$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate" bless --baselines="$baselines" "${add[@]}" "${only[@]}" "${runs[@]}"
+exec "$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate" bless --baselines="$baselines" "${add[@]}" "${accept[@]}" "${only[@]}" "${runs[@]}"

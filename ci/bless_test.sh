@@ -30,4 +30,44 @@ check "folder with no runs" "no perf runs in $work/empty" empty
 mkdir -p "$work/run1/perf/x_perf_test"
 echo '{}' >"$work/run1/perf/x_perf_test/x_bench.json"
 check "missing second folder" "no folder run2" run1 run2
+
+# A round whose gate failed (ci/soak.sh's exit_status, a slower or missing verdict) is refused
+# before Bazel, naming the folder, the benchmarks and --accept-slower; with the flag it goes on.
+round() {  # round DIR STATUS VERDICT: a soak round folder with one perf test
+  mkdir -p "$work/$1/perf/dot_perf_test"
+  echo '{}' >"$work/$1/perf/dot_perf_test/dot_bench.json"
+  echo "$2" >"$work/$1/exit_status"
+  printf '{\n "metric": "time",\n "verdicts": [\n  {\n   "name": "dot/cublas/N:1048576",\n   "verdict": "same"\n  },\n  {\n   "name": "dot/tree_host_finish/N:1048576",\n   "verdict": "%s",\n   "delta": 0.1\n  }\n ]\n}\n' "$3" >"$work/$1/perf/dot_perf_test/verdicts.json"
+}
+refused() {  # refused WHAT TEXT ARGS...: exit 2 naming TEXT and --accept-slower, no Bazel
+  local what="$1" text="$2" out st
+  shift 2
+  set +e
+  out="$(cd "$work" && BAZEL="$fake_bazel" bash "$bless" --baselines="$work/baselines" "$@" 2>&1)"
+  st=$?
+  set -e
+  echo "$what: exit $st: $out"
+  [ "$st" -eq 2 ] || fail "$what: exit $st, expected 2"
+  grep -qF -- "$text" <<<"$out" || fail "$what: the message does not say '$text'"
+  grep -qF -- "--accept-slower" <<<"$out" || fail "$what: the message does not name --accept-slower"
+  [ ! -e "$work/bazel_called" ] || fail "$what: Bazel was started for a failed round"
+}
+round good 0 same
+round slow 1 slower
+round failed 3 same
+round unwritten 5 same
+refused "slower verdict" "dot/tree_host_finish/N:1048576: slower" --add good slow
+refused "slower verdict, no --add" "the gate failed in $work/slow (exit status 1" good slow
+refused "failed round" "the gate failed in $work/failed (exit status 3)" good failed
+round missing 0 missing
+refused "missing verdict" "dot/tree_host_finish/N:1048576: missing" good missing
+# With --accept-slower, or with rounds that passed (exit 5: tests passed, report not written), Bazel runs.
+for args in "--add --accept-slower good slow failed" "--add good unwritten"; do
+  rm -f "$work/bazel_called"
+  # shellcheck disable=SC2086
+  (cd "$work" && BAZEL="$fake_bazel" bash "$bless" --baselines="$work/baselines" $args >"$work/out" 2>&1) || true
+  cat "$work/out"
+  [ -e "$work/bazel_called" ] || fail "$args: Bazel was not started"
+done
+grep -qF "blessed anyway (--accept-slower)" "$work/out" && fail "a passed round was called failed"
 echo "ok"

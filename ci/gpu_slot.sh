@@ -22,7 +22,9 @@
 #                   (default /tmp/cuda-perf-gpu-locks)
 #   GPU_SLOT_COUNT  number of GPUs (tests; default: CUDA_VISIBLE_DEVICES, else nvidia-smi -L)
 #   GPU_SLOT_POLL   seconds between tries when all GPUs are busy
-# No GPU found: the test runs unpinned and unlocked (GPU tests then fail with their own message).
+# No GPU found (nvidia-smi missing from the test's PATH, failing or listing none), or a GPU_SLOT_COUNT
+# that is not a whole number of 1 or more: the test does not run (exit 2, saying how to fix it).
+# Run unlocked, perf tests would time each other.
 #
 # Logs one line per test to stderr and to $GPU_SLOT_DIR/slots.log:
 #   gpu_slot test=//kernels/reduce:reduce_perf_test gpu=GPU-1b2c... lock=exclusive start=... end=... status=0
@@ -38,22 +40,30 @@ elif [ "${GPU_SLOT_SHARED:-0}" = 1 ]; then kind=shared; fi
 if [ "$kind" = none ]; then exec "$@"; fi
 
 # The GPUs this host offers, as the values CUDA_VISIBLE_DEVICES takes.
+no_gpu() {  # no_gpu WHY: stop the test, which must never run unlocked
+  echo "gpu_slot: $test_name not run: $1; set GPU_SLOT_COUNT to the number of GPUs of this host (e.g." \
+    "--test_env=GPU_SLOT_COUNT=1), or CUDA_VISIBLE_DEVICES, or put a working nvidia-smi on the tests' PATH" >&2
+  exit 2
+}
 gpus=()
 if [ -n "${GPU_SLOT_COUNT:-}" ]; then
-  for ((i = 0; i < GPU_SLOT_COUNT; i++)); do gpus+=("$i"); done
+  [[ "$GPU_SLOT_COUNT" =~ ^[0-9]+$ ]] && [ "$((10#$GPU_SLOT_COUNT))" -ge 1 ] ||
+    no_gpu "GPU_SLOT_COUNT='$GPU_SLOT_COUNT' is not a number of GPUs (a whole number, 1 or more)"
+  for ((i = 0; i < 10#$GPU_SLOT_COUNT; i++)); do gpus+=("$i"); done
 elif [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
   IFS=, read -r -a listed <<<"$CUDA_VISIBLE_DEVICES"
   for g in "${listed[@]}"; do
     g="${g//[[:space:]]/}"
     [ -n "$g" ] && gpus+=("$g")
   done
+  [ ${#gpus[@]} -gt 0 ] || no_gpu "CUDA_VISIBLE_DEVICES='$CUDA_VISIBLE_DEVICES' names no GPU"
 elif command -v nvidia-smi >/dev/null 2>&1; then
-  n="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')"
+  listing="$(nvidia-smi -L 2>&1)" || no_gpu "no GPU found: 'nvidia-smi -L' failed: ${listing:0:200}"
+  n="$(grep -c '^GPU ' <<<"$listing")"
+  [ "$n" -ge 1 ] || no_gpu "no GPU found: 'nvidia-smi -L' lists none"
   for ((i = 0; i < n; i++)); do gpus+=("$i"); done
-fi
-if [ ${#gpus[@]} -eq 0 ]; then
-  echo "gpu_slot: no GPU found; $test_name runs unpinned" >&2
-  exec "$@"
+else
+  no_gpu "no GPU found: nvidia-smi is not on the test's PATH ($PATH)"
 fi
 
 # Name each GPU by its full UUID, so that a runner naming a GPU by index and one naming it by

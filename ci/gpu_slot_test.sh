@@ -217,3 +217,37 @@ set -e
 [ "$st" -eq 2 ] || { echo "FAIL: an unresolvable GPU name gave exit $st, expected 2"; exit 1; }
 grep -q "cannot find the UUID of GPU 0" <<<"$msg" || { echo "FAIL: message: $msg"; exit 1; }
 echo "ok: with nvidia-smi failing, a GPU named by index stops the test: $msg"
+
+# No GPU found, or a GPU_SLOT_COUNT that is no number of GPUs: a GPU test is never run unlocked.
+# The wrapper stops it (exit 2) naming GPU_SLOT_COUNT and the fix; the test does not start.
+no_gpu() {  # no_gpu WHAT TEXT ENV...: the wrapper run with ENV exits 2 saying TEXT and GPU_SLOT_COUNT
+  local what="$1" text="$2" msg st
+  shift 2
+  rm -f "$work/ran"
+  set +e
+  msg="$(env -u GPU_SLOT_COUNT -u CUDA_VISIBLE_DEVICES GPU_SLOT_DIR="$work/locks4" GPU_SLOT_EXCLUSIVE=1 \
+    TEST_TARGET=//fake:perf "$@" "$BASH" "$slot" /bin/touch "$work/ran" 2>&1)"
+  st=$?
+  set -e
+  [ "$st" -eq 2 ] || { echo "FAIL: $what: exit $st, expected 2 ($msg)"; exit 1; }
+  [ ! -e "$work/ran" ] || { echo "FAIL: $what: the test ran with no GPU lock"; exit 1; }
+  grep -qF -- "$text" <<<"$msg" || { echo "FAIL: $what: the message does not say '$text': $msg"; exit 1; }
+  grep -q 'set GPU_SLOT_COUNT to the number of GPUs' <<<"$msg" || { echo "FAIL: $what: no fix named: $msg"; exit 1; }
+  ! grep -q 'unbound variable' <<<"$msg" || { echo "FAIL: $what: $msg"; exit 1; }
+  echo "ok: $what: $msg"
+}
+for count in abc 0 -1 1.5 " 2" 00; do
+  no_gpu "GPU_SLOT_COUNT='$count'" "GPU_SLOT_COUNT='$count' is not a number of GPUs" GPU_SLOT_COUNT="$count"
+done
+mkdir -p "$work/nobin"  # a PATH without nvidia-smi (the wrapper needs no other program to get that far)
+no_gpu "nvidia-smi not on the PATH" "nvidia-smi is not on the test's PATH" PATH="$work/nobin"
+no_gpu "nvidia-smi -L failing" "'nvidia-smi -L' failed: Failed to initialize NVML" PATH="$bin:$PATH"
+printf '#!/bin/sh\nexit 0\n' >"$bin/nvidia-smi"
+no_gpu "nvidia-smi -L listing none" "'nvidia-smi -L' lists none" PATH="$bin:$PATH"
+no_gpu "CUDA_VISIBLE_DEVICES naming none" "CUDA_VISIBLE_DEVICES=' , ' names no GPU" CUDA_VISIBLE_DEVICES=" , "
+# GPU_SLOT_COUNT=01 is one GPU; a CPU test (no GPU_SLOT_*) still runs at once with none.
+GPU_SLOT_DIR="$work/locks4" GPU_SLOT_COUNT=01 GPU_SLOT_EXCLUSIVE=1 "$slot" true 2>/dev/null ||
+  { echo "FAIL: GPU_SLOT_COUNT=01 was refused"; exit 1; }
+env -u GPU_SLOT_COUNT PATH="$work/nobin" "$BASH" "$slot" /bin/true 2>/dev/null ||
+  { echo "FAIL: a CPU test did not run on a host with no GPU"; exit 1; }
+echo "ok: no GPU or a bad GPU_SLOT_COUNT stops a GPU test (exit 2); a CPU test still runs"

@@ -20,6 +20,11 @@ work="${TEST_TMPDIR:-$(mktemp -d)}/report_test"
 rm -rf "$work"
 mkdir -p "$work/bin" "$work/testlogs"
 
+# The renderer's help names the gate's default band (tolerance 0.03, 3 x the noise).
+help="$("$render" --help 2>&1)" || true
+grep -qF -- '--tolerance=F (0.03)' <<<"$help" && grep -qF -- '--k_noise=K (3)' <<<"$help" ||
+  { echo "FAIL: render --help does not give the gate's defaults (tolerance 0.03, k_noise 3): $help"; exit 1; }
+
 bases="$(ls "$repo"/baselines/*.json | wc -l)"
 [ "$bases" -ge 2 ] || { echo "FAIL: the tree holds $bases baseline(s); this test is about more GPUs than the run's"; exit 1; }
 

@@ -58,6 +58,23 @@ expect_line '  under 50 us: largest slowdown +2.00% = +0.14 us (y/a/N:1, allowed
 expect_line '  50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, allowed 3.0%, p 0.03)' "round 4 long line"
 expect_line 'soak: under 50 us: largest slowdown +5.25% = +0.53 us (x/a/N:1, round 2)' "overall short line"
 expect_line 'soak: 50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, round 4, p 0.03)' "overall long line"
+
+# A "|" in a benchmark name is written "\|" in summary.md (perf/gate/report.c): still one column,
+# and its slower verdict is counted.
+mkdir -p "$work/pipe/round1/perf/z_perf_test"
+cat >"$work/pipe/round1/perf/z_perf_test/summary.md" <<'MD'
+## z_bench on Test GPU: FAILED
+
+| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |
+|---|---:|---:|---:|---:|---:|---:|---:|---|---|
+| `z/a\|b/N:1` | 100.000 | 110.000 | +10.00% | 3.0% | 0.001 | 1.0 | 1.0% | 4 ctx/900 vs 4 ctx/300 | **slower** (confirmed: a\|b) |
+| `z/c/N:1` | 7.000 | 7.070 | +1.00% | 3.0% | 0.2 | 1.0 | 1.0% | 64 ctx/9k vs 16 ctx/2k | same |
+MD
+echo 3 >"$work/pipe/round1/exit_status"
+out="$(bash "$soak" --summarize "$work/pipe" 2>&1)" || true
+echo "$out"
+expect_line 'soak: 1 rounds, 1 failed; 2 verdicts, 1 slower; largest slowdown +10.00% = +10.00 us (z/a|b/N:1, round 1)' \
+  "a | in a name"
 rm -rf "$work/round4"
 # A clean soak exits 0; rounds come in numeric order; a round with no summaries is said so.
 rm -rf "$work/round2"

@@ -27,16 +27,18 @@
 
 static void usage(const char *msg) {
   if (msg) fprintf(stderr, "render: %s\n", msg);
+  gate_policy defaults = default_policy(); /* the gate's: the help says what the band is drawn with */
   fprintf(stderr,
           "usage: render [FLAGS] INPUT... OUTDIR\n"
           "  INPUT  run JSON (benchmark runner), verdicts.json (gate check), baseline JSON (baselines/<gpu>.json),\n"
           "         history CSV (baselines/history/<gpu>.csv), or a directory of them (e.g. baselines/)\n"
           "  OUTDIR created if needed; gets <gpu>-<family>-{history,ladder,size}.{png,svg}, data/ and index.html\n"
           "FLAGS (the band of the over-time chart; use the gate's own policy):\n"
-          "  --tolerance=F (0.05)  --family_tolerance=FAMILY=F (repeatable)  --k_noise=K (3)\n"
+          "  --tolerance=F (%g)  --family_tolerance=FAMILY=F (repeatable)  --k_noise=K (%g)\n"
           "  --title=TEXT          title of index.html\n"
           "  --scripts=DIR         where ladder.gp, size.gp, history.gp are (default: the runfiles, then ./plots)\n"
-          "  --gnuplot=PROGRAM     (default: $GNUPLOT, else gnuplot on PATH)\n");
+          "  --gnuplot=PROGRAM     (default: $GNUPLOT, else gnuplot on PATH)\n",
+          defaults.tolerance, defaults.k_noise);
   exit(RENDER_BAD_INPUT);
 }
 

@@ -16,6 +16,7 @@ typedef struct {
   const char *recheck_file; /* compare: the re-measure `gate check` wrote beside the run (<bench>.recheck.json) */
   int strict, repetitions, recheck;
   int add; /* bless: the runs join the baseline's runs of their families instead of replacing them */
+  int accept_slower; /* bless --add: bless in runs that the gate judges slower than the baseline */
   const char *only; /* bless: only the benchmarks whose name matches this (POSIX extended regex) */
   int contexts; /* check: the benchmark measures short benchmarks in this many CUDA contexts */
   int long_contexts; /* check: ... and long ones in the first this many of them */

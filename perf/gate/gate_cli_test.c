@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -177,6 +178,21 @@ START_TEST(unphysical_figures_are_refused) {
   ck_assert_uint_eq(again.n, 3);
   free_figures(&base);
   free_figures(&again);
+  /* A bad figure in a baseline is fixed by re-blessing it, not by re-running the benchmark. */
+  const char *edits[][2] = {{"samples_ns", "[0.0]"}, {"median_ns", "-5.0"}};
+  make_dir("inf/edit");
+  for (size_t i = 0; i < 2; i++) {
+    json_error_t jerr;
+    json_t *doc = json_load_file(at("inf/nvidia-h100-80gb-hbm3.json"), 0, &jerr);
+    ck_assert_ptr_nonnull(doc);
+    json_t *m = json_array_get(json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "runs"), 0);
+    json_object_set_new(m, edits[i][0], json_loads(edits[i][1], JSON_DECODE_ANY, &jerr));
+    ck_assert_int_eq(json_dump_file(doc, at("inf/edit/nvidia-h100-80gb-hbm3.json"), 0), 0);
+    json_decref(doc);
+    expect_error(load_baseline(at("inf/edit/nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err), err,
+                 edits[i][0]);
+    ck_assert_msg(strstr(err, "Re-bless it (ci/bless.sh)") && !strstr(err, "Re-run the benchmark"), "%s", err);
+  }
 }
 END_TEST
 
@@ -274,7 +290,11 @@ START_TEST(bless_add_joins_the_old_runs) {
     int with_v2 = r == 2 || r == 3;
     write_run(name, H100, 132, 3000.0, with_v2 ? more : base_set, with_v2 ? 4 : 3, 70 + r);
   }
+  /* The temporary file of a bless that was killed (kill -9) is removed by the next bless. */
+  write_text("add/bl/nvidia-h100-80gb-hbm3.json.tmp.4242", "{\"schema_version\": ");
   expect_gate(0, "bless --baselines=%s %s %s", bl, at("add/run0.json"), at("add/run1.json"));
+  expect_output("nvidia-h100-80gb-hbm3.json.tmp.4242, left by a bless that was stopped");
+  ck_assert_int_ne(access(at("add/bl/nvidia-h100-80gb-hbm3.json.tmp.4242"), F_OK), 0);
   expect_gate(0, "bless --baselines=%s --add %s %s", bl, at("add/run2.json"), at("add/run3.json"));
   expect_output("their runs join the old ones");
   gate_figures f;
@@ -298,6 +318,63 @@ START_TEST(bless_add_joins_the_old_runs) {
   ck_assert_msg(load_baseline(at("add/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(find_bench(&f, "elementwise/add/N:1")->nruns, 2);
   free_figures(&f);
+}
+END_TEST
+
+/* bless --add refuses a run that its own gate judges slower than the baseline (blessed in, its
+ * slowdown would become the baseline's noise and widen every GPU's threshold), naming the
+ * benchmark and --accept-slower, and leaves the baseline as it was; --accept-slower blesses it in
+ * with a warning. A bless whose benchmarks all come from one GPU says so. */
+START_TEST(bless_add_refuses_a_slower_run) {
+  const char *bl = make_dir("slow/bl");
+  static const fake_bench big[3] = {{"elementwise/add/N:1", 100e3}, {"elementwise/add_float4/N:1", 200e3},
+                                    {"elementwise/saxpy/N:1", 300e3}};
+  for (unsigned r = 0; r < 3; r++) {
+    char name[64];
+    FORMAT(name, "slow/base%u.json", r);
+    write_run(name, H100, 132, 3000.0, big, 3, 86 + r);
+  }
+  expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("slow/base0.json"), at("slow/base1.json"),
+              at("slow/base2.json"));
+  fake_bench slow[3];
+  memcpy(slow, big, sizeof slow);
+  slow[1].median_ns *= 1.10;
+  write_run("slow/run.json", H100, 132, 3000.0, slow, 3, 90);
+  expect_gate(1, "compare --baselines=%s %s", bl, at("slow/run.json")); /* its gate: slower */
+  expect_output("REGRESSION elementwise/add_float4/N:1: slower");
+  char path[1200], cmd[2600];
+  FORMAT(path, "%s/nvidia-h100-80gb-hbm3.json", bl);
+  FORMAT(cmd, "cp '%s' '%s.before'", path, path);
+  ck_assert_int_eq(system(cmd), 0);
+  expect_gate(2, "bless --baselines=%s --add %s", bl, at("slow/run.json"));
+  expect_output("elementwise/add_float4/N:1: slower by +10");
+  expect_output("--accept-slower");
+  FORMAT(cmd, "cmp -s '%s' '%s.before'", path, path);
+  ck_assert_msg(system(cmd) == 0, "a refused bless changed the baseline");
+  /* A run as fast as the baseline joins; one slower joins with --accept-slower, saying so. */
+  write_run("slow/same.json", H100, 132, 3000.0, big, 3, 91);
+  expect_gate(0, "bless --baselines=%s --add %s", bl, at("slow/same.json"));
+  expect_gate(0, "bless --baselines=%s --add --accept-slower %s", bl, at("slow/run.json"));
+  expect_output("blessed in though slower (--accept-slower)");
+  expect_output("elementwise/add_float4/N:1");
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_baseline(path, &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.nruns, 5);
+  free_figures(&f);
+  ck_assert_ptr_null(strstr(gate_output, "from one GPU only"));
+  /* Three runs of one GPU: the summary warns. */
+  const char *one = make_dir("slow/one");
+  for (unsigned r = 0; r < 3; r++) {
+    char name[64];
+    FORMAT(name, "slow/one%u.json", r);
+    write_run(name, H100, 132, 3000.0, base_set, 3, 92 + r);
+    set_gpu_uuid(name, "GPU-only-one");
+  }
+  expect_gate(0, "bless --baselines=%s %s %s %s", one, at("slow/one0.json"), at("slow/one1.json"),
+              at("slow/one2.json"));
+  expect_output("comes from one GPU only");
+  expect_output("elementwise/add/N:1: 3 run(s), all on GPU-only-one");
 }
 END_TEST
 
@@ -641,6 +718,11 @@ START_TEST(history_rows_stay_parseable) {
   expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
   expect_output("verdicts[0].verdict");
   ck_assert_int_ne(access(csv, F_OK), 0);
+  /* A verdict word the renderer does not know would make it refuse the whole file. */
+  verdicts_for("csv/run.json", "csv/verdicts.json", "bogus");
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  expect_output("field verdicts[0].verdict: 'bogus' is not a verdict");
+  ck_assert_int_ne(access(csv, F_OK), 0);
 
   /* The file as found: a cut last row, or not a history file, is left alone. */
   verdicts_for("csv/run.json", "csv/verdicts.json", "same");
@@ -666,6 +748,146 @@ START_TEST(history_rows_stay_parseable) {
   expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
   FORMAT(cmd, "test $(wc -l < '%s') -eq 4 && test $(grep -c ',same,write$' '%s') -eq 3", csv, csv);
   ck_assert_int_eq(system(cmd), 0);
+  /* A file with CRLF line ends (a checkout that converted them), which the renderer reads too:
+   * appended to, its new rows in CRLF as well. */
+  write_text("csv/hist/nvidia-h100-80gb-hbm3.csv",
+             "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\r\n"
+             "2026-11-21T00:00:00+00:00,abc,nvidia-h100-80gb-hbm3,elementwise/add/N:1,1000,1e+15,0.01,same,read\r\n");
+  expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
+  FORMAT(cmd, "test $(wc -l < '%s') -eq 5 && test $(tr -cd '\\r' < '%s' | wc -c) -eq 5", csv, csv);
+  ck_assert_msg(system(cmd) == 0, "CRLF history: not 5 rows all ending in CRLF");
+}
+END_TEST
+
+/* Runs `gate ARGS` with its files limited to `bytes` (RLIMIT_FSIZE; SIGXFSZ ignored, so that a
+ * write past it fails with EFBIG, as on a full disk), output in gate_output; its exit status. */
+static int gate_with_file_limit(rlim_t bytes, const char *args) {
+  char out[1024], cmd[8192];
+  FORMAT(out, "%s/gate.out", dir);
+  FORMAT(cmd, "%s %s >'%s' 2>&1", gate_bin, args, out);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    struct rlimit rl = {bytes, bytes};
+    signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  FILE *f = fopen(out, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t got = fread(gate_output, 1, sizeof gate_output - 1, f);
+  gate_output[got] = '\0';
+  fclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static long file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* gate history appends all or nothing: a write that fails part way (a full disk, here a file size
+ * limit) leaves the old file as it was, no temporary file, and exit 2; two appends at once both
+ * land; a row of the wrong field count already there is refused, naming its line. */
+START_TEST(history_appends_all_or_nothing) {
+  const char *hist = make_dir("all/hist");
+  char csv[1200], kept[1200], cmd[4096], args[4096];
+  FORMAT(csv, "%s/nvidia-h100-80gb-hbm3.csv", hist);
+  FORMAT(kept, "%s/kept.csv", at("all"));
+  write_run("all/run.json", H100, 132, 3000.0, base_set, 3, 9);
+  verdicts_for("all/run.json", "all/verdicts.json", "same");
+  FILE *f = fopen(csv, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n", f);
+  for (int i = 0; i < 40; i++)
+    fprintf(f, "2026-11-21T00:00:%02d+00:00,abc,nvidia-h100-80gb-hbm3,elementwise/add/N:1,1000,1e+15,0.01,same,read\n",
+            i);
+  ck_assert_int_eq(fclose(f), 0);
+  FORMAT(cmd, "cp '%s' '%s'", csv, kept);
+  ck_assert_int_eq(system(cmd), 0);
+  FORMAT(args, "history --history_dir=%s --verdicts=%s %s", hist, at("all/verdicts.json"), at("all/run.json"));
+  /* Room for the old rows and a few bytes more: the new rows do not fit. */
+  int rc = gate_with_file_limit((rlim_t)file_size(csv) + 40, args);
+  ck_assert_msg(rc == 2, "gate exited %d, expected 2; its output:\n%s", rc, gate_output);
+  expect_output("nvidia-h100-80gb-hbm3.csv");
+  expect_output("nothing was appended");
+  FORMAT(cmd, "cmp -s '%s' '%s'", csv, kept);
+  ck_assert_msg(system(cmd) == 0, "the history file changed on a failed append");
+  FORMAT(cmd, "test -z \"$(ls '%s' | grep -v '^nvidia-h100-80gb-hbm3.csv$')\"", hist);
+  ck_assert_msg(system(cmd) == 0, "a temporary file was left in %s", hist);
+  /* With room, the rows are appended after the old ones. */
+  expect_gate(0, "%s", args);
+  FORMAT(cmd, "test $(wc -l < '%s') -eq 44 && head -41 '%s' | cmp -s - '%s'", csv, csv, kept);
+  ck_assert_int_eq(system(cmd), 0);
+
+  /* Two appends at once: both land (they take turns on the folder's lock). */
+  write_run("all/other.json", H100, 132, 3000.0, base_set, 3, 10);
+  verdicts_for("all/other.json", "all/other_verdicts.json", "same");
+  char v1[1200], r1[1200], v2[1200], r2[1200], d[1200];
+  FORMAT(d, "--history_dir=%s", hist);
+  FORMAT(v1, "--verdicts=%s", at("all/verdicts.json"));
+  FORMAT(r1, "%s", at("all/run.json"));
+  FORMAT(v2, "--verdicts=%s", at("all/other_verdicts.json"));
+  FORMAT(r2, "%s", at("all/other.json"));
+  for (int round = 0; round < 5; round++) {
+    int go[2];
+    ck_assert_int_eq(pipe(go), 0);
+    char *a1[] = {"history", d, v1, r1, NULL}, *a2[] = {"history", d, v2, r2, NULL};
+    pid_t p1 = start_gate(go, a1), p2 = start_gate(go, a2);
+    close(go[0]);
+    close(go[1]);
+    ck_assert_int_eq(exit_status(p1), 0);
+    ck_assert_int_eq(exit_status(p2), 0);
+  }
+  FORMAT(cmd, "test $(wc -l < '%s') -eq 74", csv);
+  ck_assert_msg(system(cmd) == 0, "rows were lost by appends at once");
+
+  /* A row of the wrong field count (a cut row that ends in a line break, or a hand edit). */
+  FORMAT(cmd, "printf '2026-11-22T0,abc\\n' >> '%s' && cp '%s' '%s'", csv, csv, kept);
+  ck_assert_int_eq(system(cmd), 0);
+  expect_gate(2, "%s", args);
+  expect_output("nvidia-h100-80gb-hbm3.csv: line 75 has 2 fields");
+  expect_output("remove or complete that line");
+  FORMAT(cmd, "cmp -s '%s' '%s'", csv, kept);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* A '|' in a benchmark name is written '\|' in summary.md: every row of its table keeps the
+ * header's columns (ci/soak.sh --summarize reads them by position). */
+START_TEST(a_pipe_in_a_name_keeps_the_summary_table) {
+  const char *bl = make_dir("pipe/bl");
+  static const fake_bench piped[2] = {{"elementwise/a|b/N:1", 100e3}, {"elementwise/saxpy/N:1", 300e3}};
+  for (unsigned r = 0; r < 3; r++) {
+    char name[64];
+    FORMAT(name, "pipe/base%u.json", r);
+    write_run(name, H100, 132, 3000.0, piped, 2, 120 + r);
+  }
+  expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("pipe/base0.json"), at("pipe/base1.json"),
+              at("pipe/base2.json"));
+  fake_bench slow[2] = {piped[0], piped[1]};
+  slow[0].median_ns *= 1.10;
+  write_run("pipe/run.json", H100, 132, 3000.0, slow, 2, 123);
+  expect_gate(1, "compare --baselines=%s --out_dir=%s %s", bl, at("pipe"), at("pipe/run.json"));
+  FILE *f = fopen(at("pipe/summary.md"), "r");
+  ck_assert_ptr_nonnull(f);
+  char line[4096];
+  int header = -1, rows = 0, named = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] != '|') continue;
+    int pipes = 0;
+    for (const char *p = line; *p; p++) pipes += *p == '|' && (p == line || p[-1] != '\\');
+    if (header < 0) header = pipes;
+    ck_assert_msg(pipes == header, "a row of summary.md has %d columns' bars, the header %d: %s", pipes, header, line);
+    rows++;
+    named += strstr(line, "`elementwise/a\\|b/N:1`") != NULL && strstr(line, "**slower**") != NULL;
+  }
+  fclose(f);
+  ck_assert_int_eq(rows, 4); /* header, rule, two benchmarks */
+  ck_assert_int_eq(named, 1);
 }
 END_TEST
 
@@ -1087,6 +1309,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, one_run_counts_once);
   tcase_add_test(tc, baseline_has_a_line_per_run_and_per_measure);
   tcase_add_test(tc, bless_add_joins_the_old_runs);
+  tcase_add_test(tc, bless_add_refuses_a_slower_run);
   tcase_add_test(tc, bless_only_replaces_the_benchmarks_it_names);
   tcase_add_test(tc, bless_add_completes_a_run_blessed_in_part);
   tcase_add_test(tc, long_benchmarks_in_more_contexts);
@@ -1097,6 +1320,8 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, history_rows_stay_parseable);
+  tcase_add_test(tc, history_appends_all_or_nothing);
+  tcase_add_test(tc, a_pipe_in_a_name_keeps_the_summary_table);
   tcase_add_test(tc, baselines_folder_must_exist);
   tcase_add_test(tc, stale_outputs_are_never_judged);
   tcase_add_test(tc, compare_rejudges_a_run_with_its_re_measure);

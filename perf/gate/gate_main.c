@@ -94,10 +94,11 @@ static void print_usage(FILE *out) {
           "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
           "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts; --out_dir: write\n"
           "      summary.md and verdicts.json there\n"
-          "  gate bless   --baselines=DIR [--add] [--only=REGEX] RUN.json...\n"
+          "  gate bless   --baselines=DIR [--add [--accept-slower]] [--only=REGEX] RUN.json...\n"
           "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"
           "      (--add: the runs join the baseline's runs of those families instead of replacing them;\n"
-          "      --only: only the benchmarks whose name matches REGEX, the rest keep their runs)\n"
+          "      --only: only the benchmarks whose name matches REGEX, the rest keep their runs; --add refuses\n"
+          "      a run the gate judges slower than the baseline unless --accept-slower)\n"
           "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
           "      append a row per benchmark to DIR/<gpu>.csv; FILE is the verdicts.json of RUN.json\n"
           "  gate --help\n"
@@ -199,6 +200,7 @@ static options parse(int argc, char **argv) {
       {"only", required_argument, 0, 'O'},       {"warmup", required_argument, 0, 'W'},
       {"against_bench", required_argument, 0, 'X'}, {"against", required_argument, 0, 'Y'},
       {"pairs", required_argument, 0, 'P'},     {"label", required_argument, 0, 'l'},
+      {"accept-slower", no_argument, 0, 'S'},
       {0, 0, 0, 0}};
   int c;
   char err[512];
@@ -228,6 +230,7 @@ static options parse(int argc, char **argv) {
       case 'n': o.recheck = 0; break;
       case 'R': o.recheck_file = optarg; break;
       case 'A': o.add = 1; break;
+      case 'S': o.accept_slower = 1; break;
       case 'O': o.only = optarg; break;
       case 'c': o.contexts = integer_arg("contexts", optarg, 1, 256); break;
       case 'L': o.long_contexts = integer_arg("long_contexts", optarg, 0, 256); break;

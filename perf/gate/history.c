@@ -99,6 +99,16 @@ static const char *verdict_of(const char *vpath, json_t *list, const char *bench
     char field[64];
     snprintf(field, sizeof field, "verdicts[%zu].verdict", j);
     csv_text(vpath, field, said);
+    /* The renderer (plots/) refuses a whole history file over one verdict it does not know. */
+    static const char *const kWords[] = {"faster", "same", "slower", "new", "missing"};
+    size_t w = 0;
+    while (w < sizeof kWords / sizeof *kWords && strcmp(said, kWords[w]) != 0) w++;
+    if (w == sizeof kWords / sizeof *kWords) {
+      fprintf(stderr, "gate: %s: field %s: '%s' is not a verdict (faster, same, slower, new or missing), and the "
+              "history's renderer would refuse the whole file over it; give the verdicts.json that gate check "
+              "wrote for this run\n", vpath, field, said);
+      exit(EXIT_BAD_INPUT);
+    }
     verdict = said;
   }
   return verdict;
@@ -137,21 +147,42 @@ static char *csv_rows(const gate_figures *run, const char *rpath, json_t *list, 
 static const char kHeader8[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n";
 static const char kHeader9[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n";
 
-/* An existing history file must end in a line break (else the first new row would join a
- * cut last row) and start with a known header (else it is not a history file). */
-static int appendable(int fd, const char *path, off_t size) {
-  char last, head[sizeof kHeader9];
-  if (pread(fd, &last, 1, size - 1) != 1 || last != '\n') {
+/* An existing history file must start with a known header (else it is not a history file) and
+ * hold only whole rows of as many fields as the renderer (plots/) wants: 9 under the 9-field
+ * header, 8 or 9 under the 8-field one. A last row without its line break, or a row of the wrong
+ * field count, is a cut or hand-edited row: appending after it would keep it, and the renderer
+ * refuses the whole file. Lines may end in CRLF (the renderer reads both); *crlf says whether the
+ * header does, so that new rows match it. 1 when fine, else 0 after saying why and what to do. */
+static int appendable(const char *path, const char *text, size_t len, int *crlf) {
+  if (text[len - 1] != '\n') {
     fprintf(stderr, "gate: %s does not end in a line break (a cut last row?): appending would join rows; complete or "
-            "remove its last line by hand, then re-run\n", path);
+            "remove its last line by hand (the rows before it are kept), then re-run\n", path);
     return 0;
   }
-  ssize_t got = pread(fd, head, sizeof head - 1, 0);
-  head[got > 0 ? got : 0] = '\0';
-  if (strncmp(head, kHeader9, strlen(kHeader9)) != 0 && strncmp(head, kHeader8, strlen(kHeader8)) != 0) {
+  const char *eol = memchr(text, '\n', len);
+  size_t head = (size_t)(eol - text);
+  *crlf = head > 0 && text[head - 1] == '\r';
+  head -= (size_t)*crlf;
+  int v2 = head == strlen(kHeader9) - 1 && !strncmp(text, kHeader9, head);
+  if (!v2 && !(head == strlen(kHeader8) - 1 && !strncmp(text, kHeader8, head))) {
     fprintf(stderr, "gate: %s: its first line is not a history header (want '%.*s' with or without ',l2_flush'): "
             "not a history file? Move it away or fix its first line\n", path, (int)strlen(kHeader8) - 1, kHeader8);
     return 0;
+  }
+  size_t lineno = 1;
+  for (const char *line = eol + 1; line < text + len; line = eol + 1) {
+    eol = memchr(line, '\n', (size_t)(text + len - line));
+    lineno++;
+    size_t n = (size_t)(eol - line), commas = 0;
+    if (n > 0 && line[n - 1] == '\r') n--;
+    if (n == 0) continue; /* the renderer skips empty lines */
+    for (size_t k = 0; k < n; k++) commas += line[k] == ',';
+    if (commas != 8 && (v2 || commas != 7)) {
+      fprintf(stderr, "gate: %s: line %zu has %zu fields where the header wants %s (a cut or hand-edited row?): the "
+              "renderer would refuse the file; remove or complete that line by hand, then re-run\n", path, lineno,
+              commas + 1, v2 ? "9" : "8 or 9");
+      return 0;
+    }
   }
   return 1;
 }
@@ -170,29 +201,103 @@ static int write_all(int fd, const char *s, size_t n) {
   return 0;
 }
 
-/* One locked O_APPEND write: earlier rows are never touched, concurrent writers never interleave. */
-static int append_rows(const char *path, const char *rows, size_t len) {
-  int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    fprintf(stderr, "gate: cannot open %s for appending: %s\n", path, strerror(errno));
-    return 1;
-  }
+/* The whole of path in *text (NUL-terminated) and its mode; 0, or -1 with errno. A missing
+ * file reads as empty. */
+static int read_whole(const char *path, char **text, size_t *len, mode_t *mode) {
+  *text = NULL;
+  *len = 0;
+  *mode = 0644;
+  FILE *mem = open_memstream(text, len);
+  if (!mem) return -1;
+  FILE *f = fopen(path, "re");
+  int e = f || errno == ENOENT ? 0 : errno;
   struct stat st;
-  int e = 0;
-  if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) e = errno;
-  if (!e && st.st_size > 0 && !appendable(fd, path, st.st_size)) {
-    close(fd);
-    return 1;
-  }
-  if (!e && st.st_size == 0 && write_all(fd, kHeader9, sizeof kHeader9 - 1) != 0) e = errno;
-  if (!e && write_all(fd, rows, len) != 0) e = errno;
-  if (!e && fsync(fd) != 0) e = errno;
-  if (close(fd) != 0 && !e) e = errno;
+  if (f && fstat(fileno(f), &st) == 0) *mode = st.st_mode & 0777;
+  char chunk[65536];
+  size_t got;
+  while (f && !e && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+    if (fwrite(chunk, 1, got, mem) != got) e = ENOMEM;
+  if (f && ferror(f)) e = EIO;
+  if (f) fclose(f);
+  if (fclose(mem) != 0 && !e) e = ENOMEM;
   if (e) {
-    fprintf(stderr, "gate: appending to %s failed: %s\n", path, strerror(e));
-    return 1;
+    free(*text);
+    errno = e;
+    return -1;
   }
   return 0;
+}
+
+/* Appends rows all or nothing: under an exclusive flock of the history folder (concurrent appends
+ * take turns, neither is lost), the old file and the new rows go to a temporary file in the same
+ * folder, which is flushed to disk, checked for size and renamed over the old one. A failed write
+ * (a full disk) leaves the old file as it was and no temporary file. 0, or 1 after saying why. */
+static int append_rows(const char *dir, const char *path, const char *rows, size_t len) {
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) {
+    fprintf(stderr, "gate: cannot open the history folder %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  while (flock(dfd, LOCK_EX) != 0)
+    if (errno != EINTR) {
+      fprintf(stderr, "gate: cannot lock the history folder %s: %s\n", dir, strerror(errno));
+      close(dfd);
+      return 1;
+    }
+  char *old;
+  size_t old_len;
+  mode_t mode;
+  int crlf = 0;
+  if (read_whole(path, &old, &old_len, &mode) != 0) {
+    fprintf(stderr, "gate: cannot read %s: %s; fix its permissions or move it away, then re-run\n", path,
+            strerror(errno));
+    close(dfd);
+    return 1;
+  }
+  if (old_len > 0 && !appendable(path, old, old_len, &crlf)) {
+    free(old);
+    close(dfd);
+    return 1;
+  }
+  /* The new file's text after the old: the header when there was none, the rows in the old file's line ends. */
+  char *add = NULL;
+  size_t add_len = 0;
+  FILE *mem = open_memstream(&add, &add_len);
+  if (!mem) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  if (old_len == 0) fputs(kHeader9, mem);
+  for (size_t i = 0; i < len; i++) {
+    if (crlf && rows[i] == '\n') fputc('\r', mem);
+    fputc(rows[i], mem);
+  }
+  if (fclose(mem) != 0) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  char tmp[4400];
+  format_path(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  int e = 0, fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  struct stat st;
+  if (fd < 0) e = errno;
+  if (!e && (write_all(fd, old, old_len) != 0 || write_all(fd, add, add_len) != 0)) e = errno;
+  if (!e && fsync(fd) != 0) e = errno;
+  if (!e && fstat(fd, &st) != 0) e = errno;
+  if (!e && (size_t)st.st_size != old_len + add_len) e = EIO;
+  if (fd >= 0 && close(fd) != 0 && !e) e = errno;
+  if (!e && rename(tmp, path) != 0) e = errno;
+  if (e) {
+    if (fd >= 0) unlink(tmp);
+    fprintf(stderr, "gate: appending to %s failed (writing %s: %s): nothing was appended, the file is as it was; "
+            "free disk space or fix the folder's permissions, then re-run\n", path, tmp, strerror(e));
+  } else {
+    fsync(dfd); /* the rename itself on disk */
+  }
+  free(old);
+  free(add);
+  close(dfd);
+  return e != 0;
 }
 
 int cmd_history(options *o) {
@@ -211,7 +316,7 @@ int cmd_history(options *o) {
     fprintf(stderr, "gate: cannot create the history folder %s: %s\n", dir, strerror(errno));
     return EXIT_BAD_INPUT;
   }
-  if (append_rows(path, rows, len)) return EXIT_BAD_INPUT;
+  if (append_rows(dir, path, rows, len)) return EXIT_BAD_INPUT;
   printf("Appended %zu rows to %s\n", run.n, path);
   free(rows);
   json_decref(v);

@@ -141,6 +141,16 @@ void print_table(FILE *out, const comparison *c, size_t n, const char *const *no
   }
 }
 
+/* Text in a cell of a markdown table: a '|' would end the cell (and shift every later column of
+ * the row, as ci/soak.sh --summarize reads them), so it is written '\|', which GitHub's tables
+ * show as '|', in code spans too. */
+static void md_cell(FILE *out, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|') fputc('\\', out);
+    fputc(*s, out);
+  }
+}
+
 void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
                     gate_metric metric) {
   size_t slower = 0, faster = 0, missing = 0, added = 0, environment = 0, failing = 0;
@@ -181,7 +191,9 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
   fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
   for (size_t i = 0; i < n; i++) {
     const comparison *x = &c[i];
-    fprintf(out, "| `%s` | ", x->name);
+    fputs("| `", out);
+    md_cell(out, x->name);
+    fputs("` | ", out);
     if (x->v == VERDICT_NEW) fprintf(out, "- | ");
     else fprintf(out, "%.3f | ", x->base_ns / 1e3);
     char evidence[192];
@@ -195,9 +207,12 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
               100 * x->threshold, x->delta >= 0 ? x->p_slower : x->p_faster, x->run_gbps, 100 * x->run_copy_frac,
               evidence);
     const char *note = notes && notes[i] ? notes[i] : "";
-    fprintf(out, "%s%s%s%s%s%s |\n", verdict_fails(x) ? "**" : "", verdict_name(x->v), verdict_fails(x) ? "**" : "",
+    fprintf(out, "%s%s%s%s%s", verdict_fails(x) ? "**" : "", verdict_name(x->v), verdict_fails(x) ? "**" : "",
             x->v == VERDICT_SLOWER && x->library_reference ? " (library reference: environment changed)" : "",
-            *note ? " " : "", note);
+            *note ? " " : "");
+    md_cell(out, note);
+    fputs(" |
+", out);
   }
 }
 

@@ -11,6 +11,12 @@ fail() { echo "FAIL: $*"; echo "--- stderr"; cat "$out/err"; exit 1; }
 
 "$bench" --benchmark_min_time=0.002s --contexts=2 --benchmark_format=json >"$out/json" 2>"$out/err"
 rc=$?
+# No GPU: say so, as the other GPU tests do (tests/support/gpu_check.c), not as a failed check.
+if grep -q "no usable CUDA device" "$out/err"; then
+  echo "FAIL reuse_test: this is a GPU test and no CUDA GPU is usable here ($(grep -o 'cudaGetDeviceCount: [^)]*' "$out/err"))."
+  echo "  Run it on a GPU host, or leave GPU-tagged tests out: bazel test //... --config=cpu"
+  exit 1
+fi
 [ "$rc" -eq 1 ] || fail "exit status $rc, want 1 (writes_nothing fails its self-check)"
 for n in 4097 3; do
   grep -q "reuse/writes_nothing/N:$n.*self-check failed" "$out/err" || fail "writes_nothing N:$n passed its self-check"
