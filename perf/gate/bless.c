@@ -224,7 +224,7 @@ static int refuse_slower(const char *path, const gate_figures *runs, char **path
     comparison *c;
     size_t nc = compare_figures(&view, &runs[i], &o->policy, &c);
     for (size_t k = 0; k < nc; k++) {
-      if (c[k].v != VERDICT_SLOWER || !verdict_fails(&c[k])) continue; /* a library reference: the environment */
+      if (!verdict_fails(&c[k]) || c[k].v != VERDICT_SLOWER) continue; /* a library reference only flags the environment */
       slower++;
       failure_message(&c[k], msg, sizeof msg);
       fprintf(stderr, "gate: %s%s: %s\n", o->accept_slower ? "warning: blessed in though slower (--accept-slower): " : "",

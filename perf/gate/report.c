@@ -211,8 +211,7 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
             x->v == VERDICT_SLOWER && x->library_reference ? " (library reference: environment changed)" : "",
             *note ? " " : "");
     md_cell(out, note);
-    fputs(" |
-", out);
+    fputs(" |\n", out);
   }
 }
 
