@@ -391,6 +391,10 @@ static void compare_bench(const gate_figures *base, const gate_figures *run, con
   x->run_gbps = rb->bytes_per_second / 1e9;
   x->run_copy_frac = copy_fraction(run, rb);
   judge(x, &bs, &rs, p, x->own_gpu ? &w : NULL);
+  if (x->host_round_trip && x->base_runs < HOST_ROUND_TRIP_MIN_RUNS && x->v == VERDICT_SLOWER) {
+    x->v = VERDICT_SAME;
+    x->reasons |= REASON_FEW_HOST_RUNS;
+  }
   free(own.runs);
   free(kind.runs);
   free(bs.contexts);
@@ -469,7 +473,7 @@ int verdict_fails(const comparison *c) {
 void reason_names(unsigned reasons, char *buf, size_t len) {
   static const char *const kNames[] = {"beyond_threshold", "significant", "above_floor", "confirmed",
                                        "not_confirmed", "library_reference", "no_run_of_this_testbed",
-                                       "run_has_no_testbed"};
+                                       "run_has_no_testbed", "host_round_trip_under_6_runs"};
   size_t k = 0;
   if (len) buf[0] = '\0';
   for (size_t i = 0; i < sizeof kNames / sizeof *kNames; i++) {

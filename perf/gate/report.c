@@ -62,6 +62,11 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   if (c->probes_ignored > 0 && used < len)
     snprintf(buf + used, len - used, ", %zu interrupted probe%s ignored", c->probes_ignored, c->probes_ignored > 1 ? "s" : "");
   used = strlen(buf);
+  if ((c->reasons & REASON_FEW_HOST_RUNS) && used < len) {
+    snprintf(buf + used, len - used, ", a host round trip over %zu runs: gates from %d", c->base_runs,
+             HOST_ROUND_TRIP_MIN_RUNS);
+    used = strlen(buf);
+  }
   if (c->v != VERDICT_NEW && (c->reasons & REASON_NO_TESTBED) && used < len) {
     snprintf(buf + used, len - used, ", every testbed (the run names none)");
     used = strlen(buf);
