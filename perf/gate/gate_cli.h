@@ -52,5 +52,6 @@ int write_reports(const options *o, const char *out_dir, const char *bench_name,
 int cmd_check(options *o);
 int cmd_bless(options *o);
 int cmd_history(options *o);
+int cmd_trends(int argc, char **argv); /* parses its own flags (trends_cmd.c) */
 
 #endif

@@ -24,9 +24,9 @@ typedef struct {
   uint64_t seed;      /* the permutations' generator: the same input gives the same answer */
 } trend_params;
 
-/* alpha 0.05, 199 permutations, min_step 0.006, min_z 3, min_segment 5, a fixed seed: on the H100
- * history's noise, +1 % steps 6 to 7 rows apart are found and 200 rows of noise give none
- * (trend_test). */
+/* alpha 0.01, 499 permutations, min_step 0.006, min_z 3, min_segment 5, a fixed seed: on the H100
+ * history's noise, +1 % steps 7 rows apart are found and 200 rows of noise give none (trend_test;
+ * docs/report.md has the rates). */
 trend_params trend_defaults(void);
 
 typedef struct {
