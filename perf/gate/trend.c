@@ -165,6 +165,9 @@ static void load_segment(search *s, size_t start, size_t end) {
   }
 }
 
+/* Segments of this many rows or more take the fewest permutations that can reach alpha. */
+#define LONG_SEGMENT 400
+
 /* Binary segmentation of x[start..end): splits where the test says so, then each side. */
 static void segment(search *s, size_t start, size_t end) {
   const trend_params *p = s->params;
@@ -173,10 +176,15 @@ static void segment(search *s, size_t start, size_t end) {
   scan_space *sp = &s->space;
   size_t tau = 0, unused;
   double q = best_split(sp, p->min_segment, &tau);
-  /* Permute the segment (values with their ranks); stop as soon as p > alpha is certain. */
+  /* Permute the segment (values with their ranks); stop as soon as p > alpha is certain. A long
+   * segment takes the fewest permutations that can reach alpha (99 for 0.01: significant when no
+   * permutation is as large), an exact test still: there a step is either far beyond every
+   * permutation or not one, and each permutation costs O(m log m). */
   uint64_t state = p->seed ^ (0x9e3779b97f4a7c15ull * (start + 1)) ^ end;
-  int as_large = 0, limit = (int)floor(p->alpha * (p->permutations + 1)) - 1;
-  for (int r = 0; r < p->permutations && as_large <= limit; r++) {
+  int permutations = p->permutations, fewest = (int)ceil(1 / p->alpha - 1e-9) - 1;
+  if (sp->m >= LONG_SEGMENT && fewest < permutations) permutations = fewest;
+  int as_large = 0, limit = (int)floor(p->alpha * (permutations + 1) + 1e-9) - 1;
+  for (int r = 0; r < permutations && as_large <= limit; r++) {
     for (size_t i = sp->m; i > 1; i--) {
       size_t j = (size_t)(next_random(&state) % i);
       double tv = sp->v[i - 1];
@@ -188,7 +196,7 @@ static void segment(search *s, size_t start, size_t end) {
     if (best_split(sp, p->min_segment, &unused) >= q * (1 - 1e-12)) as_large++;
   }
   if (as_large > limit) return;
-  double pvalue = (1.0 + as_large) / (p->permutations + 1.0);
+  double pvalue = (1.0 + as_large) / (permutations + 1.0);
   s->found[s->nfound++] = (change_point){.index = start + tau, .step = 0, .p = pvalue};
   segment(s, start, start + tau);
   segment(s, start + tau, end);
