@@ -101,9 +101,9 @@ int main(int argc, char **argv) {
     long minutes = r * 7;
     for (size_t b = 0; b < nsrc; b++) {
       double ns = level * src[b].median * (1 + src[b].residual[(size_t)(uniform() * (double)src[b].n)]);
-      fprintf(out, "2027-%02ld-%02ldT%02ld:%02ld:00+00:00,%012lx,%s,%s,%.6g,%.6g,%.4g,same,read\n",
+      fprintf(out, "2027-%02ld-%02ldT%02ld:%02ld:00+00:00,%07lx00000,%s,%s,%.6g,%.6g,%.4g,same,read\n",
               1 + minutes / (28 * 24 * 60) % 12, 1 + minutes / (24 * 60) % 28, minutes / 60 % 24, minutes % 60,
-              (unsigned long)(0x5000000 + r), src[b].gpu, src[b].name, ns, 1e12 * 1e-3 * src[b].median / ns, 0.001);
+              (unsigned long)(0xa000000 + r * 7919 % 0x1000000), src[b].gpu, src[b].name, ns, 1e12 * 1e-3 * src[b].median / ns, 0.001);
     }
   }
   if (fclose(out) != 0) {
