@@ -558,7 +558,29 @@ typedef struct {
   double lo, hi;       /* the panel's y range so far (%) */
   double *deltas;      /* the panel's deltas, for its y range */
   size_t ndeltas;
+  double *band_lo, *band_hi; /* per run (from 1): the tightest and widest threshold of the panel, % */
+  size_t nruns;
 } history_out;
+
+/* The panel's band as steps: a row where the thresholds change (the old ones and the new ones
+ * at the same run) and at the last run; runs with no row in the panel carry the last ones. */
+static void panel_band(history_out *o) {
+  double lo = NAN, hi = NAN;
+  size_t last = 0;
+  for (size_t x = 1; x <= o->nruns; x++) {
+    if (isnan(o->band_lo[x])) continue;
+    if (o->band_lo[x] != lo || o->band_hi[x] != hi) {
+      if (!isnan(lo)) fprintf(o->band, "%zu %.6g %.6g\n", x, lo, hi);
+      lo = o->band_lo[x], hi = o->band_hi[x];
+      fprintf(o->band, "%zu %.6g %.6g\n", x, lo, hi);
+      o->banded++;
+    }
+    last = x;
+  }
+  if (isnan(lo)) fprintf(o->band, "1 NaN NaN\n"); /* an index needs a row; NaN draws nothing */
+  else fprintf(o->band, "%zu %.6g %.6g\n", last, lo, hi);
+  for (size_t x = 0; x <= o->nruns; x++) o->band_lo[x] = o->band_hi[x] = NAN;
+}
 
 static double baseline_ns(const gpu_view *g, const char *name, int *found) {
   *found = 0;
@@ -610,7 +632,7 @@ static void history_series(const render_env *env, family_view *f, const series *
     delta[i] = 100 * (t[i] / s->base_ns - 1);
   }
   thin(delta, s->r, s->n, keep);
-  if (!first_in_panel) fputc('\n', o->series), fputc('\n', o->band); /* a blank line: a new line in the chart */
+  if (!first_in_panel) fputc('\n', o->series); /* a blank line: a new line in the chart */
   for (size_t i = 0; i < s->n; i++) {
     int computed, slower = !strcmp(s->r[i]->verdict, "slower");
     double thr = row_threshold(env, s->r[i], &computed);
@@ -625,17 +647,11 @@ static void history_series(const render_env *env, family_view *f, const series *
     }
     fprintf(o->series, "%d %.6g %d %zu\n", s->x[i], delta[i], slower, s->variant + 1);
   }
-  /* The band as steps: a row where the threshold changes (the old one and the new one at the
-   * same run), and the last run. */
-  double drawn = NAN;
-  for (size_t i = 0; i < s->n; i++) {
+  for (size_t i = 0; i < s->n; i++) { /* the panel's band: its tightest and widest threshold per run */
     int computed;
     double thr = 100 * row_threshold(env, s->r[i], &computed);
-    if (thr == drawn && i + 1 < s->n) continue;
-    if (i > 0 && !isnan(drawn)) fprintf(o->band, "%d %.6g %.6g %zu\n", s->x[i], -drawn, drawn, s->variant + 1);
-    fprintf(o->band, "%d %.6g %.6g %zu\n", s->x[i], -thr, thr, s->variant + 1);
-    drawn = thr;
-    o->banded++;
+    o->band_lo[s->x[i]] = isnan(o->band_lo[s->x[i]]) ? thr : fmin(o->band_lo[s->x[i]], thr);
+    o->band_hi[s->x[i]] = isnan(o->band_hi[s->x[i]]) ? thr : fmax(o->band_hi[s->x[i]], thr);
   }
   /* Change points in the newest TREND_MAX_ROWS rows; each marked at the level after it. */
   size_t from = s->n > TREND_MAX_ROWS ? s->n - TREND_MAX_ROWS : 0;
@@ -741,8 +757,9 @@ static int history_chart(const render_env *env, const gpu_view *g, family_view *
   var_num(&v, "footer", footer);
   snprintf(caption, sizeof caption,
            "Time of each variant of %s against its %s, in %% (up: slower), over the %zu run%s in the history, one "
-           "panel per problem size; x: the runs in the order recorded, labelled with commit and date. Grey band: "
-           "the threshold each row was judged with (%s). Triangles: change points (E-Divisive means over each "
+           "panel per problem size; x: the runs in the order recorded, labelled with commit and date. Grey bands: "
+           "the thresholds the rows were judged with (%s), dark up to the tightest of the panel's variants, light "
+           "up to the widest. Triangles: change points (E-Divisive means over each "
            "benchmark's newest %d rows). Circled red: %zu row%s the gate called slower.%s",
            f->name, o->no_base ? "baseline (or, where the baseline lacks it, the median of its first rows)" : "baseline",
            nruns, nruns == 1 ? "" : "s",
@@ -812,7 +829,10 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
     free(runs), free(xof), free(panel), free(key), free(idx);
     return RENDER_FAILED;
   }
-  history_out o = {.series = files[0], .band = files[1], .marks = files[3], .deltas = malloc((n + 1) * sizeof(double))};
+  history_out o = {.series = files[0], .band = files[1], .marks = files[3], .deltas = malloc((n + 1) * sizeof(double)),
+                   .band_lo = malloc((nruns + 1) * sizeof(double)), .band_hi = malloc((nruns + 1) * sizeof(double)),
+                   .nruns = nruns};
+  for (size_t r = 0; r <= nruns; r++) o.band_lo[r] = o.band_hi[r] = NAN;
   f->cp = realloc(f->cp, (n + 1) * sizeof *f->cp);
   f->creep = realloc(f->creep, (n + 1) * sizeof *f->creep);
   const history_row **rows = malloc((n + 1) * sizeof *rows);
@@ -844,7 +864,8 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
       longest = s.n > longest ? s.n : longest;
       nseries++;
     }
-    if (!nseries) fprintf(o.series, "1 NaN 0 1\n"), fprintf(o.band, "1 NaN NaN 1\n");
+    if (!nseries) fprintf(o.series, "1 NaN 0 1\n");
+    panel_band(&o);
     /* An index needs a row. Far outside the y range, not NaN: gnuplot 5.4 crashes drawing labels
      * of which none is valid. */
     if (o.changes == marks_before) fprintf(o.marks, "1 1e30 1 0 \"-\"\n");
@@ -855,7 +876,7 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
   history_labels(files[2], runs, nruns);
   int bad = close_data(files[0], paths[0], err, errlen) | close_data(files[1], paths[1], err, errlen) |
             close_data(files[2], paths[2], err, errlen) | close_data(files[3], paths[3], err, errlen);
-  free(runs), free(xof), free(panel), free(key), free(idx), free(rows), free(x), free(o.deltas);
+  free(runs), free(xof), free(panel), free(key), free(idx), free(rows), free(x), free(o.deltas), free(o.band_lo), free(o.band_hi);
   if (bad) return RENDER_FAILED;
 
   if (nruns == 1) note(f, "One run recorded in the history so far: the over-time chart shows a single point per variant.");

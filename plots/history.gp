@@ -3,7 +3,7 @@
 # triangles (up: slower), regressions (verdict slower) circled red.
 # From render: scriptdir, term, outfile, width, height, title, ylabel,
 #   seriesfile  one index per panel; in it a block per variant, rows: run delta% slower variant
-#   bandfile    one index per panel; in it a block per variant, rows: run -threshold% +threshold% variant
+#   bandfile    one index per panel; rows: run tightest% widest% (thresholds of its variants; steps)
 #   markfile    one index per panel; rows: run level% variant up "step label"
 #   labelfile   rows: run "commit" "date" (the labelled runs only)
 #   npanels, nruns, panels (panel titles), ymins, ymaxs (per panel), nmarks (change points per panel),
@@ -30,7 +30,9 @@ do for [p=1:npanels] {
   if (p > 1) { unset key }
   if (p == npanels) { set xlabel "run (commit, date)" offset 0, -0.9 } else { unset xlabel }
   labelled = word(nmarks, p) + 0 <= maxmarklabels
-  plot bandfile index (p - 1) using 1:2:3 with filledcurves fs transparent solid 0.05 noborder \
+  plot bandfile index (p - 1) using 1:(-$3):3 with filledcurves fs transparent solid 0.12 noborder \
+           lc rgb "#555555" notitle, \
+       bandfile index (p - 1) using 1:(-$2):2 with filledcurves fs transparent solid 0.16 noborder \
            lc rgb "#555555" notitle, \
        0 with lines dt 2 lw 1.2 lc rgb "#555555" notitle, \
        for [v=1:words(variants)] seriesfile index (p - 1) using 1:(column(4) == v ? $2 : NaN) with @style \
@@ -41,7 +43,7 @@ do for [p=1:npanels] {
        markfile index (p - 1) using 1:($4 > 0 ? NaN : $2):3 with points pt 11 ps 2.2 lc variable notitle, \
        markfile index (p - 1) using 1:2:(labelled ? strcol(5) : "") with labels offset 0, 1.3 font ",9" notitle, \
        labelfile using 1:(NaN):xtic((p == npanels ? strcol(2)."\n".strcol(3) : "")) notitle, \
-       keyentry with boxes fs transparent solid 0.3 noborder lc rgb "#888888" title "± threshold applied", \
+       keyentry with boxes fs transparent solid 0.3 noborder lc rgb "#888888" title "± threshold applied (tightest, widest)", \
        keyentry with lines dt 2 lw 1.2 lc rgb "#555555" title "baseline (0 %)", \
        keyentry with points pt 9 ps 1.6 lc rgb "#333333" title "change point (▲ slower, ▼ faster)", \
        keyentry with points pt 6 ps 2 lw 2.5 lc rgb regression_color title "regression (verdict slower)"
