@@ -549,6 +549,7 @@ typedef struct {
   size_t n;
   size_t variant;      /* index into f->v */
   double base_ns;      /* the reference: the baseline's time, or the median of the first rows */
+  double base_threshold; /* the gate's threshold against that baseline (0 without one) */
   int has_base;
 } series;
 
@@ -582,12 +583,15 @@ static void panel_band(history_out *o) {
   for (size_t x = 0; x <= o->nruns; x++) o->band_lo[x] = o->band_hi[x] = NAN;
 }
 
-static double baseline_ns(const gpu_view *g, const char *name, int *found) {
+/* The baseline's time of a benchmark and the threshold the gate holds it to (max(tolerance,
+ * k x baseline noise)); 0 when the baseline has none. */
+static double baseline_ns(const gpu_view *g, const char *name, double *threshold, int *found) {
   *found = 0;
   if (!g->base) return 0;
   for (size_t b = 0; b < g->base->nself; b++)
     if (!strcmp(g->base->self[b].name, name)) {
       *found = 1;
+      *threshold = g->base->self[b].threshold;
       return g->base->self[b].base_ns;
     }
   return 0;
@@ -667,9 +671,14 @@ static void history_series(const render_env *env, family_view *f, const series *
             100 * c[i].step);
   }
   o->changes += k;
-  double tol = tolerance_for(env->policy, s->r[0]->bench, 0);
+  /* Creep beyond what the gate lets through: the tolerance, or the baseline's wider threshold of
+   * a noisy benchmark (a host round trip at +20 % is within its threshold, not creep). */
+  double tol = fmax(tolerance_for(env->policy, s->r[0]->bench, 0), s->base_threshold);
+  /* ... reached in the history: beyond it against its first rows too (a benchmark that has
+   * always been off its baseline, as some few-µs kernels measured on other GPUs are, did not creep). */
   double level = creep_level(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW);
-  if (level > tol)
+  double rise = s->has_base ? creep_level(t, s->n, 0, TREND_WINDOW) : level;
+  if (level > tol && rise > tol)
     f->creep[f->ncreep++] = (creep_mark){s->r[s->n - 1], level, tol, k, s->has_base};
   free(c);
   free(t);
@@ -851,7 +860,7 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
         rows[s.n] = f->h[idx[i]];
         x[s.n] = xof[idx[i]];
       }
-      s.base_ns = baseline_ns(g, rows[0]->bench, &s.has_base);
+      s.base_ns = baseline_ns(g, rows[0]->bench, &s.base_threshold, &s.has_base);
       if (!s.has_base) {
         double *t = malloc(s.n * sizeof *t);
         size_t w = s.n < TREND_WINDOW ? s.n : TREND_WINDOW;

@@ -259,10 +259,12 @@ static void trends(FILE *o, const gpu_view *g) {
   fprintf(o, "<h3 id=\"");
   anchor(o, g, NULL);
   fprintf(o, "-trends\">Trends</h3>\n<p>Change points in each benchmark's history %s (E-Divisive means over its "
-             "newest %d rows; step: the median time after against before; p: the permutation test). A step too "
-             "small for the gate to stop, repeated over merges, shows here first.</p>\n",
+             "newest 1000 rows, 10 rows at least; step: the median time after against before; p: the permutation "
+             "test). A step too small for the gate to stop, repeated over merges, shows here first. Crept: the "
+             "median of a benchmark's last 5 rows is beyond the gate's threshold for it against %s, and has risen "
+             "by as much since its first rows.</p>\n",
           g->base ? "since the last bless (the newest baseline run of its family)" : "(no baseline given: all of them)",
-          1000);
+          g->base ? "the baseline" : "its first 5 rows");
   if (since) {
     fprintf(o, "<table>\n<tr><th class=\"l\">Benchmark</th><th>Step</th><th class=\"l\">Before</th>"
                "<th class=\"l\">From</th><th>p</th></tr>\n");
