@@ -733,7 +733,7 @@ static int history_chart(const render_env *env, const gpu_view *g, family_view *
   c->kind = "history";
   c->width = 1000;
   /* The key: the variants and 4 more entries, in 2 columns of 20 px rows. */
-  int header = 40 + 18 * (int)((f->nv + 4 + 1) / 2), panel_px = 230, gap = 40, footer = 80;
+  int header = 30 + 18 * (int)((f->nv + 4 + 1) / 2), panel_px = 230, gap = 40, footer = 80;
   c->height = header + (int)npanels * (panel_px + gap) + footer;
   char title[600], variants[2048] = "", dashed[256] = "";
   for (size_t k = 0; k < f->nv; k++) {
