@@ -296,6 +296,21 @@ static void trends(FILE *o, const gpu_view *g) {
   if (!ncreep) fprintf(o, "<p>No benchmark crept beyond its tolerance.</p>\n");
 }
 
+/* One line at the top per GPU with a history: its trends in numbers, linked to its section. */
+static void trends_line(FILE *o, const report_model *m) {
+  for (size_t i = 0; i < m->ng; i++) {
+    const gpu_view *g = &m->g[i];
+    size_t nh = 0, ncreep = 0, since = count_since_bless(g);
+    for (size_t k = 0; k < g->nf; k++) nh += g->f[k].nh, ncreep += g->f[k].ncreep;
+    if (!nh) continue;
+    fprintf(o, "<p><a href=\"#");
+    anchor(o, g, NULL);
+    fprintf(o, "-trends\">Trends</a>%s%s: %zu change point%s since the last bless, %zu benchmark%s crept beyond "
+               "the tolerance</p>\n", m->ng > 1 ? " on " : "", m->ng > 1 ? g->name : "", since,
+            since == 1 ? "" : "s", ncreep, ncreep == 1 ? "" : "s");
+  }
+}
+
 int write_trends_text(const char *outdir, const report_model *m, char *err, size_t errlen) {
   char path[PATH_LEN];
   snprintf(path, sizeof path, "%s/trends.md", outdir);
@@ -400,6 +415,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
   fprintf(o, "</h1>\n<p>Generated %s by <code>plots/render</code> from %zu input file%s.</p>\n", now, in->ngiven,
           in->ngiven == 1 ? "" : "s");
   summary(o, m, in);
+  trends_line(o, m);
   if (m->left_out[0]) {
     fprintf(o, "<p class=\"note\">Not in this report: ");
     esc(o, m->left_out);

@@ -454,6 +454,7 @@ START_TEST(trends_are_marked_and_listed) {
   snprintf(path, sizeof path, "%s/index.html", out);
   char *html = slurp(path, NULL);
   ck_assert(strstr(html, ">Trends</h3>") != NULL);
+  ck_assert(strstr(html, "-trends\">Trends</a>: 2 change points since the last bless, 1 benchmark crept") != NULL);
   ck_assert_msg(strstr(html, "elementwise/add/N:1048576</td><td>+2.00%</td><td class=\"l\"><code>1000014abc</code> "
                              "2026-12-01T14:00:00+00:00</td><td class=\"l\"><code>1000015abc</code>") != NULL,
                 "no change point row in the Trends section");
