@@ -792,7 +792,8 @@ static size_t panel_of(const history_row *h) {
   return p;
 }
 
-/* Rows of one benchmark together: by panel, variant, then file order. keys: panel x nv + variant. */
+/* Rows of one benchmark (and testbed) together: by panel, variant, testbed, then file order.
+ * keys: (panel x nv + variant) x ntestbeds + testbed. */
 static const size_t *sorting_key;
 
 static int by_series(const void *a, const void *b) {
@@ -824,10 +825,21 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
   size_t *key = malloc((n + 1) * sizeof *key), *idx = malloc((n + 1) * sizeof *idx);
   sorting_panel = panel;
   sorting_npanels = npanels;
+  /* Testbeds (where the history records them) are told apart: each is a series of its own. */
+  const char **testbed = malloc((n + 1) * sizeof *testbed);
+  size_t ntb = 0, *tb = malloc((n + 1) * sizeof *tb);
+  for (size_t i = 0; i < n; i++) {
+    size_t t = 0;
+    while (t < ntb && strcmp(testbed[t], f->h[i]->testbed)) t++;
+    if (t == ntb) testbed[ntb++] = f->h[i]->testbed;
+    tb[i] = t;
+  }
   for (size_t i = 0; i < n; i++) {
     idx[i] = i;
-    key[i] = panel_of(f->h[i]) * f->nv + (size_t)(variant_index(f, f->h[i]->id.variant) - 1);
+    key[i] = (panel_of(f->h[i]) * f->nv + (size_t)(variant_index(f, f->h[i]->id.variant) - 1)) * ntb + tb[i];
   }
+  free(testbed);
+  free(tb);
   sorting_key = key;
   qsort(idx, n, sizeof *idx, by_series);
 
@@ -854,8 +866,8 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
     snprintf(panels + a, sizeof panels - a, "\"%s%s%s\" ", panel[p]->size_axis, panel[p]->size_axis[0] ? " = " : "",
              panel[p]->size_label);
     size_t nseries = 0, marks_before = o.changes;
-    while (i < n && key[idx[i]] / f->nv == p) {
-      series s = {.r = rows, .x = x, .n = 0, .variant = key[idx[i]] % f->nv};
+    while (i < n && key[idx[i]] / ntb / f->nv == p) {
+      series s = {.r = rows, .x = x, .n = 0, .variant = key[idx[i]] / ntb % f->nv};
       for (size_t k = key[idx[i]]; i < n && key[idx[i]] == k; i++, s.n++) {
         rows[s.n] = f->h[idx[i]];
         x[s.n] = xof[idx[i]];

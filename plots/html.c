@@ -274,6 +274,11 @@ static void trends(FILE *o, const gpu_view *g) {
         if (!c->since_bless || shown++ >= 50) continue;
         fprintf(o, "<tr class=\"%s\"><td class=\"l name\">", c->step > 0 ? "slower" : "faster");
         esc(o, c->after->bench);
+        if (c->after->testbed[0]) {
+          fputs(" <small>@", o);
+          esc(o, c->after->testbed);
+          fputs("</small>", o);
+        }
         fprintf(o, "</td><td>%+.2f%%</td>", 100 * c->step);
         commit_cell(o, c->before);
         commit_cell(o, c->after);
@@ -331,8 +336,8 @@ int write_trends_text(const char *outdir, const report_model *m, char *err, size
       for (size_t j = 0; j < g->f[k].ncp; j++) {
         const trend_mark *c = &g->f[k].cp[j];
         if (c->since_bless)
-          fprintf(o, "- change: %s %+.2f %% from %.12s (%.10s) to %.12s (%.10s), p = %.3f\n", c->after->bench,
-                  100 * c->step, c->before->commit, c->before->date, c->after->commit, c->after->date, c->p);
+          fprintf(o, "- change: %s%s%s %+.2f %% from %.12s (%.10s) to %.12s (%.10s), p = %.3f\n", c->after->bench,
+                  c->after->testbed[0] ? " @" : "", c->after->testbed, 100 * c->step, c->before->commit, c->before->date, c->after->commit, c->after->date, c->p);
       }
       for (size_t j = 0; j < g->f[k].ncreep; j++) {
         const creep_mark *c = &g->f[k].creep[j];

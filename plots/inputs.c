@@ -230,7 +230,8 @@ static int history_row_of(const char *path, const history_entry *e, history_row 
   if (copy_field(path, e->line, "date", e->date, r->date, sizeof r->date, err, errlen) ||
       copy_field(path, e->line, "commit", e->commit, r->commit, sizeof r->commit, err, errlen) ||
       copy_field(path, e->line, "gpu", e->gpu, r->gpu, sizeof r->gpu, err, errlen) ||
-      copy_field(path, e->line, "benchmark", e->bench, r->bench, sizeof r->bench, err, errlen))
+      copy_field(path, e->line, "benchmark", e->bench, r->bench, sizeof r->bench, err, errlen) ||
+      copy_field(path, e->line, "testbed", e->testbed, r->testbed, sizeof r->testbed, err, errlen))
     return 1;
   char why[512];
   if (parse_bench_name(r->bench, &r->id, why, sizeof why))

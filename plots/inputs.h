@@ -77,6 +77,7 @@ typedef struct {
   double threshold; /* the threshold the gate applied to this row; NAN in files without the column */
   char verdict[16];
   char l2_flush[8]; /* "read", "write" or "hot"; rows from before the field: "write" */
+  char testbed[64]; /* the machine a row was measured on, where the history records it; else "" */
 } history_row;
 
 typedef struct {

@@ -455,7 +455,7 @@ START_TEST(trends_are_marked_and_listed) {
   char *html = slurp(path, NULL);
   ck_assert(strstr(html, ">Trends</h3>") != NULL);
   ck_assert(strstr(html, "-trends\">Trends</a>: 2 change points since the last bless, 1 benchmark crept") != NULL);
-  ck_assert_msg(strstr(html, "elementwise/add/N:1048576</td><td>+2.00%</td><td class=\"l\"><code>1000014abc</code> "
+  ck_assert_msg(strstr(html, "elementwise/add/N:1048576 <small>@rack1</small></td><td>+2.00%</td><td class=\"l\"><code>1000014abc</code> "
                              "2026-12-01T14:00:00+00:00</td><td class=\"l\"><code>1000015abc</code>") != NULL,
                 "no change point row in the Trends section");
   ck_assert(strstr(html, "<b>Crept:</b> <code>elementwise/add_float4/N:1048576</code> is +4.00% against its first "
@@ -465,8 +465,33 @@ START_TEST(trends_are_marked_and_listed) {
   snprintf(path, sizeof path, "%s/trends.md", out);
   char *text = slurp(path, NULL);
   ck_assert_msg(strstr(text, "2 change points since the last bless, 1 crept beyond the tolerance") != NULL, "%s", text);
-  ck_assert_msg(strstr(text, "- change: elementwise/add/N:1048576 +2.00 % from 1000014abc (2026-12-01) to "
+  ck_assert_msg(strstr(text, "- change: elementwise/add/N:1048576 @rack1 +2.00 % from 1000014abc (2026-12-01) to "
                              "1000015abc (2026-12-01), p = 0.002") != NULL, "%s", text);
+  free(text);
+}
+END_TEST
+
+/* Rows of two testbeds are two series: a benchmark measured on rack1 and then, 3 % slower, on
+ * rack2 has no change point and did not creep. */
+START_TEST(testbeds_are_series_of_their_own) {
+  char dir[1200], path[1400], out[1300], errfile[1300], args[4096];
+  snprintf(dir, sizeof dir, "%s/testbed_hist", tmp);
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,testbed\n");
+  for (int i = 0; i < 40; i++)
+    fprintf(f, "2026-12-02T%02d:%02d:00+00:00,%07dabc,%s,elementwise/add/N:1048576,%d,1e12,0.001,same,read,%s\n",
+            i / 60, i % 60, 2000000 + i, SLUG, (i < 20 ? 1000 : 1040) + i % 3 - 1, i < 20 ? "rack1" : "rack2");
+  ck_assert_int_eq(fclose(f), 0);
+  snprintf(out, sizeof out, "%s/testbed_out", tmp);
+  snprintf(errfile, sizeof errfile, "%s/testbed.err", tmp);
+  snprintf(args, sizeof args, "'%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(path, sizeof path, "%s/trends.md", out);
+  char *text = slurp(path, NULL);
+  ck_assert_msg(strstr(text, "0 change points since the last bless, 0 crept") != NULL, "%s", text);
   free(text);
 }
 END_TEST
@@ -857,6 +882,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, other_gpus_baselines_are_left_out);
   tcase_add_test(tc, band_is_the_threshold_applied);
   tcase_add_test(tc, trends_are_marked_and_listed);
+  tcase_add_test(tc, testbeds_are_series_of_their_own);
   tcase_add_test(tc, long_history_is_thinned);
   tcase_add_test(tc, regressions_are_marked);
   tcase_add_test(tc, ladder_bars_are_percent_of_peak);
