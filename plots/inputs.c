@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,14 +219,39 @@ static const char *const kHistoryColumns[] = {"date", "commit", "gpu", "benchmar
 
 static int copy_field(const char *path, size_t line, const char *field, const char *value, char *dst, size_t cap,
                       char *err, size_t errlen) {
-  if (strlen(value) >= cap)
+  size_t len = strlen(value);
+  if (len >= cap)
     return fail(err, errlen, "%s: line %zu: field %s: expected a value shorter than %zu characters; fix or remove "
                 "that row", path, line, field, cap);
-  snprintf(dst, cap, "%s", value);
+  memcpy(dst, value, len + 1);
   return 0;
 }
 
-static int history_row_of(const char *path, const history_entry *e, history_row *r, char *err, size_t errlen) {
+/* A history names the same benchmarks run after run: each name is split once (by its hash; a
+ * name that meets another in the table is split again). */
+typedef struct {
+  char name[256];
+  bench_name id;
+} parsed_name;
+
+static int parse_name_cached(parsed_name *cache, size_t slots, const char *name, bench_name *out, char *err,
+                             size_t errlen) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 16777619u;
+  parsed_name *c = &cache[h % slots];
+  if (strcmp(c->name, name) != 0) {
+    if (parse_bench_name(name, &c->id, err, errlen)) {
+      c->name[0] = '\0';
+      return 1;
+    }
+    snprintf(c->name, sizeof c->name, "%s", name);
+  }
+  *out = c->id;
+  return 0;
+}
+
+static int history_row_of(const char *path, const history_entry *e, parsed_name *cache, size_t slots, history_row *r,
+                          char *err, size_t errlen) {
   memset(r, 0, sizeof *r);
   if (copy_field(path, e->line, "date", e->date, r->date, sizeof r->date, err, errlen) ||
       copy_field(path, e->line, "commit", e->commit, r->commit, sizeof r->commit, err, errlen) ||
@@ -234,7 +260,7 @@ static int history_row_of(const char *path, const history_entry *e, history_row 
       copy_field(path, e->line, "testbed", e->testbed, r->testbed, sizeof r->testbed, err, errlen))
     return 1;
   char why[512];
-  if (parse_bench_name(r->bench, &r->id, why, sizeof why))
+  if (parse_name_cached(cache, slots, r->bench, &r->id, why, sizeof why))
     return fail(err, errlen, "%s: line %zu: field benchmark: %s", path, e->line, why);
   r->median_ns = e->median_ns;
   r->bytes_per_second = e->bytes_per_second;
@@ -257,8 +283,11 @@ int load_history_file(const char *path, history_file *out, char *err, size_t err
   history_table t;
   if (history_table_load(path, kHistoryColumns, &t, err, errlen)) return 1;
   out->r = malloc(t.n * sizeof *out->r);
+  size_t slots = 1024;
+  parsed_name *cache = calloc(slots, sizeof *cache);
   int rc = 0;
-  for (size_t i = 0; i < t.n && !rc; i++) rc = history_row_of(path, &t.r[i], &out->r[i], err, errlen);
+  for (size_t i = 0; i < t.n && !rc; i++) rc = history_row_of(path, &t.r[i], cache, slots, &out->r[i], err, errlen);
+  free(cache);
   out->n = rc ? 0 : t.n;
   history_table_free(&t);
   if (rc) {

@@ -177,9 +177,9 @@ static void segment(search *s, size_t start, size_t end) {
   size_t tau = 0, unused;
   double q = best_split(sp, p->min_segment, &tau);
   /* Permute the segment (values with their ranks); stop as soon as p > alpha is certain. A long
-   * segment takes the fewest permutations that can reach alpha (99 for 0.01: significant when no
-   * permutation is as large), an exact test still: there a step is either far beyond every
-   * permutation or not one, and each permutation costs O(m log m). */
+   * segment, where each permutation costs most, takes the fewest permutations that can reach
+   * alpha (99 for 0.01: significant when no permutation is as large): still a valid test at
+   * alpha, its p-value only coarser. */
   uint64_t state = p->seed ^ (0x9e3779b97f4a7c15ull * (start + 1)) ^ end;
   int permutations = p->permutations, fewest = (int)ceil(1 / p->alpha - 1e-9) - 1;
   if (sp->m >= LONG_SEGMENT && fewest < permutations) permutations = fewest;
@@ -192,7 +192,7 @@ static void segment(search *s, size_t start, size_t end) {
       sp->v[i - 1] = sp->v[j], sp->rank[i - 1] = sp->rank[j];
       sp->v[j] = tv, sp->rank[j] = tr;
     }
-    /* The tolerance keeps a permutation that only reorders equal sums from counting as larger. */
+    /* Ties count as as large (rounding must not make a permutation as large as the data smaller). */
     if (best_split(sp, p->min_segment, &unused) >= q * (1 - 1e-12)) as_large++;
   }
   if (as_large > limit) return;
