@@ -555,7 +555,7 @@ typedef struct {
 
 typedef struct {
   FILE *series, *band, *marks;
-  size_t slower, banded, computed_band, thinned, changes, no_base;
+  size_t slower, computed_band, thinned, changes, no_base;
   double lo, hi;       /* the panel's y range so far (%) */
   double *deltas;      /* the panel's deltas, for its y range */
   size_t ndeltas;
@@ -574,7 +574,6 @@ static void panel_band(history_out *o) {
       if (!isnan(lo)) fprintf(o->band, "%zu %.6g %.6g\n", x, lo, hi);
       lo = o->band_lo[x], hi = o->band_hi[x];
       fprintf(o->band, "%zu %.6g %.6g\n", x, lo, hi);
-      o->banded++;
     }
     last = x;
   }
@@ -665,8 +664,8 @@ static void history_series(const render_env *env, family_view *f, const series *
   for (size_t i = 0; i < k; i++) {
     size_t at = from + c[i].index, end = i + 1 < k ? from + c[i + 1].index : s->n;
     double level = 100 * (trend_median(t + at, end - at) / s->base_ns - 1);
-    trend_mark *m = &f->cp[f->ncp++];
-    *m = (trend_mark){s->r[at - 1], s->r[at], c[i].step, c[i].p, strcmp(s->r[at]->date, f->blessed) > 0};
+    f->cp = realloc(f->cp, (f->ncp + 1) * sizeof *f->cp);
+    f->cp[f->ncp++] = (trend_mark){s->r[at - 1], s->r[at], c[i].step, c[i].p, strcmp(s->r[at]->date, f->blessed) > 0};
     fprintf(o->marks, "%d %.6g %zu %d \"%+.1f%%\"\n", s->x[at], level, s->variant + 1, c[i].step > 0,
             100 * c[i].step);
   }
@@ -678,8 +677,10 @@ static void history_series(const render_env *env, family_view *f, const series *
    * always been off its baseline, as some few-µs kernels measured on other GPUs are, did not creep). */
   double level = creep_level(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW);
   double rise = s->has_base ? creep_level(t, s->n, 0, TREND_WINDOW) : level;
-  if (level > tol && rise > tol)
+  if (level > tol && rise > tol) {
+    f->creep = realloc(f->creep, (f->ncreep + 1) * sizeof *f->creep);
     f->creep[f->ncreep++] = (creep_mark){s->r[s->n - 1], level, tol, k, s->has_base};
+  }
   free(c);
   free(t);
   free(delta);
@@ -802,6 +803,42 @@ static int by_series(const void *a, const void *b) {
   return (i > j) - (i < j);
 }
 
+/* Each benchmark's rows together: idx[] lists the rows by key[row] (panel, variant, testbed),
+ * then file order. Testbeds (where the history records them) are told apart: each is a series of
+ * its own. Returns how many testbeds. */
+static size_t series_order(const family_view *f, const bench_name **panel, size_t npanels, size_t *key,
+                           size_t *idx) {
+  size_t n = f->nh, ntb = 0, *tb = malloc((n + 1) * sizeof *tb);
+  const char **testbed = malloc((n + 1) * sizeof *testbed);
+  for (size_t i = 0; i < n; i++) {
+    size_t t = 0;
+    while (t < ntb && strcmp(testbed[t], f->h[i]->testbed)) t++;
+    if (t == ntb) testbed[ntb++] = f->h[i]->testbed;
+    tb[i] = t;
+  }
+  sorting_panel = panel;
+  sorting_npanels = npanels;
+  for (size_t i = 0; i < n; i++) {
+    idx[i] = i;
+    key[i] = (panel_of(f->h[i]) * f->nv + (size_t)(variant_index(f, f->h[i]->id.variant) - 1)) * ntb + tb[i];
+  }
+  sorting_key = key;
+  qsort(idx, n, sizeof *idx, by_series);
+  free(testbed);
+  free(tb);
+  return ntb ? ntb : 1;
+}
+
+/* A series' reference: the baseline's time, else the median of its first rows. */
+static void series_reference(const gpu_view *g, series *s) {
+  s->base_ns = baseline_ns(g, s->r[0]->bench, &s->base_threshold, &s->has_base);
+  if (s->has_base) return;
+  size_t w = s->n < TREND_WINDOW ? s->n : TREND_WINDOW;
+  double t[TREND_WINDOW];
+  for (size_t k = 0; k < w; k++) t[k] = s->r[k]->median_ns;
+  s->base_ns = trend_median(t, w);
+}
+
 static int open_history_files(const render_env *env, const char *stem, FILE **f, char paths[4][PATH_LEN], char *err,
                               size_t errlen) {
   static const char *kWhat[4] = {"series", "band", "labels", "marks"};
@@ -821,27 +858,8 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
   int *xof = calloc(n + 1, sizeof *xof);
   const bench_name **panel = calloc(n + 1, sizeof *panel);
   size_t nruns = history_runs(f, runs, xof), npanels = history_panels(f, panel);
-  /* Each benchmark's rows, together. */
   size_t *key = malloc((n + 1) * sizeof *key), *idx = malloc((n + 1) * sizeof *idx);
-  sorting_panel = panel;
-  sorting_npanels = npanels;
-  /* Testbeds (where the history records them) are told apart: each is a series of its own. */
-  const char **testbed = malloc((n + 1) * sizeof *testbed);
-  size_t ntb = 0, *tb = malloc((n + 1) * sizeof *tb);
-  for (size_t i = 0; i < n; i++) {
-    size_t t = 0;
-    while (t < ntb && strcmp(testbed[t], f->h[i]->testbed)) t++;
-    if (t == ntb) testbed[ntb++] = f->h[i]->testbed;
-    tb[i] = t;
-  }
-  for (size_t i = 0; i < n; i++) {
-    idx[i] = i;
-    key[i] = (panel_of(f->h[i]) * f->nv + (size_t)(variant_index(f, f->h[i]->id.variant) - 1)) * ntb + tb[i];
-  }
-  free(testbed);
-  free(tb);
-  sorting_key = key;
-  qsort(idx, n, sizeof *idx, by_series);
+  size_t ntb = series_order(f, panel, npanels, key, idx);
 
   char stem[600], paths[4][PATH_LEN];
   stem_of(g, f, "history", stem, sizeof stem);
@@ -854,8 +872,6 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
                    .band_lo = malloc((nruns + 1) * sizeof(double)), .band_hi = malloc((nruns + 1) * sizeof(double)),
                    .nruns = nruns};
   for (size_t r = 0; r <= nruns; r++) o.band_lo[r] = o.band_hi[r] = NAN;
-  f->cp = realloc(f->cp, (n + 1) * sizeof *f->cp);
-  f->creep = realloc(f->creep, (n + 1) * sizeof *f->creep);
   const history_row **rows = malloc((n + 1) * sizeof *rows);
   int *x = malloc((n + 1) * sizeof *x);
   char panels[4096] = "", ymins[1024] = "", ymaxs[1024] = "", nmarks[1024] = "";
@@ -872,15 +888,8 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
         rows[s.n] = f->h[idx[i]];
         x[s.n] = xof[idx[i]];
       }
-      s.base_ns = baseline_ns(g, rows[0]->bench, &s.base_threshold, &s.has_base);
-      if (!s.has_base) {
-        double *t = malloc(s.n * sizeof *t);
-        size_t w = s.n < TREND_WINDOW ? s.n : TREND_WINDOW;
-        for (size_t k = 0; k < w; k++) t[k] = rows[k]->median_ns;
-        s.base_ns = trend_median(t, w);
-        free(t);
-        o.no_base++;
-      }
+      series_reference(g, &s);
+      o.no_base += !s.has_base;
       history_series(env, f, &s, nseries == 0, &o);
       longest = s.n > longest ? s.n : longest;
       nseries++;
