@@ -671,8 +671,10 @@ static void history_series(const render_env *env, family_view *f, const series *
   }
   o->changes += k;
   /* Creep beyond what the gate lets through: the tolerance, or the baseline's wider threshold of
-   * a noisy benchmark (a host round trip at +20 % is within its threshold, not creep). */
-  double tol = fmax(tolerance_for(env->policy, s->r[0]->bench, 0), s->base_threshold);
+   * a noisy benchmark (a host round trip at +20 % is within its threshold, not creep), or what the
+   * series' own noise makes of a median of 5 rows. */
+  double tol = fmax(creep_threshold(t, s->n, TREND_WINDOW, tolerance_for(env->policy, s->r[0]->bench, 0)),
+                    s->base_threshold);
   /* ... reached in the history: beyond it against its first rows too (a benchmark that has
    * always been off its baseline, as some few-µs kernels measured on other GPUs are, did not creep). */
   double level = creep_level(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW);

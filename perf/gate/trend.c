@@ -166,7 +166,7 @@ static void load_segment(search *s, size_t start, size_t end) {
 }
 
 /* Segments of this many rows or more take the fewest permutations that can reach alpha. */
-#define LONG_SEGMENT 400
+#define LONG_SEGMENT 100
 
 /* Binary segmentation of x[start..end): splits where the test says so, then each side. */
 static void segment(search *s, size_t start, size_t end) {
@@ -268,6 +268,11 @@ size_t find_change_points(const double *x, size_t n, const trend_params *params,
   }
   *out = s.found;
   return k;
+}
+
+double creep_threshold(const double *x, size_t n, size_t window, double tolerance) {
+  if (window == 0) return tolerance;
+  return fmax(tolerance, 3 * 1.2533 * relative_noise(x, n) * sqrt(2.0 / (double)window));
 }
 
 double creep_level(const double *x, size_t n, double reference, size_t window) {

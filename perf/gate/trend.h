@@ -47,6 +47,11 @@ double creep_level(const double *x, size_t n, double reference, size_t window);
  * (>= 2) values on either side; *tau: that split (the first value of the right side). */
 double trend_best_split(const double *x, size_t m, size_t min_segment, size_t *tau);
 
+/* The least creep that stands out of the series' noise: the tolerance, or 3 standard errors of
+ * the difference of two medians of `window` rows where the series is noisier (a few-µs kernel
+ * with 3 % run-to-run noise: 7 %). */
+double creep_threshold(const double *x, size_t n, size_t window, double tolerance);
+
 /* The median of x[0..n) (n > 0); x is not changed. */
 double trend_median(const double *x, size_t n);
 

@@ -277,6 +277,23 @@ START_TEST(creep_against_a_baseline_and_too_few_rows) {
 }
 END_TEST
 
+/* The creep threshold is the tolerance, or wider for a noisy series: +4 % in a series whose rows
+ * differ by ±3 % from one to the next stands out of nothing. */
+START_TEST(creep_threshold_widens_with_noise) {
+  double quiet[20], noisy[20];
+  for (size_t i = 0; i < 20; i++) {
+    quiet[i] = (i < 10 ? 1000 : 1040) + (double)(i % 2);
+    noisy[i] = (i < 10 ? 1000 : 1040) * (i % 2 ? 1.03 : 0.97);
+  }
+  ck_assert_double_eq(creep_threshold(quiet, 20, 5, 0.03), 0.03);
+  double wide = creep_threshold(noisy, 20, 5, 0.03);
+  /* Neighbouring rows differ by ~6 %: sd ~ 6 % x sqrt(pi) / 2 = 5.3 %, 3 x 1.2533 x 5.3 % x sqrt(2/5) = 12.7 %. */
+  ck_assert_double_gt(wide, 0.10);
+  ck_assert_double_lt(creep_level(noisy, 20, 0, 5), wide);
+  ck_assert_double_gt(creep_level(quiet, 20, 0, 5), 0.03);
+}
+END_TEST
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* a failing test exits without flushing */
   Suite *s = suite_create("trend");
@@ -293,6 +310,7 @@ int main(void) {
   tcase_add_test(tc, creep_of_steps_is_flagged_within_five_rows);
   tcase_add_test(tc, creep_of_a_ramp_is_flagged_within_five_rows);
   tcase_add_test(tc, creep_against_a_baseline_and_too_few_rows);
+  tcase_add_test(tc, creep_threshold_widens_with_noise);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

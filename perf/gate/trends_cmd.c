@@ -31,7 +31,8 @@ static void trends_usage(FILE *out) {
           "                   [--since=DATE] HISTORY.csv...\n"
           "  per benchmark of each history (baselines/history/<gpu>.csv): its change points (E-Divisive means;\n"
           "  a step of at least --min_step, p <= --alpha), and a warning when the median of its last N rows is\n"
-          "  more than --tolerance slower than that of its first N (creep over several merges).\n"
+          "  more than --tolerance (for a noisy benchmark: 3 standard errors) slower than that of its first N\n"
+          "  (creep over several merges).\n"
           "  --since=DATE: only change points from DATE on (ISO 8601, as the history's date column)\n"
           "Exit status: 0 (trends are warnings), 2 bad input or usage.\n");
 }
@@ -119,11 +120,11 @@ static void report_series(const trends_options *o, const history_entry *const *r
            c[i].p);
     shown++;
   }
-  double level = creep_level(x, n, 0, o->window);
-  if (level > o->tolerance) {
-    printf("CREPT %s: %+.2f %% (median of the last %zu rows against the first %zu), beyond the %.1f %% tolerance, "
-           "over %zu change point%s\n", name, 100 * level, o->window, o->window, 100 * o->tolerance, k,
-           k == 1 ? "" : "s");
+  double level = creep_level(x, n, 0, o->window), tolerance = creep_threshold(x, n, o->window, o->tolerance);
+  if (level > tolerance) {
+    printf("CREPT %s: %+.2f %% (median of the last %zu rows against the first %zu), beyond %s%.1f %%, over %zu "
+           "change point%s\n", name, 100 * level, o->window, o->window,
+           tolerance > o->tolerance ? "its noise: " : "the tolerance, ", 100 * tolerance, k, k == 1 ? "" : "s");
     count->crept++;
   }
   count->changes += shown;
