@@ -243,8 +243,17 @@ static size_t count_since_bless(const gpu_view *g) {
   return n;
 }
 
+/* A commit cut to 12 characters, escaped like every text of the inputs. */
+static void short_commit(FILE *o, const char *commit) {
+  char cut[13];
+  snprintf(cut, sizeof cut, "%.12s", commit);
+  esc(o, cut);
+}
+
 static void commit_cell(FILE *o, const history_row *h) {
-  fprintf(o, "<td class=\"l\"><code>%.12s</code> ", h->commit);
+  fputs("<td class=\"l\"><code>", o);
+  short_commit(o, h->commit);
+  fputs("</code> ", o);
   esc(o, h->date);
   fputs("</td>", o);
 }
@@ -293,10 +302,11 @@ static void trends(FILE *o, const gpu_view *g) {
       const creep_mark *c = &g->f[k].creep[i];
       fprintf(o, "<p class=\"note\"><b>Crept:</b> <code>");
       esc(o, c->last->bench);
-      fprintf(o, "</code> is %+.2f%% against its %s (median of its last %d rows, up to <code>%.12s</code>), beyond "
-                 "its %.1f%% tolerance, over %zu change point%s.</p>\n",
-              100 * c->level, c->against_baseline ? "baseline" : "first rows", 5, c->last->commit,
-              100 * c->tolerance, c->nchanges, c->nchanges == 1 ? "" : "s");
+      fprintf(o, "</code> is %+.2f%% against its %s (median of its last 5 rows, up to <code>",
+              100 * c->level, c->against_baseline ? "baseline" : "first rows");
+      short_commit(o, c->last->commit);
+      fprintf(o, "</code>), beyond its %.1f%% threshold, over %zu change point%s.</p>\n", 100 * c->tolerance,
+              c->nchanges, c->nchanges == 1 ? "" : "s");
     }
   if (!ncreep) fprintf(o, "<p>No benchmark crept beyond its tolerance.</p>\n");
 }
@@ -310,8 +320,12 @@ static void trends_line(FILE *o, const report_model *m) {
     if (!nh) continue;
     fprintf(o, "<p><a href=\"#");
     anchor(o, g, NULL);
-    fprintf(o, "-trends\">Trends</a>%s%s: %zu change point%s since the last bless, %zu benchmark%s crept beyond "
-               "the tolerance</p>\n", m->ng > 1 ? " on " : "", m->ng > 1 ? g->name : "", since,
+    fprintf(o, "-trends\">Trends</a>");
+    if (m->ng > 1) {
+      fputs(" on ", o);
+      esc(o, g->name);
+    }
+    fprintf(o, ": %zu change point%s since the last bless, %zu benchmark%s crept beyond the tolerance</p>\n", since,
             since == 1 ? "" : "s", ncreep, ncreep == 1 ? "" : "s");
   }
 }
@@ -341,7 +355,7 @@ int write_trends_text(const char *outdir, const report_model *m, char *err, size
       }
       for (size_t j = 0; j < g->f[k].ncreep; j++) {
         const creep_mark *c = &g->f[k].creep[j];
-        fprintf(o, "- crept: %s %+.2f %% against its %s, beyond its %.1f %% tolerance, over %zu change points\n",
+        fprintf(o, "- crept: %s %+.2f %% against its %s, beyond its %.1f %% threshold, over %zu change points\n",
                 c->last->bench, 100 * c->level, c->against_baseline ? "baseline" : "first rows", 100 * c->tolerance,
                 c->nchanges);
       }
