@@ -271,7 +271,8 @@ static void trends(FILE *o, const gpu_view *g) {
              "newest 1000 rows, 10 rows at least; step: the median time after against before; p: the permutation "
              "test). A step too small for the gate to stop, repeated over merges, shows here first. Crept: the "
              "median of a benchmark's last 5 rows is beyond the gate's threshold for it against %s, and has risen "
-             "by as much since its first rows.</p>\n",
+             "by as much since its first rows (the threshold: the gate's for that benchmark, or 3 standard errors "
+             "of a median of 5 of its rows where it is noisier).</p>\n",
           g->base ? "since the last bless (the newest baseline run of its family)" : "(no baseline given: all of them)",
           g->base ? "the baseline" : "its first 5 rows");
   if (since) {
@@ -297,9 +298,11 @@ static void trends(FILE *o, const gpu_view *g) {
   } else {
     fprintf(o, "<p>No change point since the last bless.</p>\n");
   }
+  size_t listed = 0;
   for (size_t k = 0; k < g->nf; k++)
     for (size_t i = 0; i < g->f[k].ncreep; i++) {
       const creep_mark *c = &g->f[k].creep[i];
+      if (listed++ >= 30) continue;
       fprintf(o, "<p class=\"note\"><b>Crept:</b> <code>");
       esc(o, c->last->bench);
       fprintf(o, "</code> is %+.2f%% against its %s (median of its last 5 rows, up to <code>",
@@ -309,6 +312,7 @@ static void trends(FILE *o, const gpu_view *g) {
               c->nchanges, c->nchanges == 1 ? "" : "s");
     }
   if (!ncreep) fprintf(o, "<p>No benchmark crept beyond its tolerance.</p>\n");
+  else if (ncreep > 30) fprintf(o, "<p class=\"note\">(only the first 30 of %zu shown; all in trends.md)</p>\n", ncreep);
 }
 
 /* One line at the top per GPU with a history: its trends in numbers, linked to its section. */
