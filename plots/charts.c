@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "plots/charts.h"
 
+#include "perf/gate/trend.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -157,13 +159,6 @@ static int by_size(const void *a, const void *b) {
   const entry *x = a, *y = b;
   if (x->b->id.size != y->b->id.size) return x->b->id.size < y->b->id.size ? -1 : 1;
   return strcmp(x->b->id.params, y->b->id.params);
-}
-
-static double bytes_of_baseline(const gate_bench *b) {
-  /* The baseline keeps the mean over runs of bytes / run median. */
-  double inv = 0;
-  for (size_t r = 0; r < b->nruns; r++) inv += 1e9 / b->runs[r].median_ns;
-  return b->nruns ? b->bytes_per_second / (inv / (double)b->nruns) : 0;
 }
 
 /* Horizontal lines of a chart, each drawn in the style of its kind. */
@@ -441,7 +436,23 @@ static const char *history_method(const gpu_view *g, const family_view *f) {
   return f->nh ? f->h[f->nh - 1]->l2_flush : "";
 }
 
+/* The newest baseline run of the family: change points after it are new since the last bless. */
+static void blessed_date(const gpu_view *g, family_view *f) {
+  f->blessed[0] = '\0';
+  if (!g->base) return;
+  const gate_figures *fig = &g->base->fig;
+  size_t len = strlen(f->name);
+  for (size_t i = 0; i < fig->n; i++) {
+    const gate_bench *b = &fig->b[i];
+    if (strncmp(b->name, f->name, len) != 0 || b->name[len] != '/') continue;
+    for (size_t r = 0; r < b->nruns; r++)
+      if (b->runs[r].run < fig->nruns && strcmp(fig->runs[b->runs[r].run].date, f->blessed) > 0)
+        snprintf(f->blessed, sizeof f->blessed, "%s", fig->runs[b->runs[r].run].date);
+  }
+}
+
 static int chart_history(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
+  blessed_date(g, f);
   const char *method = history_method(g, f);
   size_t other_method = 0;
   const history_row **rows = calloc(f->nh + 1, sizeof *rows);
@@ -469,17 +480,49 @@ static int chart_history(const render_env *env, gpu_view *g, family_view *f, cha
   return rc;
 }
 
-/* The runs in the order the history recorded them (it is append-only); xof[i] is row i's
- * run, from 1. Returns how many. */
+/* The history chart draws each benchmark's time as its change against the baseline, in %. */
+#define TREND_WINDOW 5      /* rows: the level of creep, and the reference of a benchmark the baseline lacks */
+#define TREND_MAX_ROWS 1000 /* change points are looked for in each benchmark's newest rows (gate trends: all) */
+#define MAX_DRAWN 300       /* points drawn per benchmark; more rows are thinned (the data files keep them all) */
+#define MAX_LABELS 10       /* labelled runs on the x axis (a commit and date are ~80 px wide) */
+#define MAX_MARK_LABELS 12  /* change points of a panel labelled with their step (more: marked only) */
+
+/* The rows of the family being charted, for the sort comparators. */
+static const history_row *const *sorting;
+
+static int by_run(const void *a, const void *b) {
+  size_t i = *(const size_t *)a, j = *(const size_t *)b;
+  int c = strcmp(sorting[i]->date, sorting[j]->date);
+  if (!c) c = strcmp(sorting[i]->commit, sorting[j]->commit);
+  return c ? c : (i > j) - (i < j);
+}
+
+/* The runs in the order the history recorded them (it is append-only): runs[r] for r from 0;
+ * xof[i] is row i's run, from 1. Sorting, not searching: linear in rows up to a log factor. */
 static size_t history_runs(const family_view *f, run_key *runs, int *xof) {
-  size_t nruns = 0;
-  for (size_t i = 0; i < f->nh; i++) {
-    size_t r = 0;
-    while (r < nruns && (strcmp(runs[r].date, f->h[i]->date) || strcmp(runs[r].commit, f->h[i]->commit))) r++;
-    if (r == nruns) runs[nruns++] = (run_key){f->h[i]->date, f->h[i]->commit};
-    xof[i] = (int)r + 1;
+  size_t n = f->nh, *idx = malloc((n + 1) * sizeof *idx), *first = malloc((n + 1) * sizeof *first);
+  size_t *group = malloc((n + 1) * sizeof *group), ngroups = 0;
+  for (size_t i = 0; i < n; i++) idx[i] = i;
+  sorting = f->h;
+  qsort(idx, n, sizeof *idx, by_run);
+  for (size_t k = 0; k < n; k++) {
+    const history_row *h = f->h[idx[k]], *prev = k ? f->h[idx[k - 1]] : NULL;
+    if (!prev || strcmp(h->date, prev->date) || strcmp(h->commit, prev->commit)) first[ngroups++] = idx[k];
+    group[idx[k]] = ngroups - 1;
   }
-  return nruns;
+  /* A run's place is that of its first row: mark each first row, then number them in file order. */
+  int *rank = calloc(ngroups + 1, sizeof *rank);
+  char *is_first = calloc(n + 1, 1);
+  for (size_t g = 0; g < ngroups; g++) is_first[first[g]] = 1;
+  size_t r = 0;
+  for (size_t i = 0; i < n; i++)
+    if (is_first[i]) {
+      rank[group[i]] = (int)++r;
+      runs[r - 1] = (run_key){f->h[i]->date, f->h[i]->commit};
+    }
+  for (size_t i = 0; i < n; i++) xof[i] = rank[group[i]];
+  free(idx), free(first), free(group), free(rank), free(is_first);
+  return ngroups;
 }
 
 /* The panels: the problem sizes, smallest first. Returns how many. */
@@ -499,72 +542,160 @@ static size_t history_panels(const family_view *f, const bench_name **panel) {
   return npanels;
 }
 
+/* One benchmark's rows (one variant at one size), in file order. */
 typedef struct {
-  FILE *series, *band;
-  size_t skipped, slower, banded;
-} history_counts;
+  const history_row **r;
+  const int *x;
+  size_t n;
+  size_t variant;      /* index into f->v */
+  double base_ns;      /* the reference: the baseline's time, or the median of the first rows */
+  double base_threshold; /* the gate's threshold against that baseline (0 without one) */
+  int has_base;
+} series;
 
-/* Variant k's history rows of one panel into the series file; returns how many. */
-static int history_series(const family_view *f, const bench_name *panel, size_t k, const int *xof, int rows_before,
-                          history_counts *n) {
-  int rows = 0;
-  for (size_t i = 0; i < f->nh; i++) {
-    const history_row *h = f->h[i];
-    if (strcmp(h->id.params, panel->params) || strcmp(h->id.variant, f->v[k].name)) continue;
-    double y = h->bytes_per_second / 1e9;
-    if (f->flops) {
-      const entry *e = find_entry(f, h->bench);
-      if (!e || !(e->b->flops_per_call > 0)) {
-        n->skipped++;
-        continue;
-      }
-      y = e->b->flops_per_call / h->median_ns / 1e3;
+typedef struct {
+  FILE *series, *band, *marks;
+  size_t slower, computed_band, thinned, changes, no_base;
+  double lo, hi;       /* the panel's y range so far (%) */
+  double *deltas;      /* the panel's deltas, for its y range */
+  size_t ndeltas;
+  double *band_lo, *band_hi; /* per run (from 1): the tightest and widest threshold of the panel, % */
+  size_t nruns;
+} history_out;
+
+/* The panel's band as steps: a row where the thresholds change (the old ones and the new ones
+ * at the same run) and at the last run; runs with no row in the panel carry the last ones. */
+static void panel_band(history_out *o) {
+  double lo = NAN, hi = NAN;
+  size_t last = 0;
+  for (size_t x = 1; x <= o->nruns; x++) {
+    if (isnan(o->band_lo[x])) continue;
+    if (o->band_lo[x] != lo || o->band_hi[x] != hi) {
+      if (!isnan(lo)) fprintf(o->band, "%zu %.6g %.6g\n", x, lo, hi);
+      lo = o->band_lo[x], hi = o->band_hi[x];
+      fprintf(o->band, "%zu %.6g %.6g\n", x, lo, hi);
     }
-    if (!rows && rows_before) fputc('\n', n->series); /* a blank line: a new line in the chart */
-    rows++;
-    int is_slower = !strcmp(h->verdict, "slower");
-    n->slower += is_slower;
-    fprintf(n->series, "%d %.10g %d %zu\n", xof[i], y, is_slower, k + 1);
+    last = x;
   }
-  return rows;
+  if (isnan(lo)) fprintf(o->band, "1 NaN NaN\n"); /* an index needs a row; NaN draws nothing */
+  else fprintf(o->band, "%zu %.6g %.6g\n", last, lo, hi);
+  for (size_t x = 0; x <= o->nruns; x++) o->band_lo[x] = o->band_hi[x] = NAN;
 }
 
-/* The band the gate allows variant k of one panel: run time within base x (1 +- threshold).
- * Returns how many band rows were written. */
-static int history_band(const gpu_view *g, const family_view *f, const bench_name *panel, size_t k,
-                        history_counts *n) {
-  char name[512];
-  snprintf(name, sizeof name, "%s/%s%s%s", f->name, f->v[k].name, panel->params[0] ? "/" : "", panel->params);
+/* The baseline's time of a benchmark and the threshold the gate holds it to (max(tolerance,
+ * k x baseline noise)); 0 when the baseline has none. */
+static double baseline_ns(const gpu_view *g, const char *name, double *threshold, int *found) {
+  *found = 0;
   if (!g->base) return 0;
-  int rows = 0;
-  for (size_t b = 0; b < g->base->nself; b++) {
-    const comparison *s = &g->base->self[b];
-    if (strcmp(s->name, name) != 0) continue;
-    double work = 0, scale = 1; /* bytes per ns = GB/s; FLOP per ns = 1e-3 TFLOP/s */
-    if (f->flops) {
-      const entry *e = find_entry(f, name);
-      work = e ? e->b->flops_per_call : 0;
-      scale = 1e-3;
-    } else {
-      work = bytes_of_baseline(&g->base->fig.b[b]);
+  for (size_t b = 0; b < g->base->nself; b++)
+    if (!strcmp(g->base->self[b].name, name)) {
+      *found = 1;
+      *threshold = g->base->self[b].threshold;
+      return g->base->self[b].base_ns;
     }
-    if (!(work > 0)) continue;
-    double lo = work / (s->base_ns * (1 + s->threshold)), hi = work / (s->base_ns * fmax(1 - s->threshold, 0.05));
-    fprintf(n->band, "%zu %.10g %.10g %.10g\n", k + 1, lo * scale, hi * scale, work / s->base_ns * scale);
-    rows++;
-    n->banded++;
-  }
-  return rows;
+  return 0;
 }
 
-/* Every run gets a tick; at most 9 get a label (a date is ~75 px wide, the plot ~880 px). */
+/* The threshold the gate applied to a row: recorded, or max(tolerance, k x noise) where the history
+ * has no threshold column (files written before it: the row's noise is the within-run spread the
+ * gate history records, the nearest the file has to the baseline noise the gate used). */
+static double row_threshold(const render_env *env, const history_row *h, int *computed) {
+  *computed = !isfinite(h->threshold);
+  if (!*computed) return h->threshold;
+  return fmax(tolerance_for(env->policy, h->bench, 0), env->policy->k_noise * h->noise);
+}
+
+/* The rows drawn: all of them up to MAX_DRAWN, else per bucket of runs its lowest and highest
+ * delta (spikes stay visible) and every row the gate called slower. keep[i] says which. */
+static void thin(const double *delta, const history_row *const *r, size_t n, char *keep) {
+  if (n <= MAX_DRAWN) {
+    memset(keep, 1, n);
+    return;
+  }
+  memset(keep, 0, n);
+  size_t buckets = MAX_DRAWN / 2;
+  for (size_t b = 0; b < buckets; b++) {
+    size_t from = b * n / buckets, to = (b + 1) * n / buckets, lo = from, hi = from;
+    for (size_t i = from; i < to; i++) {
+      if (delta[i] < delta[lo]) lo = i;
+      if (delta[i] > delta[hi]) hi = i;
+      if (!strcmp(r[i]->verdict, "slower")) keep[i] = 1;
+    }
+    keep[lo] = keep[hi] = 1;
+  }
+}
+
+/* One benchmark: its line, its band, its change points and creep. */
+static void history_series(const render_env *env, family_view *f, const series *s, int first_in_panel,
+                           history_out *o) {
+  double *t = malloc(s->n * sizeof *t), *delta = malloc(s->n * sizeof *delta);
+  char *keep = malloc(s->n);
+  for (size_t i = 0; i < s->n; i++) {
+    t[i] = s->r[i]->median_ns;
+    delta[i] = 100 * (t[i] / s->base_ns - 1);
+  }
+  thin(delta, s->r, s->n, keep);
+  if (!first_in_panel) fputc('\n', o->series); /* a blank line: a new line in the chart */
+  for (size_t i = 0; i < s->n; i++) {
+    int computed, slower = !strcmp(s->r[i]->verdict, "slower");
+    double thr = row_threshold(env, s->r[i], &computed);
+    o->slower += slower;
+    o->computed_band += computed;
+    o->hi = fmax(o->hi, 100 * thr);
+    o->lo = fmin(o->lo, -100 * thr);
+    o->deltas[o->ndeltas++] = delta[i];
+    if (!keep[i]) {
+      o->thinned++;
+      continue;
+    }
+    fprintf(o->series, "%d %.6g %d %zu\n", s->x[i], delta[i], slower, s->variant + 1);
+  }
+  for (size_t i = 0; i < s->n; i++) { /* the panel's band: its tightest and widest threshold per run */
+    int computed;
+    double thr = 100 * row_threshold(env, s->r[i], &computed);
+    o->band_lo[s->x[i]] = isnan(o->band_lo[s->x[i]]) ? thr : fmin(o->band_lo[s->x[i]], thr);
+    o->band_hi[s->x[i]] = isnan(o->band_hi[s->x[i]]) ? thr : fmax(o->band_hi[s->x[i]], thr);
+  }
+  /* Change points in the newest TREND_MAX_ROWS rows; each marked at the level after it. */
+  size_t from = s->n > TREND_MAX_ROWS ? s->n - TREND_MAX_ROWS : 0;
+  trend_params params = trend_defaults();
+  change_point *c;
+  size_t k = find_change_points(t + from, s->n - from, &params, &c);
+  for (size_t i = 0; i < k; i++) {
+    size_t at = from + c[i].index, end = i + 1 < k ? from + c[i + 1].index : s->n;
+    double level = 100 * (trend_median(t + at, end - at) / s->base_ns - 1);
+    f->cp = realloc(f->cp, (f->ncp + 1) * sizeof *f->cp);
+    f->cp[f->ncp++] = (trend_mark){s->r[at - 1], s->r[at], c[i].step, c[i].p, strcmp(s->r[at]->date, f->blessed) > 0};
+    fprintf(o->marks, "%d %.6g %zu %d \"%+.1f%%\"\n", s->x[at], level, s->variant + 1, c[i].step > 0,
+            100 * c[i].step);
+  }
+  o->changes += k;
+  /* Creep beyond what the gate lets through: the tolerance, or the baseline's wider threshold of
+   * a noisy benchmark (a host round trip at +20 % is within its threshold, not creep), or what the
+   * series' own noise makes of a median of 5 rows. */
+  double tol = fmax(creep_threshold(t, s->n, TREND_WINDOW, tolerance_for(env->policy, s->r[0]->bench, 0)),
+                    s->base_threshold);
+  /* ... reached in the history: beyond it against its first rows too (a benchmark that has
+   * always been off its baseline, as some few-µs kernels measured on other GPUs are, did not creep). */
+  double level = creep_level(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW);
+  double rise = s->has_base ? creep_level(t, s->n, 0, TREND_WINDOW) : level;
+  if (level > tol && rise > tol) {
+    f->creep = realloc(f->creep, (f->ncreep + 1) * sizeof *f->creep);
+    f->creep[f->ncreep++] = (creep_mark){s->r[s->n - 1], level, tol, k, s->has_base};
+  }
+  free(c);
+  free(t);
+  free(delta);
+  free(keep);
+}
+
+/* Every run gets a place; at most MAX_LABELS get a tick, labelled with commit and date. */
 static void history_labels(FILE *labels, const run_key *runs, size_t nruns) {
-  size_t step = (nruns + 8) / 9;
-  for (size_t r = 0; r < nruns; r++) {
+  size_t step = (nruns + MAX_LABELS - 1) / MAX_LABELS;
+  for (size_t r = 0; r < nruns; r += step) {
     char commit[16], date[16];
-    int show = r % step == 0;
-    snprintf(commit, sizeof commit, "%.7s", show ? runs[r].commit : "");
-    snprintf(date, sizeof date, "%.10s", show ? runs[r].date : "");
+    snprintf(commit, sizeof commit, "%.7s", runs[r].commit);
+    snprintf(date, sizeof date, "%.10s", runs[r].date);
     fprintf(labels, "%zu ", r + 1);
     data_str(labels, commit);
     fputc(' ', labels);
@@ -573,15 +704,39 @@ static void history_labels(FILE *labels, const run_key *runs, size_t nruns) {
   }
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The panel's y range: its bands, and its deltas but for the farthest 1 % on either side (a
+ * kernel that ran 40 % slower once would flatten every other line); those are cut at the edge. */
+static void panel_range(history_out *o, char *ymins, char *ymaxs, size_t len) {
+  double lo = o->lo, hi = o->hi;
+  if (o->ndeltas) {
+    qsort(o->deltas, o->ndeltas, sizeof *o->deltas, cmp_double);
+    lo = fmin(lo, o->deltas[o->ndeltas / 100]);
+    hi = fmax(hi, o->deltas[o->ndeltas - 1 - o->ndeltas / 100]);
+  }
+  double pad = 0.08 * (hi - lo);
+  size_t a = strlen(ymins), b = strlen(ymaxs);
+  snprintf(ymins + a, len - a, "%.4g ", lo - pad);
+  snprintf(ymaxs + b, len - b, "%.4g ", hi + pad);
+  o->lo = o->hi = 0;
+  o->ndeltas = 0;
+}
+
 /* Draws the over-time chart from the data files written by chart_history_rows. */
 static int history_chart(const render_env *env, const gpu_view *g, family_view *f, const char *stem,
-                         const char *const paths[3], const char *panels, size_t npanels, size_t nruns, size_t slower,
-                         char *err, size_t errlen) {
+                         const char *const paths[4], const char *panels, const char *ymins, const char *ymaxs,
+                         const char *nmarks, size_t npanels, size_t nruns, size_t longest, const history_out *o, char *err,
+                         size_t errlen) {
   chart *c = &f->charts[f->ncharts];
   char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
   c->kind = "history";
   c->width = 1000;
-  int header = 44 + 20 * (int)((f->nv + 3 + 3) / 4), panel_px = 230, gap = 40, footer = 80;
+  /* The key: the variants and 4 more entries, in 2 columns of 20 px rows. */
+  int header = 30 + 18 * (int)((f->nv + 4 + 1) / 2), panel_px = 230, gap = 40, footer = 80;
   c->height = header + (int)npanels * (panel_px + gap) + footer;
   char title[600], variants[2048] = "", dashed[256] = "";
   for (size_t k = 0; k < f->nv; k++) {
@@ -589,16 +744,23 @@ static int history_chart(const render_env *env, const gpu_view *g, family_view *
     snprintf(variants + a, sizeof variants - a, "\"%s\" ", f->v[k].name);
     snprintf(dashed + b, sizeof dashed - b, "%d ", f->v[k].reference);
   }
-  snprintf(title, sizeof title, "%s over time on %s (%zu run%s)", f->name, g->name, nruns, nruns == 1 ? "" : "s");
+  snprintf(title, sizeof title, "%s over time on %s (%zu run%s): time against the %s, %%", f->name, g->name, nruns,
+           nruns == 1 ? "" : "s", g->base && o->no_base == 0 ? "baseline" : "reference");
   vars v = {.len = 0};
   var_str(&v, "title", title);
-  var_str(&v, "ylabel", unit_of(f));
+  var_str(&v, "ylabel", "time vs baseline (%, + is slower)");
   var_str(&v, "seriesfile", paths[0]);
   var_str(&v, "bandfile", paths[1]);
   var_str(&v, "labelfile", paths[2]);
+  var_str(&v, "markfile", paths[3]);
   var_num(&v, "npanels", (double)npanels);
   var_num(&v, "nruns", (double)nruns);
+  var_num(&v, "withpoints", longest <= 60);
   var_str(&v, "panels", panels);
+  var_str(&v, "ymins", ymins);
+  var_str(&v, "ymaxs", ymaxs);
+  var_str(&v, "nmarks", nmarks);
+  var_num(&v, "maxmarklabels", MAX_MARK_LABELS);
   var_str(&v, "variants", variants);
   var_str(&v, "dashed", dashed);
   var_num(&v, "header", header);
@@ -606,64 +768,156 @@ static int history_chart(const render_env *env, const gpu_view *g, family_view *
   var_num(&v, "gap", gap);
   var_num(&v, "footer", footer);
   snprintf(caption, sizeof caption,
-           "%s of %s over the %zu run%s in the history, one panel per problem size. Dashed: the baseline median; "
-           "band: what the gate lets through (baseline time x (1 ± threshold), threshold = max(tolerance, "
-           "k × baseline noise)). Circled red: %zu row%s the gate called slower.",
-           unit_of(f), f->name, nruns, nruns == 1 ? "" : "s", slower, slower == 1 ? "" : "s");
+           "Time of each variant of %s against its %s, in %% (up: slower), over the %zu run%s in the history, one "
+           "panel per problem size; x: the runs in the order recorded, labelled with commit and date. Grey bands: "
+           "the thresholds the rows were judged with (%s), dark up to the tightest of the panel's variants, light "
+           "up to the widest. Triangles: change points (E-Divisive means over each "
+           "benchmark's newest %d rows). Circled red: %zu row%s the gate called slower.%s",
+           f->name, o->no_base ? "baseline (or, where the baseline lacks it, the median of its first rows)" : "baseline",
+           nruns, nruns == 1 ? "" : "s",
+           o->computed_band ? "max(tolerance, k × noise) of the row: the history records no threshold"
+                            : "as recorded",
+           TREND_MAX_ROWS, o->slower, o->slower == 1 ? "" : "s",
+           o->thinned ? " Drawn thinned: per stretch of runs, each line's lowest and highest point (all rows are in "
+                        "the data files)." : "");
   snprintf(c->caption, sizeof c->caption, "%s", caption);
   if (run_gnuplot(env, "history.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
   f->ncharts++;
   return 0;
 }
 
-static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
-  run_key *runs = calloc(f->nh + 1, sizeof *runs);
-  int *xof = calloc(f->nh + 1, sizeof *xof);
-  const bench_name **panel = calloc(f->nh + 1, sizeof *panel);
-  size_t nruns = history_runs(f, runs, xof), npanels = history_panels(f, panel);
+static const bench_name *const *sorting_panel;
+static size_t sorting_npanels;
 
-  char stem[600], series_path[PATH_LEN], band_path[PATH_LEN], label_path[PATH_LEN];
+static size_t panel_of(const history_row *h) {
+  size_t p = 0;
+  while (p + 1 < sorting_npanels && strcmp(sorting_panel[p]->params, h->id.params)) p++;
+  return p;
+}
+
+/* Rows of one benchmark (and testbed) together: by panel, variant, testbed, then file order.
+ * keys: (panel x nv + variant) x ntestbeds + testbed. */
+static const size_t *sorting_key;
+
+static int by_series(const void *a, const void *b) {
+  size_t i = *(const size_t *)a, j = *(const size_t *)b;
+  if (sorting_key[i] != sorting_key[j]) return sorting_key[i] < sorting_key[j] ? -1 : 1;
+  return (i > j) - (i < j);
+}
+
+/* Each benchmark's rows together: idx[] lists the rows by key[row] (panel, variant, testbed),
+ * then file order. Testbeds (where the history records them) are told apart: each is a series of
+ * its own. Returns how many testbeds. */
+static size_t series_order(const family_view *f, const bench_name **panel, size_t npanels, size_t *key,
+                           size_t *idx) {
+  size_t n = f->nh, ntb = 0, *tb = malloc((n + 1) * sizeof *tb);
+  const char **testbed = malloc((n + 1) * sizeof *testbed);
+  for (size_t i = 0; i < n; i++) {
+    size_t t = 0;
+    while (t < ntb && strcmp(testbed[t], f->h[i]->testbed)) t++;
+    if (t == ntb) testbed[ntb++] = f->h[i]->testbed;
+    tb[i] = t;
+  }
+  sorting_panel = panel;
+  sorting_npanels = npanels;
+  for (size_t i = 0; i < n; i++) {
+    idx[i] = i;
+    key[i] = (panel_of(f->h[i]) * f->nv + (size_t)(variant_index(f, f->h[i]->id.variant) - 1)) * ntb + tb[i];
+  }
+  sorting_key = key;
+  qsort(idx, n, sizeof *idx, by_series);
+  free(testbed);
+  free(tb);
+  return ntb ? ntb : 1;
+}
+
+/* A series' reference: the baseline's time, else the median of its first rows. */
+static void series_reference(const gpu_view *g, series *s) {
+  s->base_ns = baseline_ns(g, s->r[0]->bench, &s->base_threshold, &s->has_base);
+  if (s->has_base) return;
+  size_t w = s->n < TREND_WINDOW ? s->n : TREND_WINDOW;
+  double t[TREND_WINDOW];
+  for (size_t k = 0; k < w; k++) t[k] = s->r[k]->median_ns;
+  s->base_ns = trend_median(t, w);
+}
+
+static int open_history_files(const render_env *env, const char *stem, FILE **f, char paths[4][PATH_LEN], char *err,
+                              size_t errlen) {
+  static const char *kWhat[4] = {"series", "band", "labels", "marks"};
+  for (int i = 0; i < 4; i++) {
+    f[i] = open_data(env, stem, kWhat[i], paths[i], PATH_LEN, err, errlen);
+    if (!f[i]) {
+      while (i-- > 0) fclose(f[i]);
+      return RENDER_FAILED;
+    }
+  }
+  return 0;
+}
+
+static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
+  size_t n = f->nh;
+  run_key *runs = calloc(n + 1, sizeof *runs);
+  int *xof = calloc(n + 1, sizeof *xof);
+  const bench_name **panel = calloc(n + 1, sizeof *panel);
+  size_t nruns = history_runs(f, runs, xof), npanels = history_panels(f, panel);
+  size_t *key = malloc((n + 1) * sizeof *key), *idx = malloc((n + 1) * sizeof *idx);
+  size_t ntb = series_order(f, panel, npanels, key, idx);
+
+  char stem[600], paths[4][PATH_LEN];
   stem_of(g, f, "history", stem, sizeof stem);
-  FILE *series = open_data(env, stem, "series", series_path, sizeof series_path, err, errlen);
-  FILE *band = series ? open_data(env, stem, "band", band_path, sizeof band_path, err, errlen) : NULL;
-  FILE *labels = band ? open_data(env, stem, "labels", label_path, sizeof label_path, err, errlen) : NULL;
-  if (!labels) {
-    if (series) fclose(series);
-    if (band) fclose(band);
-    free(runs), free(xof), free(panel);
+  FILE *files[4];
+  if (open_history_files(env, stem, files, paths, err, errlen)) {
+    free(runs), free(xof), free(panel), free(key), free(idx);
     return RENDER_FAILED;
   }
-  history_counts n = {series, band, 0, 0, 0};
-  char panels[4096] = "";
+  history_out o = {.series = files[0], .band = files[1], .marks = files[3], .deltas = malloc((n + 1) * sizeof(double)),
+                   .band_lo = malloc((nruns + 1) * sizeof(double)), .band_hi = malloc((nruns + 1) * sizeof(double)),
+                   .nruns = nruns};
+  for (size_t r = 0; r <= nruns; r++) o.band_lo[r] = o.band_hi[r] = NAN;
+  const history_row **rows = malloc((n + 1) * sizeof *rows);
+  int *x = malloc((n + 1) * sizeof *x);
+  char panels[4096] = "", ymins[1024] = "", ymaxs[1024] = "", nmarks[1024] = "";
+  size_t longest = 0, i = 0;
   for (size_t p = 0; p < npanels; p++) {
-    if (p) fputs("\n\n", series), fputs("\n\n", band);
+    if (p) fputs("\n\n", o.series), fputs("\n\n", o.band), fputs("\n\n", o.marks);
     size_t a = strlen(panels);
     snprintf(panels + a, sizeof panels - a, "\"%s%s%s\" ", panel[p]->size_axis, panel[p]->size_axis[0] ? " = " : "",
              panel[p]->size_label);
-    int rows = 0, bands = 0;
-    for (size_t k = 0; k < f->nv; k++) {
-      rows += history_series(f, panel[p], k, xof, rows, &n);
-      bands += history_band(g, f, panel[p], k, &n);
+    size_t nseries = 0, marks_before = o.changes;
+    while (i < n && key[idx[i]] / ntb / f->nv == p) {
+      series s = {.r = rows, .x = x, .n = 0, .variant = key[idx[i]] / ntb % f->nv};
+      for (size_t k = key[idx[i]]; i < n && key[idx[i]] == k; i++, s.n++) {
+        rows[s.n] = f->h[idx[i]];
+        x[s.n] = xof[idx[i]];
+      }
+      series_reference(g, &s);
+      o.no_base += !s.has_base;
+      history_series(env, f, &s, nseries == 0, &o);
+      longest = s.n > longest ? s.n : longest;
+      nseries++;
     }
-    if (!rows) fprintf(series, "1 NaN 0 1\n");
-    if (!bands) fprintf(band, "1 NaN NaN NaN\n"); /* an index needs a row; NaN draws nothing */
+    if (!nseries) fprintf(o.series, "1 NaN 0 1\n");
+    panel_band(&o);
+    /* An index needs a row. Far outside the y range, not NaN: gnuplot 5.4 crashes drawing labels
+     * of which none is valid. */
+    if (o.changes == marks_before) fprintf(o.marks, "1 1e30 1 0 \"-\"\n");
+    size_t m = strlen(nmarks);
+    snprintf(nmarks + m, sizeof nmarks - m, "%zu ", o.changes - marks_before);
+    panel_range(&o, ymins, ymaxs, sizeof ymins);
   }
-  history_labels(labels, runs, nruns);
-  int bad = close_data(series, series_path, err, errlen) | close_data(band, band_path, err, errlen) |
-            close_data(labels, label_path, err, errlen);
-  free(runs);
-  free(xof);
-  free(panel);
+  history_labels(files[2], runs, nruns);
+  int bad = close_data(files[0], paths[0], err, errlen) | close_data(files[1], paths[1], err, errlen) |
+            close_data(files[2], paths[2], err, errlen) | close_data(files[3], paths[3], err, errlen);
+  free(runs), free(xof), free(panel), free(key), free(idx), free(rows), free(x), free(o.deltas), free(o.band_lo), free(o.band_hi);
   if (bad) return RENDER_FAILED;
 
   if (nruns == 1) note(f, "One run recorded in the history so far: the over-time chart shows a single point per variant.");
-  if (!g->base) note(f, "No baseline for %s among the inputs: the over-time chart has no tolerance band.", g->slug);
-  else if (!n.banded) note(f, "The baseline %s has none of these benchmarks: no tolerance band.", g->base->path);
-  if (n.skipped)
-    note(f, "%zu history rows left out of the over-time chart: FLOP/s needs the FLOPs per call from a run JSON with "
-         "the same benchmark.", n.skipped);
-  const char *paths[3] = {series_path, band_path, label_path};
-  return history_chart(env, g, f, stem, paths, panels, npanels, nruns, n.slower, err, errlen);
+  if (!g->base) note(f, "No baseline for %s among the inputs: the over-time chart shows each benchmark against the "
+                     "median of its first %d rows.", g->slug, TREND_WINDOW);
+  else if (o.no_base) note(f, "%zu benchmarks of the history are not in the baseline %s: charted against the median of "
+                          "their first %d rows.", o.no_base, g->base->path, TREND_WINDOW);
+  const char *const p4[4] = {paths[0], paths[1], paths[2], paths[3]};
+  return history_chart(env, g, f, stem, p4, panels, ymins, ymaxs, nmarks, npanels, nruns, longest, &o, err, errlen);
 }
 
 int render_charts(const render_env *env, const render_inputs *in, report_model *m, char *err, size_t errlen) {

@@ -235,6 +235,144 @@ static void history_regressions(FILE *o, const gpu_view *g) {
   else fprintf(o, "<p>None: no row of the history has the verdict slower.</p>\n");
 }
 
+/* Change points of the family's benchmarks since the last bless, and creep, newest first. */
+static size_t count_since_bless(const gpu_view *g) {
+  size_t n = 0;
+  for (size_t k = 0; k < g->nf; k++)
+    for (size_t i = 0; i < g->f[k].ncp; i++) n += g->f[k].cp[i].since_bless;
+  return n;
+}
+
+/* A commit cut to 12 characters, escaped like every text of the inputs. */
+static void short_commit(FILE *o, const char *commit) {
+  char cut[13];
+  snprintf(cut, sizeof cut, "%.12s", commit);
+  esc(o, cut);
+}
+
+static void commit_cell(FILE *o, const history_row *h) {
+  fputs("<td class=\"l\"><code>", o);
+  short_commit(o, h->commit);
+  fputs("</code> ", o);
+  esc(o, h->date);
+  fputs("</td>", o);
+}
+
+/* "Trends": the change points found in the history since the last bless (the newest baseline run
+ * of each family), and the benchmarks that crept beyond their tolerance over several merges. */
+static void trends(FILE *o, const gpu_view *g) {
+  size_t nh = 0, ncreep = 0, shown = 0;
+  for (size_t k = 0; k < g->nf; k++) nh += g->f[k].nh, ncreep += g->f[k].ncreep;
+  if (!nh) return;
+  size_t since = count_since_bless(g);
+  fprintf(o, "<h3 id=\"");
+  anchor(o, g, NULL);
+  fprintf(o, "-trends\">Trends</h3>\n<p>Change points in each benchmark's history %s (E-Divisive means over its "
+             "newest 1000 rows, 10 rows at least; step: the median time after against before; p: the permutation "
+             "test). A step too small for the gate to stop, repeated over merges, shows here first. Crept: the "
+             "median of a benchmark's last 5 rows is beyond the gate's threshold for it against %s, and has risen "
+             "by as much since its first rows (the threshold: the gate's for that benchmark, or 3 standard errors "
+             "of a median of 5 of its rows where it is noisier).</p>\n",
+          g->base ? "since the last bless (the newest baseline run of its family)" : "(no baseline given: all of them)",
+          g->base ? "the baseline" : "its first 5 rows");
+  if (since) {
+    fprintf(o, "<table>\n<tr><th class=\"l\">Benchmark</th><th>Step</th><th class=\"l\">Before</th>"
+               "<th class=\"l\">From</th><th>p</th></tr>\n");
+    for (size_t k = 0; k < g->nf; k++)
+      for (size_t i = 0; i < g->f[k].ncp; i++) {
+        const trend_mark *c = &g->f[k].cp[i];
+        if (!c->since_bless || shown++ >= 50) continue;
+        fprintf(o, "<tr class=\"%s\"><td class=\"l name\">", c->step > 0 ? "slower" : "faster");
+        esc(o, c->after->bench);
+        if (c->after->testbed[0]) {
+          fputs(" <small>@", o);
+          esc(o, c->after->testbed);
+          fputs("</small>", o);
+        }
+        fprintf(o, "</td><td>%+.2f%%</td>", 100 * c->step);
+        commit_cell(o, c->before);
+        commit_cell(o, c->after);
+        fprintf(o, "<td>%.3f</td></tr>\n", c->p);
+      }
+    fprintf(o, "</table>\n%s", shown > 50 ? "<p class=\"note\">(only the first 50 shown)</p>\n" : "");
+  } else {
+    fprintf(o, "<p>No change point since the last bless.</p>\n");
+  }
+  size_t listed = 0;
+  for (size_t k = 0; k < g->nf; k++)
+    for (size_t i = 0; i < g->f[k].ncreep; i++) {
+      const creep_mark *c = &g->f[k].creep[i];
+      if (listed++ >= 30) continue;
+      fprintf(o, "<p class=\"note\"><b>Crept:</b> <code>");
+      esc(o, c->last->bench);
+      fprintf(o, "</code> is %+.2f%% against its %s (median of its last 5 rows, up to <code>",
+              100 * c->level, c->against_baseline ? "baseline" : "first rows");
+      short_commit(o, c->last->commit);
+      fprintf(o, "</code>), beyond its %.1f%% threshold, over %zu change point%s.</p>\n", 100 * c->tolerance,
+              c->nchanges, c->nchanges == 1 ? "" : "s");
+    }
+  if (!ncreep) fprintf(o, "<p>No benchmark crept beyond its tolerance.</p>\n");
+  else if (ncreep > 30) fprintf(o, "<p class=\"note\">(only the first 30 of %zu shown; all in trends.md)</p>\n", ncreep);
+}
+
+/* One line at the top per GPU with a history: its trends in numbers, linked to its section. */
+static void trends_line(FILE *o, const report_model *m) {
+  for (size_t i = 0; i < m->ng; i++) {
+    const gpu_view *g = &m->g[i];
+    size_t nh = 0, ncreep = 0, since = count_since_bless(g);
+    for (size_t k = 0; k < g->nf; k++) nh += g->f[k].nh, ncreep += g->f[k].ncreep;
+    if (!nh) continue;
+    fprintf(o, "<p><a href=\"#");
+    anchor(o, g, NULL);
+    fprintf(o, "-trends\">Trends</a>");
+    if (m->ng > 1) {
+      fputs(" on ", o);
+      esc(o, g->name);
+    }
+    fprintf(o, ": %zu change point%s since the last bless, %zu benchmark%s crept beyond the tolerance</p>\n", since,
+            since == 1 ? "" : "s", ncreep, ncreep == 1 ? "" : "s");
+  }
+}
+
+int write_trends_text(const char *outdir, const report_model *m, char *err, size_t errlen) {
+  char path[PATH_LEN];
+  snprintf(path, sizeof path, "%s/trends.md", outdir);
+  FILE *o = fopen(path, "w");
+  if (!o) {
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return RENDER_FAILED;
+  }
+  for (size_t i = 0; i < m->ng; i++) {
+    const gpu_view *g = &m->g[i];
+    size_t since = count_since_bless(g), ncreep = 0;
+    for (size_t k = 0; k < g->nf; k++) ncreep += g->f[k].ncreep;
+    fprintf(o, "## Trends on %s: %zu change point%s since the last bless, %zu crept beyond the tolerance\n\n",
+            g->name, since, since == 1 ? "" : "s", ncreep);
+    printf("render: trends on %s: %zu change point%s since the last bless, %zu crept beyond the tolerance (%s)\n",
+           g->name, since, since == 1 ? "" : "s", ncreep, path);
+    for (size_t k = 0; k < g->nf; k++) {
+      for (size_t j = 0; j < g->f[k].ncp; j++) {
+        const trend_mark *c = &g->f[k].cp[j];
+        if (c->since_bless)
+          fprintf(o, "- change: %s%s%s %+.2f %% from %.12s (%.10s) to %.12s (%.10s), p = %.3f\n", c->after->bench,
+                  c->after->testbed[0] ? " @" : "", c->after->testbed, 100 * c->step, c->before->commit, c->before->date, c->after->commit, c->after->date, c->p);
+      }
+      for (size_t j = 0; j < g->f[k].ncreep; j++) {
+        const creep_mark *c = &g->f[k].creep[j];
+        fprintf(o, "- crept: %s %+.2f %% against its %s, beyond its %.1f %% threshold, over %zu change points\n",
+                c->last->bench, 100 * c->level, c->against_baseline ? "baseline" : "first rows", 100 * c->tolerance,
+                c->nchanges);
+      }
+    }
+    fputc('\n', o);
+  }
+  if (ferror(o) | fclose(o)) {
+    snprintf(err, errlen, "writing %s failed: %s", path, strerror(errno));
+    return RENDER_FAILED;
+  }
+  return RENDER_OK;
+}
+
 static void figure(FILE *o, const chart *c) {
   fprintf(o, "<figure>\n<a href=\"");
   esc(o, c->svg);
@@ -300,6 +438,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
   fprintf(o, "</h1>\n<p>Generated %s by <code>plots/render</code> from %zu input file%s.</p>\n", now, in->ngiven,
           in->ngiven == 1 ? "" : "s");
   summary(o, m, in);
+  trends_line(o, m);
   if (m->left_out[0]) {
     fprintf(o, "<p class=\"note\">Not in this report: ");
     esc(o, m->left_out);
@@ -334,6 +473,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
     fprintf(o, "<h3>Latest comparison</h3>\n");
     comparison_table(o, g, in);
     history_regressions(o, g);
+    trends(o, g);
     for (size_t k = 0; k < g->nf; k++) {
       const family_view *f = &g->f[k];
       fprintf(o, "<h3 id=\"");

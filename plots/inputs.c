@@ -1,11 +1,14 @@
 #define _GNU_SOURCE
 #include "plots/inputs.h"
 
+#include "perf/gate/history_csv.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,102 +211,88 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
 
 /* ---------- history CSV ---------- */
 
-/* Files begun before the l2_flush field have the first header and 8-field rows (all of them
- * taken with the memset flush, the only one then); rows appended since carry a 9th field.
- * Files begun since have the second header and only 9-field rows. */
-static const char kHeader[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict";
-static const char kHeaderV2[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush";
+/* Read by the names in the header (perf/gate/history_csv.h): columns added later break nothing.
+ * Files begun before the l2_flush field have 8-field rows taken with the memset flush and,
+ * appended since, 9-field rows that name their flush. */
+static const char *const kHistoryColumns[] = {"date", "commit", "gpu", "benchmark", "median_ns", "bytes_per_second",
+                                              "noise", "verdict", NULL};
 
-static int csv_number(const char *path, size_t line, const char *field, const char *s, int positive, double *out,
+static int copy_field(const char *path, size_t line, const char *field, const char *value, char *dst, size_t cap,
                       char *err, size_t errlen) {
-  char *end = NULL;
-  double x = strtod(s, &end);
-  if (end == s || *end || !isfinite(x) || (positive ? !(x > 0) : x < 0))
-    return fail(err, errlen, "%s: line %zu: field %s: expected a %s number, got '%s'", path, line, field,
-                positive ? "positive" : "non-negative", s);
-  *out = x;
+  size_t len = strlen(value);
+  if (len >= cap)
+    return fail(err, errlen, "%s: line %zu: field %s: expected a value shorter than %zu characters; fix or remove "
+                "that row", path, line, field, cap);
+  memcpy(dst, value, len + 1);
   return 0;
 }
 
-/* One row of a history CSV (line `lineno`, without its newline) into *r; 0, or 1 and a message
- * naming the line and field. */
-static int parse_history_row(const char *path, size_t lineno, char *line, int v2, history_row *r, char *err,
+/* A history names the same benchmarks run after run: each name is split once (by its hash; a
+ * name that meets another in the table is split again). */
+typedef struct {
+  char name[256];
+  bench_name id;
+} parsed_name;
+
+static int parse_name_cached(parsed_name *cache, size_t slots, const char *name, bench_name *out, char *err,
                              size_t errlen) {
-  /* The gate writes names unquoted: a name with a comma shows up as too many fields. */
-  char *field[10];
-  size_t nf = 0;
-  char *cursor = line;
-  while (cursor && nf < 10) field[nf++] = strsep(&cursor, ",");
-  if (cursor || nf > 9 || nf < (v2 ? 9u : 8u))
-    return fail(err, errlen, "%s: line %zu: expected %s comma-separated fields (%s), got %s%zu", path, lineno,
-                v2 ? "9" : "8 or 9", kHeaderV2, cursor ? "more than " : "", nf);
-  memset(r, 0, sizeof *r);
-  static const char *kNames[] = {"date", "commit", "gpu", "benchmark"};
-  char *dst[] = {r->date, r->commit, r->gpu, r->bench};
-  size_t cap_of[] = {sizeof r->date, sizeof r->commit, sizeof r->gpu, sizeof r->bench};
-  for (int k = 0; k < 4; k++) {
-    if (!*field[k] || strlen(field[k]) >= cap_of[k])
-      return fail(err, errlen, "%s: line %zu: field %s: expected a non-empty value shorter than %zu characters",
-                  path, lineno, kNames[k], cap_of[k]);
-    snprintf(dst[k], cap_of[k], "%s", field[k]);
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 16777619u;
+  parsed_name *c = &cache[h % slots];
+  if (strcmp(c->name, name) != 0) {
+    if (parse_bench_name(name, &c->id, err, errlen)) {
+      c->name[0] = '\0';
+      return 1;
+    }
+    snprintf(c->name, sizeof c->name, "%s", name);
   }
-  char why[512];
-  if (parse_bench_name(r->bench, &r->id, why, sizeof why))
-    return fail(err, errlen, "%s: line %zu: field benchmark: %s", path, lineno, why);
-  if (csv_number(path, lineno, "median_ns", field[4], 1, &r->median_ns, err, errlen) ||
-      csv_number(path, lineno, "bytes_per_second", field[5], 1, &r->bytes_per_second, err, errlen) ||
-      csv_number(path, lineno, "noise", field[6], 0, &r->noise, err, errlen))
+  *out = c->id;
+  return 0;
+}
+
+static int history_row_of(const char *path, const history_entry *e, parsed_name *cache, size_t slots, history_row *r,
+                          char *err, size_t errlen) {
+  memset(r, 0, sizeof *r);
+  if (copy_field(path, e->line, "date", e->date, r->date, sizeof r->date, err, errlen) ||
+      copy_field(path, e->line, "commit", e->commit, r->commit, sizeof r->commit, err, errlen) ||
+      copy_field(path, e->line, "gpu", e->gpu, r->gpu, sizeof r->gpu, err, errlen) ||
+      copy_field(path, e->line, "benchmark", e->bench, r->bench, sizeof r->bench, err, errlen) ||
+      copy_field(path, e->line, "testbed", e->testbed, r->testbed, sizeof r->testbed, err, errlen))
     return 1;
-  if (!known_verdict(field[7], 1))
+  char why[512];
+  if (parse_name_cached(cache, slots, r->bench, &r->id, why, sizeof why))
+    return fail(err, errlen, "%s: line %zu: field benchmark: %s", path, e->line, why);
+  r->median_ns = e->median_ns;
+  r->bytes_per_second = e->bytes_per_second;
+  r->noise = e->noise;
+  r->threshold = e->threshold;
+  if (!known_verdict(e->verdict, 1))
     return fail(err, errlen, "%s: line %zu: field verdict: expected faster, same, slower, new, missing or unknown, "
-                "got '%s'", path, lineno, field[7]);
-  snprintf(r->verdict, sizeof r->verdict, "%s", field[7]);
-  const char *method = nf == 9 ? field[8] : "write";
-  if (strcmp(method, "read") && strcmp(method, "write") && strcmp(method, "hot"))
-    return fail(err, errlen, "%s: line %zu: field l2_flush: expected read, write or hot, got '%s'", path, lineno,
-                method);
-  snprintf(r->l2_flush, sizeof r->l2_flush, "%s", method);
+                "got '%s'", path, e->line, e->verdict);
+  snprintf(r->verdict, sizeof r->verdict, "%s", e->verdict);
+  if (strcmp(e->l2_flush, "read") && strcmp(e->l2_flush, "write") && strcmp(e->l2_flush, "hot"))
+    return fail(err, errlen, "%s: line %zu: field l2_flush: expected read, write or hot, got '%s'", path, e->line,
+                e->l2_flush);
+  snprintf(r->l2_flush, sizeof r->l2_flush, "%s", e->l2_flush);
   return 0;
 }
 
 int load_history_file(const char *path, history_file *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s", path);
-  FILE *f = fopen(path, "r");
-  if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-  char *line = NULL;
-  size_t cap = 0, lineno = 0, alloc = 0;
-  ssize_t len;
-  int rc = 0, v2 = 0;
-  while (!rc && (len = getline(&line, &cap, f)) >= 0) {
-    lineno++;
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
-    if (lineno == 1) {
-      v2 = strcmp(line, kHeaderV2) == 0;
-      if (!v2 && strcmp(line, kHeader) != 0)
-        rc = fail(err, errlen, "%s: line 1: expected the header '%s' (written by gate history), got '%.120s'", path,
-                  kHeaderV2, line);
-      continue;
-    }
-    if (len == 0) continue;
-    if (out->n == alloc) {
-      alloc = alloc ? 2 * alloc : 64;
-      out->r = realloc(out->r, alloc * sizeof *out->r);
-    }
-    rc = parse_history_row(path, lineno, line, v2, &out->r[out->n], err, errlen);
-    if (!rc) out->n++;
-  }
-  free(line);
-  fclose(f);
-  if (!rc && lineno == 0)
-    rc = fail(err, errlen, "%s: empty file; expected the header '%s' and one row per benchmark and run (appended by "
-              "`gate history`)", path, kHeader);
-  else if (!rc && out->n == 0)
-    rc = fail(err, errlen, "%s: no rows after the header: no run was recorded yet, nothing to chart", path);
+  history_table t;
+  if (history_table_load(path, kHistoryColumns, &t, err, errlen)) return 1;
+  out->r = malloc(t.n * sizeof *out->r);
+  size_t slots = 1024;
+  parsed_name *cache = calloc(slots, sizeof *cache);
+  int rc = 0;
+  for (size_t i = 0; i < t.n && !rc; i++) rc = history_row_of(path, &t.r[i], cache, slots, &out->r[i], err, errlen);
+  free(cache);
+  out->n = rc ? 0 : t.n;
+  history_table_free(&t);
   if (rc) {
     free(out->r);
     out->r = NULL;
-    out->n = 0;
   }
   return rc;
 }

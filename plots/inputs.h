@@ -74,8 +74,10 @@ typedef struct {
   char date[64], commit[64], gpu[256], bench[256];
   bench_name id;
   double median_ns, bytes_per_second, noise;
+  double threshold; /* the threshold the gate applied to this row; NAN in files without the column */
   char verdict[16];
   char l2_flush[8]; /* "read", "write" or "hot"; rows from before the field: "write" */
+  char testbed[64]; /* the machine a row was measured on, where the history records it; else "" */
 } history_row;
 
 typedef struct {

@@ -162,6 +162,8 @@ void free_model(report_model *m) {
       free(m->g[i].f[k].e);
       free(m->g[i].f[k].v);
       free(m->g[i].f[k].h);
+      free(m->g[i].f[k].cp);
+      free(m->g[i].f[k].creep);
     }
     free(m->g[i].f);
     free(m->g[i].verdicts);

@@ -25,6 +25,22 @@ typedef struct {
   int reference;
 } variant_info;
 
+/* A change point in one benchmark's history (found by plots/charts.c with perf/gate/trend.h). */
+typedef struct {
+  const history_row *before, *after; /* the rows on either side of the step */
+  double step, p;                    /* time after / time before - 1, and the permutation test's p */
+  int since_bless;                   /* after the newest baseline run of its family (all: no baseline) */
+} trend_mark;
+
+/* A benchmark whose level now (median of its last rows) is beyond its tolerance. */
+typedef struct {
+  const history_row *last;
+  double level;         /* against its baseline, or its first rows without one (fraction, + slower) */
+  double tolerance;
+  size_t nchanges;      /* change points in its history */
+  int against_baseline;
+} creep_mark;
+
 typedef struct {
   char name[64];
   int flops;             /* charted in TFLOP/s (arithmetic intensity >= 1 FLOP/byte), else GB/s */
@@ -37,6 +53,11 @@ typedef struct {
   chart charts[MAX_CHARTS];
   size_t ncharts;
   char notes[2048];      /* why a chart is missing or thin, for the report */
+  trend_mark *cp;        /* change points of its benchmarks, in the order of the chart */
+  size_t ncp;
+  creep_mark *creep;
+  size_t ncreep;
+  char blessed[64];      /* the date of the newest baseline run of this family; "" without a baseline */
 } family_view;
 
 typedef struct {

@@ -194,9 +194,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "render: cannot create %s: %s\n", outdir, strerror(errno));
     return RENDER_FAILED;
   }
-  render_env env = {o.gnuplot, script_dir, outdir};
+  render_env env = {o.gnuplot, script_dir, outdir, &o.policy};
   rc = render_charts(&env, &in, &m, err, sizeof err);
   if (rc == RENDER_OK) rc = write_html(outdir, o.title, &in, &m, err, sizeof err);
+  if (rc == RENDER_OK) rc = write_trends_text(outdir, &m, err, sizeof err);
   if (rc != RENDER_OK) {
     fprintf(stderr, "render: %s\n", err);
     return RENDER_FAILED;

@@ -373,10 +373,11 @@ static char *data_file(const char *family, const char *what) {
   return path;
 }
 
-/* The band of add at N=1Mi, worked out here from the baseline file: the median
- * of its three run medians, the largest relative deviation from it (noise), the
- * threshold max(5%, 3 x noise), and 12 bytes per element moved. */
-START_TEST(band_is_the_gates_threshold) {
+/* add and add_float4 at N=1Mi, worked out here: the line is the row's time against the
+ * baseline's (the median of the baseline's three run medians), in %; the band is the threshold
+ * applied to the row, max(tolerance 3 %, 3 x the row's noise), the fixture history having no
+ * threshold column: per run, the tightest and the widest of the panel's variants. */
+START_TEST(band_is_the_threshold_applied) {
   ck_assert_int_eq(full_rc, 0);
   json_t *root = json_load_file(FIX "/baselines/" SLUG ".json", 0, NULL);
   ck_assert_ptr_nonnull(root);
@@ -390,21 +391,150 @@ START_TEST(band_is_the_gates_threshold) {
   json_decref(root);
   double lo = fmin(m[0], fmin(m[1], m[2])), hi = fmax(m[0], fmax(m[1], m[2]));
   double med = m[0] + m[1] + m[2] - lo - hi;
-  double noise = fmax(hi - med, med - lo) / med, thr = fmax(0.05, 3 * noise);
-  ck_assert_double_gt(thr, 0.10); /* the fixture's noisy benchmark: the band is wider than 5% */
-  double bytes = 12.0 * 1048576;
 
-  FILE *f = fopen(data_file("elementwise-history", "band"), "r");
+  /* The fixture's first row of add at 1Mi: 7312.42 ns, noise 0.002838 (under 1 %: 3 % applies). */
+  FILE *f = fopen(data_file("elementwise-history", "series"), "r");
   ck_assert_ptr_nonnull(f);
-  int lt;
-  double blo, bhi, bmid;
-  /* First panel (N=1Mi), first variant (add, linetype 1). */
-  ck_assert_int_eq(fscanf(f, "%d %lf %lf %lf", &lt, &blo, &bhi, &bmid), 4);
+  int x, slower, lt;
+  double delta;
+  ck_assert_int_eq(fscanf(f, "%d %lf %d %d", &x, &delta, &slower, &lt), 4);
   fclose(f);
+  ck_assert_int_eq(x, 1);
   ck_assert_int_eq(lt, 1);
-  ck_assert_double_eq_tol(bmid / (bytes / med), 1.0, 1e-5);
-  ck_assert_double_eq_tol(blo / (bytes / (med * (1 + thr))), 1.0, 1e-5);
-  ck_assert_double_eq_tol(bhi / (bytes / (med * (1 - thr))), 1.0, 1e-5);
+  ck_assert_double_eq_tol(delta, 100 * (7312.42 / med - 1), 1e-4);
+
+  /* The panel's band at run 1: the tightest threshold (add, saxpy: 3 %) and the widest (add_float4:
+   * noise 0.01669, 3 x noise = 5.007 %). */
+  f = fopen(data_file("elementwise-history", "band"), "r");
+  ck_assert_ptr_nonnull(f);
+  double tightest, widest;
+  ck_assert_int_eq(fscanf(f, "%d %lf %lf", &x, &tightest, &widest), 3);
+  fclose(f);
+  ck_assert_int_eq(x, 1);
+  ck_assert_double_eq_tol(tightest, 3.0, 1e-9);
+  ck_assert_double_eq_tol(widest, 5.007, 1e-9);
+}
+END_TEST
+
+/* A history of its own: columns in another order, a testbed and a threshold column (used as
+ * recorded), a +2 % step at run 16 of 30 in one benchmark and +4 % at run 21 in another. The
+ * change points are marked on the chart, listed in the report's Trends section and trends.md,
+ * and the +4 % step (against the first rows: no baseline) is creep beyond 3 %. */
+START_TEST(trends_are_marked_and_listed) {
+  char dir[1200], path[1400], out[1300], errfile[1300], args[4096];
+  snprintf(dir, sizeof dir, "%s/trend_hist", tmp);
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "testbed,benchmark,median_ns,date,commit,gpu,bytes_per_second,noise,verdict,l2_flush,threshold\n");
+  for (int i = 0; i < 30; i++) {
+    double wobble = i % 3 - 1; /* medians of whole segments stay exact */
+    fprintf(f, "rack1,elementwise/add/N:1048576,%g,2026-12-01T%02d:00:00+00:00,%07dabc,%s,1e12,0.001,same,read,0.04\n",
+            (i < 15 ? 1000 : 1020) + wobble, i % 24, 1000000 + i, SLUG);
+    fprintf(f, "rack1,elementwise/add_float4/N:1048576,%g,2026-12-01T%02d:00:00+00:00,%07dabc,%s,1e12,0.001,same,read,"
+            "0.04\n", (i < 20 ? 900 : 936) + wobble, i % 24, 1000000 + i, SLUG);
+  }
+  ck_assert_int_eq(fclose(f), 0);
+  snprintf(out, sizeof out, "%s/trend_out", tmp);
+  snprintf(errfile, sizeof errfile, "%s/trend.err", tmp);
+  snprintf(args, sizeof args, "'%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+
+  snprintf(path, sizeof path, "%s/data/" SLUG "-elementwise-history.marks.dat", out);
+  char *marks = slurp(path, NULL);
+  ck_assert_msg(strstr(marks, "16 2 1 1 \"+2.0%\"") != NULL, "%s", marks);
+  ck_assert_msg(strstr(marks, "21 4 2 1 \"+4.0%\"") != NULL, "%s", marks);
+  free(marks);
+  snprintf(path, sizeof path, "%s/data/" SLUG "-elementwise-history.band.dat", out);
+  char *band = slurp(path, NULL);
+  ck_assert_msg(strncmp(band, "1 4 4\n", 6) == 0, "the recorded threshold is not the band: %.200s", band);
+  free(band);
+
+  snprintf(path, sizeof path, "%s/index.html", out);
+  char *html = slurp(path, NULL);
+  ck_assert(strstr(html, ">Trends</h3>") != NULL);
+  ck_assert(strstr(html, "-trends\">Trends</a>: 2 change points since the last bless, 1 benchmark crept") != NULL);
+  ck_assert_msg(strstr(html, "elementwise/add/N:1048576 <small>@rack1</small></td><td>+2.00%</td><td class=\"l\"><code>1000014abc</code> "
+                             "2026-12-01T14:00:00+00:00</td><td class=\"l\"><code>1000015abc</code>") != NULL,
+                "no change point row in the Trends section");
+  ck_assert(strstr(html, "<b>Crept:</b> <code>elementwise/add_float4/N:1048576</code> is +4.00% against its first "
+                         "rows") != NULL);
+  ck_assert(strstr(html, "<code>elementwise/add/N:1048576</code> is") == NULL); /* +2 %: within 3 % */
+  free(html);
+  snprintf(path, sizeof path, "%s/trends.md", out);
+  char *text = slurp(path, NULL);
+  ck_assert_msg(strstr(text, "2 change points since the last bless, 1 crept beyond the tolerance") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "- change: elementwise/add/N:1048576 @rack1 +2.00 % from 1000014abc (2026-12-01) to "
+                             "1000015abc (2026-12-01), p = 0.002") != NULL, "%s", text);
+  free(text);
+}
+END_TEST
+
+/* Rows of two testbeds are two series: a benchmark measured on rack1 and then, 3 % slower, on
+ * rack2 has no change point and did not creep. */
+START_TEST(testbeds_are_series_of_their_own) {
+  char dir[1200], path[1400], out[1300], errfile[1300], args[4096];
+  snprintf(dir, sizeof dir, "%s/testbed_hist", tmp);
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,testbed\n");
+  for (int i = 0; i < 40; i++)
+    fprintf(f, "2026-12-02T%02d:%02d:00+00:00,%07dabc,%s,elementwise/add/N:1048576,%d,1e12,0.001,same,read,%s\n",
+            i / 60, i % 60, 2000000 + i, SLUG, (i < 20 ? 1000 : 1040) + i % 3 - 1, i < 20 ? "rack1" : "rack2");
+  ck_assert_int_eq(fclose(f), 0);
+  snprintf(out, sizeof out, "%s/testbed_out", tmp);
+  snprintf(errfile, sizeof errfile, "%s/testbed.err", tmp);
+  snprintf(args, sizeof args, "'%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(path, sizeof path, "%s/trends.md", out);
+  char *text = slurp(path, NULL);
+  ck_assert_msg(strstr(text, "0 change points since the last bless, 0 crept") != NULL, "%s", text);
+  free(text);
+}
+END_TEST
+
+/* 2000 runs: every row is in the data, the lines drawn are thinned, the SVG stays small, the x
+ * axis keeps at most 10 labels, and runs are told apart by date and commit alone. */
+START_TEST(long_history_is_thinned) {
+  char dir[1200], path[1400], out[1300], errfile[1300], args[4096];
+  snprintf(dir, sizeof dir, "%s/long_hist", tmp);
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n");
+  const char *variants[] = {"add", "add_float4", "saxpy"};
+  for (int i = 0; i < 2000; i++)
+    for (int v = 0; v < 3; v++)
+      fprintf(f, "2026-12-%02dT%02d:%02d:00+00:00,c%05d,%s,elementwise/%s/N:1048576,%d,1e12,0.001,%s,read\n",
+              1 + i / 1440, i / 60 % 24, i % 60, i, SLUG, variants[v], 1000 + (i * 7919 + v * 31) % 13,
+              i == 1234 ? "slower" : "same");
+  ck_assert_int_eq(fclose(f), 0);
+  snprintf(out, sizeof out, "%s/long_out", tmp);
+  snprintf(errfile, sizeof errfile, "%s/long.err", tmp);
+  snprintf(args, sizeof args, "'%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(path, sizeof path, "%s/data/" SLUG "-elementwise-history.series.dat", out);
+  size_t lines = count_lines(path);
+  ck_assert_msg(lines > 3 * 150 && lines <= 3 * 300 + 2 + 3, "%zu lines drawn of 6000 rows", lines);
+  char *series = slurp(path, NULL);
+  ck_assert_msg(strstr(series, "\n1235 ") != NULL, "the slower row was thinned away");
+  free(series);
+  snprintf(path, sizeof path, "%s/data/" SLUG "-elementwise-history.labels.dat", out);
+  ck_assert_uint_eq(count_lines(path), 10);
+  snprintf(path, sizeof path, "%s/" SLUG "-elementwise-history.svg", out);
+  check_svg(path);
+  struct stat st;
+  ck_assert_int_eq(stat(path, &st), 0);
+  ck_assert_int_lt(st.st_size, 300 * 1000);
+  snprintf(path, sizeof path, "%s/index.html", out);
+  char *html = slurp(path, NULL);
+  ck_assert(strstr(html, "over the 2000 runs in the history") != NULL);
+  ck_assert(strstr(html, "Drawn thinned") != NULL);
+  free(html);
 }
 END_TEST
 
@@ -593,7 +723,7 @@ START_TEST(history_alone_draws_history_only) {
   snprintf(index, sizeof index, "%s/index.html", out);
   char *html = slurp(index, NULL);
   ck_assert(strstr(html, "the ladder and size charts need one") != NULL);
-  ck_assert(strstr(html, "no tolerance band") != NULL);
+  ck_assert(strstr(html, "against the median of its first 5 rows") != NULL); /* no baseline */
   /* Without a run JSON the FLOPs per call are unknown: matmul is charted in GB/s. */
   ck_assert(strstr(html, "matmul <small>(GB/s)</small>") != NULL);
   free(html);
@@ -750,7 +880,10 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, verdicts_go_to_the_gpu_they_name);
   tcase_add_test(tc, verdicts_that_cannot_be_placed_are_refused);
   tcase_add_test(tc, other_gpus_baselines_are_left_out);
-  tcase_add_test(tc, band_is_the_gates_threshold);
+  tcase_add_test(tc, band_is_the_threshold_applied);
+  tcase_add_test(tc, trends_are_marked_and_listed);
+  tcase_add_test(tc, testbeds_are_series_of_their_own);
+  tcase_add_test(tc, long_history_is_thinned);
   tcase_add_test(tc, regressions_are_marked);
   tcase_add_test(tc, ladder_bars_are_percent_of_peak);
   tcase_add_test(tc, failed_benchmark_is_reported_not_charted);

@@ -354,6 +354,7 @@ int main(int argc, char **argv) {
     print_usage(stdout);
     return EXIT_PASS;
   }
+  if (!strcmp(argv[1], "trends")) return cmd_trends(argc, argv); /* its own flags: trends_cmd.c */
   options o = parse(argc, argv);
   if (!strcmp(argv[1], "check")) return cmd_check(&o);
   if (!strcmp(argv[1], "compare")) return cmd_compare(&o);

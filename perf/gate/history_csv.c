@@ -1,0 +1,180 @@
+#define _GNU_SOURCE
+#include "perf/gate/history_csv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const kHistoryNeeds[] = {"date", "commit", "benchmark", "median_ns", NULL};
+
+static const char kWritten[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush";
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+#define MAX_COLUMNS 64
+
+/* The header's column names, cut in place; how many, or 0 when there are too many. */
+static size_t split(char *line, char **field, size_t max) {
+  size_t n = 0;
+  char *cursor = line;
+  while (cursor) {
+    if (n == max) return max + 1;
+    field[n++] = strsep(&cursor, ",");
+  }
+  return n;
+}
+
+static int column_of(char **names, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(names[i], name)) return (int)i;
+  return -1;
+}
+
+/* A number field: positive (or non-negative), or "" for NAN where empty is allowed. */
+static int number(const char *path, size_t line, const char *name, const char *s, int positive, int empty_ok,
+                  double *out, char *err, size_t errlen) {
+  if (!*s && empty_ok) {
+    *out = NAN;
+    return 0;
+  }
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || *end || errno || !isfinite(x) || (positive ? !(x > 0) : x < 0))
+    return fail(err, errlen, "%s: line %zu: field %s: expected a %s number, got '%s'; fix or remove that row", path,
+                line, name, positive ? "positive" : "non-negative", s);
+  *out = x;
+  return 0;
+}
+
+typedef struct {
+  int date, commit, gpu, bench, median, bps, noise, verdict, flush, testbed, threshold;
+  size_t ncolumns;
+  int legacy; /* an 8-name header (no l2_flush): a row may carry l2_flush as one more field */
+} layout;
+
+static int parse_row(const char *path, size_t line, char *text, const layout *c, history_entry *r, char *err,
+                     size_t errlen) {
+  char *f[MAX_COLUMNS + 2];
+  size_t n = split(text, f, MAX_COLUMNS + 1);
+  if (n != c->ncolumns && !(c->legacy && n == c->ncolumns + 1))
+    return fail(err, errlen, "%s: line %zu: expected %s%zu comma-separated fields (as its header: %s), got %zu; fix "
+                "or remove that row (a cut last row? a comma in a name?)", path, line, c->legacy ? "8 or " : "",
+                c->ncolumns + c->legacy, kWritten, n);
+  const char *none = "";
+  *r = (history_entry){.line = line, .date = none, .commit = none, .gpu = none, .bench = none, .verdict = none,
+                       .l2_flush = "write", .testbed = none, .median_ns = NAN, .bytes_per_second = NAN,
+                       .noise = NAN, .threshold = NAN};
+  struct {
+    int col;
+    const char *name, **dst;
+  } text_fields[] = {{c->date, "date", &r->date},          {c->commit, "commit", &r->commit},
+                     {c->gpu, "gpu", &r->gpu},             {c->bench, "benchmark", &r->bench},
+                     {c->verdict, "verdict", &r->verdict}, {c->flush, "l2_flush", &r->l2_flush},
+                     {c->testbed, "testbed", &r->testbed}};
+  for (size_t k = 0; k < sizeof text_fields / sizeof *text_fields; k++) {
+    int col = text_fields[k].col;
+    if (col < 0) continue;
+    if (!*f[col] && strcmp(text_fields[k].name, "testbed"))
+      return fail(err, errlen, "%s: line %zu: field %s: empty; fix or remove that row", path, line,
+                  text_fields[k].name);
+    *text_fields[k].dst = f[col];
+  }
+  if (c->legacy && n == c->ncolumns + 1) r->l2_flush = f[n - 1];
+  if ((c->median >= 0 && number(path, line, "median_ns", f[c->median], 1, 0, &r->median_ns, err, errlen)) ||
+      (c->bps >= 0 && number(path, line, "bytes_per_second", f[c->bps], 1, 0, &r->bytes_per_second, err, errlen)) ||
+      (c->noise >= 0 && number(path, line, "noise", f[c->noise], 0, 0, &r->noise, err, errlen)) ||
+      (c->threshold >= 0 && number(path, line, "threshold", f[c->threshold], 0, 1, &r->threshold, err, errlen)))
+    return 1;
+  return 0;
+}
+
+static int read_all(const char *path, char **text, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  size_t got;
+  while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (cap - len - 1 == 0) buf = realloc(buf, cap *= 2);
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+  }
+  buf[len] = '\0';
+  *text = buf;
+  return 0;
+}
+
+int history_table_load(const char *path, const char *const *needs, history_table *t, char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  if (!needs) needs = kHistoryNeeds;
+  if (read_all(path, &t->text, err, errlen)) return 1;
+  char *cursor = t->text, *line = strsep(&cursor, "\n");
+  size_t len = strlen(line);
+  if (len && line[len - 1] == '\r') line[len - 1] = '\0';
+  if (!*line && !cursor) {
+    history_table_free(t);
+    return fail(err, errlen, "%s: empty file; expected the header '%s' and one row per benchmark and run (appended "
+                "by `gate history`)", path, kWritten);
+  }
+  char shown[160];
+  snprintf(shown, sizeof shown, "%s", line);
+  char *names[MAX_COLUMNS + 1];
+  size_t ncol = split(line, names, MAX_COLUMNS);
+  layout c = {.ncolumns = ncol};
+  int *slot[] = {&c.date, &c.commit, &c.gpu, &c.bench, &c.median, &c.bps,
+                 &c.noise, &c.verdict, &c.flush, &c.testbed, &c.threshold};
+  static const char *kNames[] = {"date", "commit", "gpu", "benchmark", "median_ns", "bytes_per_second",
+                                 "noise", "verdict", "l2_flush", "testbed", "threshold"};
+  for (size_t k = 0; k < sizeof kNames / sizeof *kNames; k++)
+    *slot[k] = ncol <= MAX_COLUMNS ? column_of(names, ncol, kNames[k]) : -1;
+  for (size_t k = 0; needs[k]; k++)
+    if (ncol > MAX_COLUMNS || column_of(names, ncol, needs[k]) < 0) {
+      history_table_free(t);
+      return fail(err, errlen, "%s: line 1: expected the header '%s' (written by gate history; more columns may "
+                  "follow), got '%s': no column '%s'. Is this a history file?", path, kWritten, shown, needs[k]);
+    }
+  c.legacy = c.flush < 0;
+  t->has_threshold = c.threshold >= 0;
+  t->has_noise = c.noise >= 0;
+  t->has_testbed = c.testbed >= 0;
+  size_t alloc = 0, lineno = 1;
+  while (cursor) {
+    line = strsep(&cursor, "\n");
+    lineno++;
+    len = strlen(line);
+    if (len && line[len - 1] == '\r') line[--len] = '\0';
+    if (!len) continue;
+    if (t->n == alloc) t->r = realloc(t->r, (alloc = alloc ? 2 * alloc : 256) * sizeof *t->r);
+    if (parse_row(path, lineno, line, &c, &t->r[t->n], err, errlen)) {
+      history_table_free(t);
+      return 1;
+    }
+    t->n++;
+  }
+  if (!t->n) {
+    history_table_free(t);
+    return fail(err, errlen, "%s: no rows after the header: no run was recorded yet", path);
+  }
+  return 0;
+}
+
+void history_table_free(history_table *t) {
+  free(t->text);
+  free(t->r);
+  memset(t, 0, sizeof *t);
+}

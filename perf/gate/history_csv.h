@@ -1,0 +1,35 @@
+/* Reads a history CSV (baselines/history/<gpu>.csv, appended by `gate history`) by the names in
+ * its header, so that columns added later (a testbed, the threshold applied) break no reader.
+ * Rows are plain CSV, never quoted. A file begun before the l2_flush column has the 8-name
+ * header and rows with a 9th field: that field is l2_flush; rows without it were taken with
+ * the memset flush ("write"). */
+#ifndef PERF_GATE_HISTORY_CSV_H
+#define PERF_GATE_HISTORY_CSV_H
+
+#include <stddef.h>
+
+typedef struct {
+  size_t line;                               /* in the file, from 1 (the header) */
+  const char *date, *commit, *gpu, *bench;   /* "" where the file has no such column */
+  const char *verdict, *l2_flush, *testbed;  /* "", except l2_flush: "write" where absent */
+  double median_ns, bytes_per_second, noise; /* NAN where the file has no such column */
+  double threshold;                          /* the threshold the gate applied; NAN where not recorded */
+} history_entry;
+
+typedef struct {
+  char *text; /* the file, its fields cut in place */
+  history_entry *r;
+  size_t n;
+  int has_threshold, has_noise, has_testbed;
+} history_table;
+
+/* The columns every reader needs. */
+extern const char *const kHistoryNeeds[];
+
+/* Loads path; `needs` (NULL-terminated; NULL: kHistoryNeeds) are the columns the caller needs.
+ * 0, or 1 and a message naming the file, the line, the field and the fix. An empty file, a
+ * file with no rows and a header without a needed column are errors. */
+int history_table_load(const char *path, const char *const *needs, history_table *t, char *err, size_t errlen);
+void history_table_free(history_table *t);
+
+#endif

@@ -1,0 +1,139 @@
+/* `gate trends` on hand-made histories: what it prints for a step and for creep, columns found
+ * by name (in any order, with columns added later), and bad input refused with exit 2 naming
+ * the file, the line and the field. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "tests/support/check_run.h"
+
+static const char *gate;
+
+/* Runs `gate trends ARGS` (stderr joined to stdout) into out; returns its exit status. */
+static int run_trends(const char *args, char *out, size_t len) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' trends %s 2>&1", gate, args);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  size_t n = fread(out, 1, len - 1, p);
+  out[n] = '\0';
+  int status = pclose(p);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *tmp_path(const char *name) {
+  const char *dir = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
+  char *path;
+  ck_assert_int_ge(asprintf(&path, "%s/%s", dir, name), 0);
+  return path;
+}
+
+/* 40 runs of one benchmark at 1000 ns, from row `at` on `after` ns; a ±0.1 % wobble. Columns in
+ * an order of their own, with a testbed and a threshold column. */
+static char *step_history(const char *name, int at, double after) {
+  char *path = tmp_path(name);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "benchmark,median_ns,date,commit,gpu,bytes_per_second,noise,verdict,l2_flush,testbed,threshold\n");
+  for (int i = 0; i < 40; i++)
+    fprintf(f, "elementwise/add/N:1024,%g,2026-12-%02dT10:00:00+00:00,c%011d,test-gpu,1e9,0.001,same,read,rack1,0.03\n",
+            (i < at ? 1000 : after) + (i % 2 ? 1 : -1), 1 + i % 28, i);
+  ck_assert_int_eq(fclose(f), 0);
+  return path;
+}
+
+START_TEST(a_step_is_printed_with_its_commits_and_p) {
+  char *path = step_history("step.csv", 20, 1020), out[8192];
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "CHANGE elementwise/add/N:1024 @rack1: +2.00 % from row 21 of 40") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "c00000000019 (2026-12-20) -> c00000000020 (2026-12-21), p = 0.002") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "CREPT") == NULL, "+2 %% is within the tolerance: %s", out);
+  ck_assert_msg(strstr(out, "1 change point in 1 of 1 series (40 rows); 0 crept") != NULL, "%s", out);
+  free(path);
+}
+END_TEST
+
+START_TEST(creep_beyond_the_tolerance_is_flagged) {
+  char *path = step_history("creep.csv", 30, 1040), out[8192];
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 0); /* a warning, not a failure */
+  ck_assert_msg(strstr(out, "CREPT elementwise/add/N:1024 @rack1: +4.20 %") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "1 crept beyond 3 %") != NULL, "%s", out);
+  free(path);
+}
+END_TEST
+
+START_TEST(since_leaves_out_older_change_points) {
+  char *path = step_history("since.csv", 20, 1020), out[8192], args[4200];
+  snprintf(args, sizeof args, "--since=2026-12-22 '%s'", path);
+  ck_assert_int_eq(run_trends(args, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "CHANGE") == NULL, "%s", out);
+  free(path);
+}
+END_TEST
+
+/* A file begun before the l2_flush column: 8 names in its header, rows with a 9th field. */
+START_TEST(legacy_header_with_a_flush_field) {
+  char *path = tmp_path("legacy.csv"), out[8192];
+  FILE *f = fopen(path, "w");
+  fprintf(f, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n");
+  for (int i = 0; i < 12; i++)
+    fprintf(f, "2026-11-%02dT00:00:00+00:00,c%d,g,copy/memcpy/N:4,%d,1e9,0.01,same%s\n", i + 1, i, 500 + i % 2,
+            i < 6 ? "" : ",read");
+  fclose(f);
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 0);
+  /* Two series (write, then read flush) of 6 rows: too short for a change point, none mixed. */
+  ck_assert_msg(strstr(out, "0 change points in 0 of 2 series (12 rows)") != NULL, "%s", out);
+  free(path);
+}
+END_TEST
+
+static void expect_refused(const char *name, const char *text, const char *says) {
+  char *path = tmp_path(name), out[8192];
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 2);
+  ck_assert_msg(strstr(out, path) != NULL, "message does not name %s: %s", path, out);
+  ck_assert_msg(strstr(out, says) != NULL, "message does not say '%s': %s", says, out);
+  free(path);
+}
+
+START_TEST(bad_input_is_refused_naming_file_line_and_field) {
+  static const char kHeader[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n";
+  char text[1024];
+  snprintf(text, sizeof text, "%s2026,a,g,f/v,100,1e9,0.01,same,read\n2026,b,g,f/v,fast,1e9,0.01,same,read\n", kHeader);
+  expect_refused("bad_number.csv", text, "line 3: field median_ns: expected a positive number, got 'fast'; fix");
+  snprintf(text, sizeof text, "%s2026,a,g,f/v,100,1e9\n", kHeader);
+  expect_refused("short_row.csv", text, "line 2: expected 9 comma-separated fields");
+  expect_refused("no_median.csv", "date,commit,benchmark\n2026,a,f/v\n", "line 1: expected the header");
+  expect_refused("no_median.csv", "date,commit,benchmark\n2026,a,f/v\n", "no column 'median_ns'");
+  expect_refused("empty.csv", "", "empty file");
+  char out[4096];
+  ck_assert_int_eq(run_trends("", out, sizeof out), 2);
+  ck_assert_msg(strstr(out, "give one history CSV or more") != NULL, "%s", out);
+  ck_assert_int_eq(run_trends("--window=2.5 x.csv", out, sizeof out), 2);
+  ck_assert_int_eq(run_trends("/no/such/history.csv", out, sizeof out), 2);
+  ck_assert_msg(strstr(out, "/no/such/history.csv: cannot open") != NULL, "%s", out);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s PATH_TO_GATE\n", argv[0]);
+    return 2;
+  }
+  gate = argv[1];
+  Suite *s = suite_create("trends_cmd");
+  TCase *tc = tcase_create("trends_cmd");
+  tcase_set_timeout(tc, 0); /* no wall-clock limit */
+  tcase_add_test(tc, a_step_is_printed_with_its_commits_and_p);
+  tcase_add_test(tc, creep_beyond_the_tolerance_is_flagged);
+  tcase_add_test(tc, since_leaves_out_older_change_points);
+  tcase_add_test(tc, legacy_header_with_a_flush_field);
+  tcase_add_test(tc, bad_input_is_refused_naming_file_line_and_field);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
