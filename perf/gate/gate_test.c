@@ -1113,6 +1113,84 @@ START_TEST(a_gpu_outside_the_baseline_is_compared_with_its_kind) {
 }
 END_TEST
 
+/* TESTBED: a run is judged against its own testbed's runs only. Testbed B is a host class 10 %
+ * slower in add (a 2-GPU host whose launches cost more); pooled with A, its spread would allow 30 %.
+ * Judged against A alone, a run at B's speed on A is slower; on B it is the same; on a testbed the
+ * baseline has no run of, every benchmark is new ("no run of this testbed"), never judged against
+ * another testbed; a run that names none (a file from before the field) is judged against all and
+ * says so. A library reference (label "reference") beyond its threshold is slower but does not fail. */
+START_TEST(a_run_is_judged_against_its_own_testbed) {
+  gate_figures runs[6], base, run;
+  char err[1024], name[64], evidence[192], msg[1024];
+  for (unsigned k = 0; k < 6; k++) {
+    double scale = k < 3 ? 1.0 : 1.10, jitter = 1 + 0.001 * (double)(k % 3);
+    FORMAT(name, "tb_base%u.json", k);
+    gpu_run(name, 900 + k, k < 3 ? "GPU-A" : "GPU-B", 7000 * scale * jitter, 300000 * jitter);
+    set_context(name, "testbed", json_string(k < 3 ? "H100 x1" : "H100 x2 NVLink"));
+    runs[k] = load_ok(name);
+  }
+  ck_assert_msg(merge_runs(runs, 6, &base, err, sizeof err) == 0, "%s", err);
+  for (size_t j = 0; j < 6; j++) free_figures(&runs[j]);
+  /* Saved and loaded, each run keeps its testbed. */
+  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+  free_figures(&base);
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(base.runs[0].testbed, "H100 x1");
+  ck_assert_str_eq(base.runs[5].testbed, "H100 x2 NVLink");
+  static const struct {
+    const char *testbed; /* NULL: the run names none */
+    const char *uuid;
+    double scale;
+    verdict v;
+    int reference_label; /* the run's add is a library reference */
+  } cases[] = {
+      {"H100 x1", "GPU-new", 1.10, VERDICT_SLOWER, 0},       /* B's speed on A: slower */
+      {"H100 x2 NVLink", "GPU-new", 1.10, VERDICT_SAME, 0},  /* on B: its own testbed */
+      {"H100 x2 NVLink", "GPU-new", 1.25, VERDICT_SLOWER, 0}, /* a real slowdown on B */
+      {"H100 x4 NVLink", "GPU-new", 1.00, VERDICT_NEW, 0},   /* no run of it: new, not judged by another */
+      {NULL, "GPU-new", 1.10, VERDICT_SAME, 0},              /* no testbed: all runs, said so */
+      {"H100 x1", "GPU-new", 1.10, VERDICT_SLOWER, 1},       /* a library reference: slower, not failing */
+  };
+  gate_policy p = default_policy();
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    gpu_run("tb_run.json", 950 + (unsigned)i, cases[i].uuid, 7000 * cases[i].scale, 300000);
+    if (cases[i].testbed) set_context("tb_run.json", "testbed", json_string(cases[i].testbed));
+    if (cases[i].reference_label) set_bench("tb_run.json", 0, "label", json_string("reference"));
+    run = load_ok("tb_run.json");
+    comparison *c;
+    size_t n = compare_figures(&base, &run, &p, &c);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(c[0].name, "elementwise/add/N:1");
+    ck_assert_msg(c[0].v == cases[i].v, "case %zu: %s, delta %.4f, allowed %.4f", i, verdict_name(c[0].v), c[0].delta,
+                  c[0].threshold);
+    evidence_text(&c[0], evidence, sizeof evidence);
+    if (cases[i].v == VERDICT_NEW) {
+      ck_assert(c[0].no_testbed_runs && (c[0].reasons & REASON_NO_TESTBED_RUNS));
+      ck_assert_msg(strstr(evidence, "no run of this testbed") != NULL, "%s", evidence);
+    } else if (cases[i].testbed) {
+      ck_assert_uint_eq(c[0].base_runs, 3); /* its testbed's three runs, never the other's */
+      ck_assert_str_eq(c[0].testbed, cases[i].testbed);
+    } else {
+      ck_assert_uint_eq(c[0].base_runs, 6);
+      ck_assert(c[0].reasons & REASON_NO_TESTBED);
+      ck_assert_msg(strstr(evidence, "every testbed") != NULL, "%s", evidence);
+    }
+    ck_assert_int_eq(c[0].library_reference, cases[i].reference_label);
+    ck_assert_int_eq(verdict_fails(&c[0]), cases[i].v == VERDICT_SLOWER && !cases[i].reference_label);
+    if (cases[i].v == VERDICT_SLOWER) {
+      unsigned all = REASON_BEYOND_THRESHOLD | REASON_SIGNIFICANT | REASON_ABOVE_FLOOR;
+      ck_assert_uint_eq(c[0].reasons & all, all);
+      ck_assert_int_eq((c[0].reasons & REASON_LIBRARY_REFERENCE) != 0, cases[i].reference_label);
+      failure_message(&c[0], msg, sizeof msg);
+      ck_assert_msg((strstr(msg, "the environment changed") != NULL) == cases[i].reference_label, "%s", msg);
+    }
+    free(c);
+    free_figures(&run);
+  }
+  free_figures(&base);
+}
+END_TEST
+
 /* A kind is told by the GPU's copy speed, but a host round trip takes what the host gives it
  * (dot/tree_host_finish: 19.0 us on two H200s of the 4229 kind, 22.4 us on a third). A benchmark whose
  * run or baseline says "host_round_trip" is compared with every GPU of the model; the same figures
@@ -1367,6 +1445,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, only_slower_runs_widen_the_threshold);
   tcase_add_test(tc, a_gpu_outside_the_baseline_is_allowed_the_slowest_run);
   tcase_add_test(tc, a_launch_probe_the_kernels_do_not_bear_out_is_not_taken);
+  tcase_add_test(tc, a_run_is_judged_against_its_own_testbed);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
