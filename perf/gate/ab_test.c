@@ -141,6 +141,26 @@ START_TEST(a_slowdown_not_confirmed_passes) {
 }
 END_TEST
 
+/* gate check against a baseline that has no run of this runner's testbed: nothing is compared (another
+ * testbed never stands in), the check passes and says so on stderr and in summary.md. */
+START_TEST(a_testbed_without_baseline_runs_is_not_compared) {
+  write_text("order.log", "");
+  const char *bl = make_dir("t/bl");
+  gate_figures base;
+  char err[1024], path[1200];
+  make_baseline(&base); /* runs of no testbed */
+  FORMAT(path, "%s/nvidia-h100-80gb-hbm3.json", bl);
+  ck_assert_msg(save_baseline(path, &base, err, sizeof err) == 0, "%s", err);
+  free_figures(&base);
+  prepare("t/base", "t/change", 1, 1.0, 1.0);
+  const char *change = side_bench("t/change");
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", change, bl, at("t"));
+  expect_output("has no run of this testbed, 'fixture x1': nothing was compared");
+  ck_assert(file_has(at("t/summary.md"), "not compared (no baseline of this testbed)"));
+  ck_assert(!file_has(at("t/summary.md"), "| `elementwise/add/N:1`"));
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return EXIT_FAILURE;
   Suite *s = suite_create("ab");
@@ -150,6 +170,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, same_speed_passes_and_says_what_it_was_compared_with);
   tcase_add_test(tc, a_slowdown_fails_once_confirmed);
   tcase_add_test(tc, a_slowdown_not_confirmed_passes);
+  tcase_add_test(tc, a_testbed_without_baseline_runs_is_not_compared);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -239,9 +239,9 @@ static int no_baseline(const options *o, const char *out_dir, gate_figures *run,
 }
 
 /* This family's part of the GPU's baseline (a view into *base), or exits 2 when the
- * baseline is of other hardware or was measured another way. */
-static void family_baseline(const char *base_path, const char *bench_name, const gate_figures *run,
-                            gate_figures *base, gate_figures *family_base) {
+ * baseline is of other hardware (family_same_method checks how it was measured). */
+static void family_baseline(const char *base_path, const gate_figures *run, gate_figures *base,
+                            gate_figures *family_base) {
   char err[1024];
   load_or_die(base_path, base, 1);
   if (same_hardware(&base->gpu, &run->gpu, err, sizeof err)) {
@@ -249,6 +249,12 @@ static void family_baseline(const char *base_path, const char *bench_name, const
     exit(EXIT_BAD_INPUT);
   }
   families_of(base, run, family_base);
+}
+
+/* Exits 2 unless the family's baseline was measured as the run was. */
+static void family_same_method(const char *base_path, const char *bench_name, const gate_figures *run,
+                               const gate_figures *family_base) {
+  char err[1024];
   if (same_method(family_base, run, err, sizeof err)) {
     fprintf(stderr, "gate: baseline %s: %s\n", base_path, err);
     fprintf(stderr, "gate: this run's JSON (%s.json) is kept with the test's outputs (bazel-testlogs/<package>/<test>/"
@@ -363,17 +369,36 @@ int report_failures(const comparison *c, size_t n) {
 
 /* A run of a testbed that the baseline has no run of at all: nothing is compared (another testbed
  * never stands in, compare.h TESTBED); the gate says so and what to do. 1 when that is the case. */
-static int no_testbed_runs(const char *base_path, const gate_figures *family_base, const gate_figures *run) {
+static int no_testbed_runs(const char *base_path, const gate_figures *family_base, const gate_figures *run,
+                           const char *out_dir, const char *bench_name) {
   const char *testbed = testbed_of(run);
   if (!testbed[0]) return 0;
   for (size_t i = 0; i < family_base->nruns; i++)
     if (strcmp(family_base->runs[i].testbed, testbed) == 0) return 0;
+  /* The summary says it too: the report and the job's summary.md are where people look. */
+  char path[4200], err[1024];
+  format_path(path, sizeof path, "%s/summary.md", out_dir);
+  FILE *md = fopen(path, "w");
+  if (!md) {
+    fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
+    exit(EXIT_BAD_INPUT);
+  }
+  {
+    fprintf(md, "## %s on %s: not compared (no baseline of this testbed)\n\nTestbed `%s`: `%s` has no run of "
+            "it, and runs of other hosts never stand in. `ci/gate.sh` A/B-tests such a runner against its merge "
+            "base; to gate it against a baseline, bless the host in (`ci/soak.sh 2 --baseline`, then "
+            "`ci/bless.sh --add soak/round*`).\n", bench_name, run->gpu.name, testbed, base_path);
+    if (close_report(md, path, err, sizeof err)) {
+      fprintf(stderr, "gate: %s\n", err);
+      exit(EXIT_BAD_INPUT);
+    }
+  }
   fprintf(stderr,
           "\n*** NOTE: %s has no run of this testbed, '%s': nothing was compared (runs of other hosts never "
           "stand in: docs/gate.md). ***\n"
           "*** ci/gate.sh measures such a runner against its merge base instead (A/B on this GPU: ci/gate.sh "
-          "--against=REV); to gate it against a baseline, bless the host in: ci/soak.sh 2, then ci/bless.sh --add "
-          "soak/round*. ***\n\n",
+          "--against=REV); to gate it against a baseline, bless the host in: ci/soak.sh 2 --baseline, then "
+          "ci/bless.sh --add soak/round*. ***\n\n",
           base_path, testbed);
   return 1;
 }
@@ -407,8 +432,9 @@ int cmd_check(options *o) {
   load_or_die(run_path, &run, 0);
   format_path(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
   if (!file_exists(base_path)) return no_baseline(o, out_dir, &run, base_path);
-  family_baseline(base_path, bench_name, &run, &base, &family_base);
-  if (no_testbed_runs(base_path, &family_base, &run)) return o->strict ? EXIT_REGRESSION : EXIT_PASS;
+  family_baseline(base_path, &run, &base, &family_base);
+  if (no_testbed_runs(base_path, &family_base, &run, out_dir, bench_name)) return o->strict ? EXIT_REGRESSION : EXIT_PASS;
+  family_same_method(base_path, bench_name, &run, &family_base);
   comparison *c;
   size_t n = compare_figures(&family_base, &run, &o->policy, &c);
   char **notes = calloc(n + 1, sizeof *notes);
