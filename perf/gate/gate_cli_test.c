@@ -737,16 +737,24 @@ START_TEST(history_rows_stay_parseable) {
   expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
   expect_output("not a history header");
   ck_assert(file_has(csv, "^x,1$"));
-  /* An empty file gets the header; one begun before l2_flush keeps its 8-field header. */
+  /* An empty file gets the header, with the threshold each verdict applied and the run's testbed. */
   write_text("csv/hist/nvidia-h100-80gb-hbm3.csv", "");
+  set_context("csv/run.json", "testbed", json_string("H100 x2 NVLink | CPU | driver 1"));
+  verdicts_for("csv/run.json", "csv/verdicts.json", "same");
   expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
-  FORMAT(cmd, "head -1 '%s' | grep -qx 'date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush' "
-         "&& test $(wc -l < '%s') -eq 4", csv, csv);
+  FORMAT(cmd, "head -1 '%s' | grep -qx 'date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,"
+         "threshold,testbed' && test $(wc -l < '%s') -eq 4 && "
+         "test $(grep -c ',same,write,,H100 x2 NVLink | CPU | driver 1$' '%s') -eq 3", csv, csv, csv);
   ck_assert_int_eq(system(cmd), 0);
+  write_run("csv/run.json", H100, 132, 3000.0, base_set, 3, 7);
+  verdicts_for("csv/run.json", "csv/verdicts.json", "same");
+  /* One begun before l2_flush gains the new fields, its old rows with both empty and their "write" flush. */
   write_text("csv/hist/nvidia-h100-80gb-hbm3.csv",
-             "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n");
+             "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n"
+             "2026-11-20T00:00:00+00:00,abc,nvidia-h100-80gb-hbm3,elementwise/add/N:1,1000,1e+15,0.01,same\n");
   expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
-  FORMAT(cmd, "test $(wc -l < '%s') -eq 4 && test $(grep -c ',same,write$' '%s') -eq 3", csv, csv);
+  FORMAT(cmd, "head -1 '%s' | grep -q ',l2_flush,threshold,testbed$' && test $(wc -l < '%s') -eq 5 && "
+         "test $(grep -c ',same,write,,$' '%s') -eq 4", csv, csv, csv);
   ck_assert_int_eq(system(cmd), 0);
   /* A file with CRLF line ends (a checkout that converted them), which the renderer reads too:
    * appended to, its new rows in CRLF as well. */
@@ -820,7 +828,9 @@ START_TEST(history_appends_all_or_nothing) {
   ck_assert_msg(system(cmd) == 0, "a temporary file was left in %s", hist);
   /* With room, the rows are appended after the old ones. */
   expect_gate(0, "%s", args);
-  FORMAT(cmd, "test $(wc -l < '%s') -eq 44 && head -41 '%s' | cmp -s - '%s'", csv, csv, kept);
+  /* (the old rows as they were, with the two fields a 9-field file gains, empty) */
+  FORMAT(cmd, "test $(wc -l < '%s') -eq 44 && tail -n +2 '%s' > '%s.rows' && sed -n '2,41s/,,$//p' '%s' | cmp -s - "
+         "'%s.rows'", csv, kept, kept, csv, kept);
   ck_assert_int_eq(system(cmd), 0);
 
   /* Two appends at once: both land (they take turns on the folder's lock). */

@@ -40,7 +40,9 @@
  *       of their families keep their runs (a variant changed on purpose). Reads, merges and replaces
  *       DIR/<gpu-slug>.json atomically under an exclusive flock of DIR.
  *   gate history --history_dir=DIR --verdicts=FILE RUN.json
- *       Appends one CSV row per benchmark to DIR/<gpu-slug>.csv (flock, one O_APPEND write).
+ *       Appends one CSV row per benchmark to DIR/<gpu-slug>.csv, all or nothing (flock of DIR, a temporary
+ *       file renamed over the old one); rows carry the threshold each verdict applied and the run's testbed,
+ *       and a file of the 8- or 9-field format gains those two fields (empty in its old rows).
  *       FILE must be the verdicts.json gate check wrote for RUN.json (same gpu.name, run.date,
  *       run.host); fields that would break an unquoted CSV row, and a file that does not end in
  *       a line break or start with a history header, are refused.

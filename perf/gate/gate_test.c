@@ -949,9 +949,9 @@ START_TEST(gate_exit_codes) {
   char cmd[2048];
   FORMAT(cmd, "test $(wc -l < %s/hist/nvidia-h100-80gb-hbm3.csv) -eq 7 && "
            "head -1 %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 'date,commit,gpu,benchmark,median_ns,"
-           "bytes_per_second,noise,verdict,l2_flush' && "
-           "grep -c ',elementwise/add/N:1,.*,same,write$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 2 && "
-           "grep -c ',unknown,write$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 4", dir, dir, dir, dir);
+           "bytes_per_second,noise,verdict,l2_flush,threshold,testbed' && "
+           "grep -c ',elementwise/add/N:1,.*,same,write,,$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 2 && "
+           "grep -c ',unknown,write,,$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 4", dir, dir, dir, dir);
   ck_assert_int_eq(system(cmd), 0);
   FORMAT(args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("truncated.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 2);

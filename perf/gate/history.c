@@ -88,6 +88,19 @@ static void csv_number(const char *file, const char *bench, const char *field, d
   exit(EXIT_BAD_INPUT);
 }
 
+/* The threshold the gate applied to one benchmark, as verdicts.json has it ("" for a new or missing one):
+ * the history and its charts read it, never recompute it. */
+static void threshold_of(json_t *list, const char *bench, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (size_t j = 0; j < json_array_size(list); j++) {
+    json_t *e = json_array_get(list, j);
+    const char *name = json_string_value(json_object_get(e, "name"));
+    json_t *t = json_object_get(e, "threshold");
+    if (name && strcmp(name, bench) == 0 && json_is_number(t) && isfinite(json_number_value(t)))
+      snprintf(buf, len, "%.4g", json_number_value(t));
+  }
+}
+
 /* The verdict of one benchmark in the verdicts file; "unknown" when it has none. */
 static const char *verdict_of(const char *vpath, json_t *list, const char *bench) {
   const char *verdict = "unknown";
@@ -114,11 +127,13 @@ static const char *verdict_of(const char *vpath, json_t *list, const char *bench
   return verdict;
 }
 
-/* A row per benchmark: date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush. */
+/* A row per benchmark: date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,threshold,
+ * testbed. */
 static char *csv_rows(const gate_figures *run, const char *rpath, json_t *list, const char *vpath, size_t *len) {
   const gate_run_info *info = &run->runs[0];
   csv_text(rpath, "context.date", info->date);
   csv_text(rpath, "context.commit", info->commit);
+  csv_text(rpath, "context.testbed", info->testbed);
   char *rows = NULL;
   FILE *mem = open_memstream(&rows, len);
   if (!mem) {
@@ -132,8 +147,11 @@ static char *csv_rows(const gate_figures *run, const char *rpath, json_t *list, 
     csv_number(rpath, b->name, "median_ns", b->runs[0].median_ns);
     csv_number(rpath, b->name, "bytes_per_second", b->bytes_per_second);
     csv_number(rpath, b->name, "noise (interquartile range / median)", noise);
-    fprintf(mem, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s,%s\n", info->date, info->commit, run->gpu.slug, b->name,
-            b->runs[0].median_ns, b->bytes_per_second, noise, verdict_of(vpath, list, b->name), info->l2_flush);
+    char threshold[32];
+    threshold_of(list, b->name, threshold, sizeof threshold);
+    fprintf(mem, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s,%s,%s,%s\n", info->date, info->commit, run->gpu.slug, b->name,
+            b->runs[0].median_ns, b->bytes_per_second, noise, verdict_of(vpath, list, b->name), info->l2_flush,
+            threshold, info->testbed);
   }
   if (fclose(mem) != 0) {
     fprintf(stderr, "gate: out of memory\n");
@@ -146,6 +164,10 @@ static char *csv_rows(const gate_figures *run, const char *rpath, json_t *list, 
  * 8-field rows as the memset ("write") flush and the 9-field ones as said. */
 static const char kHeader8[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n";
 static const char kHeader9[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n";
+/* Since testbeds: the threshold each verdict applied and the run's testbed. A file of 8 or 9 fields gains
+ * them at its next append, its old rows with both empty (and an 8-field row its "write" flush). */
+static const char kHeader11[] =
+    "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,threshold,testbed\n";
 
 /* An existing history file must start with a known header (else it is not a history file) and
  * hold only whole rows of as many fields as the renderer (plots/) wants: 9 under the 9-field
@@ -153,7 +175,7 @@ static const char kHeader9[] = "date,commit,gpu,benchmark,median_ns,bytes_per_se
  * field count, is a cut or hand-edited row: appending after it would keep it, and the renderer
  * refuses the whole file. Lines may end in CRLF (the renderer reads both); *crlf says whether the
  * header does, so that new rows match it. 1 when fine, else 0 after saying why and what to do. */
-static int appendable(const char *path, const char *text, size_t len, int *crlf) {
+static int appendable(const char *path, const char *text, size_t len, int *crlf, int *fields) {
   if (text[len - 1] != '\n') {
     fprintf(stderr, "gate: %s does not end in a line break (a cut last row?): appending would join rows; complete or "
             "remove its last line by hand (the rows before it are kept), then re-run\n", path);
@@ -164,7 +186,9 @@ static int appendable(const char *path, const char *text, size_t len, int *crlf)
   *crlf = head > 0 && text[head - 1] == '\r';
   head -= (size_t)*crlf;
   int v2 = head == strlen(kHeader9) - 1 && !strncmp(text, kHeader9, head);
-  if (!v2 && !(head == strlen(kHeader8) - 1 && !strncmp(text, kHeader8, head))) {
+  int v3 = head == strlen(kHeader11) - 1 && !strncmp(text, kHeader11, head);
+  *fields = v3 ? 11 : v2 ? 9 : 8;
+  if (!v2 && !v3 && !(head == strlen(kHeader8) - 1 && !strncmp(text, kHeader8, head))) {
     fprintf(stderr, "gate: %s: its first line is not a history header (want '%.*s' with or without ',l2_flush'): "
             "not a history file? Move it away or fix its first line\n", path, (int)strlen(kHeader8) - 1, kHeader8);
     return 0;
@@ -177,14 +201,46 @@ static int appendable(const char *path, const char *text, size_t len, int *crlf)
     if (n > 0 && line[n - 1] == '\r') n--;
     if (n == 0) continue; /* the renderer skips empty lines */
     for (size_t k = 0; k < n; k++) commas += line[k] == ',';
-    if (commas != 8 && (v2 || commas != 7)) {
+    if (v3 ? commas != 10 : (commas != 8 && (v2 || commas != 7))) {
       fprintf(stderr, "gate: %s: line %zu has %zu fields where the header wants %s (a cut or hand-edited row?): the "
               "renderer would refuse the file; remove or complete that line by hand, then re-run\n", path, lineno,
-              commas + 1, v2 ? "9" : "8 or 9");
+              commas + 1, v3 ? "11" : v2 ? "9" : "8 or 9");
       return 0;
     }
   }
   return 1;
+}
+
+/* An 8- or 9-field history (appendable) as an 11-field one: the new header, and each row with empty
+ * threshold and testbed fields (an 8-field row first gains its "write" flush), in its own line ends. */
+static void upgrade(char **text, size_t *len, int fields) {
+  char *out = NULL;
+  size_t out_len = 0;
+  FILE *mem = open_memstream(&out, &out_len);
+  if (!mem) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  const char *end = *text + *len, *line = *text;
+  for (int first = 1; line < end; first = 0) {
+    const char *eol = memchr(line, '\n', (size_t)(end - line));
+    size_t n = (size_t)(eol - line), commas = 0;
+    int cr = n > 0 && line[n - 1] == '\r';
+    n -= (size_t)cr;
+    for (size_t k = 0; k < n; k++) commas += line[k] == ',';
+    if (first) fwrite(kHeader11, 1, strlen(kHeader11) - 1, mem);
+    else fwrite(line, 1, n, mem);
+    if (!first && n > 0) fputs(fields == 8 && commas == 7 ? ",write,," : ",,", mem);
+    fputs(cr ? "\r\n" : "\n", mem);
+    line = eol + 1;
+  }
+  if (fclose(mem) != 0) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  free(*text);
+  *text = out;
+  *len = out_len;
 }
 
 static int write_all(int fd, const char *s, size_t n) {
@@ -254,11 +310,13 @@ static int append_rows(const char *dir, const char *path, const char *rows, size
     close(dfd);
     return 1;
   }
-  if (old_len > 0 && !appendable(path, old, old_len, &crlf)) {
+  int fields = 11;
+  if (old_len > 0 && !appendable(path, old, old_len, &crlf, &fields)) {
     free(old);
     close(dfd);
     return 1;
   }
+  if (old_len > 0 && fields != 11) upgrade(&old, &old_len, fields);
   /* The new file's text after the old: the header when there was none, the rows in the old file's line ends. */
   char *add = NULL;
   size_t add_len = 0;
@@ -267,7 +325,7 @@ static int append_rows(const char *dir, const char *path, const char *rows, size
     fprintf(stderr, "gate: out of memory\n");
     exit(EXIT_BAD_INPUT);
   }
-  if (old_len == 0) fputs(kHeader9, mem);
+  if (old_len == 0) fputs(kHeader11, mem);
   for (size_t i = 0; i < len; i++) {
     if (crlf && rows[i] == '\n') fputc('\r', mem);
     fputc(rows[i], mem);

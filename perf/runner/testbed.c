@@ -56,6 +56,10 @@ int testbed_valid_name(const char *s, char *why, size_t len) {
   }
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
+    if (c == ',' || c == '"') {
+      snprintf(why, len, "character %zu is a comma or double quote, which the history's CSV rows cannot hold", i + 1);
+      return 1;
+    }
     if (c < 0x20 || c > 0x7e) {
       snprintf(why, len, "character %zu is not printable ASCII (0x%02x); use letters, digits, spaces and punctuation",
                i + 1, c);

@@ -25,7 +25,8 @@ void testbed_name(const testbed_facts *f, char *out, size_t len);
 /* The "model name" of the first processor in a /proc/cpuinfo-format file; 0, or -1 ("unknown CPU"). */
 int testbed_cpu_model(const char *cpuinfo_path, char *out, size_t len);
 
-/* A name given by PERF_TESTBED: 1 to 200 printable ASCII characters, not all blanks. 0 ok; else 1
+/* A name given by PERF_TESTBED: 1 to 200 printable ASCII characters, not all blanks, no comma or double
+ * quote (history rows are plain CSV). 0 ok; else 1
  * and why in `why`. */
 int testbed_valid_name(const char *s, char *why, size_t len);
 

@@ -40,6 +40,7 @@ START_TEST(perf_testbed_names_it_and_is_validated) {
   ck_assert_int_eq(testbed_valid_name("   ", why, sizeof why), 1);
   ck_assert_int_eq(testbed_valid_name("a\tb", why, sizeof why), 1);
   ck_assert_ptr_nonnull(strstr(why, "character 2"));
+  ck_assert_int_eq(testbed_valid_name("pool,a", why, sizeof why), 1); /* the history is plain CSV */
   char longer[260];
   memset(longer, 'a', 201);
   longer[201] = '\0';
