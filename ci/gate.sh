@@ -114,6 +114,10 @@ if [ "$mode" = ab ]; then
   ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short")
 fi
 
+# Outputs of this job's tests only: a perf test's logs older than this stamp are another job's (a test
+# filtered out this time, a family since removed) and are never collected or appended to the history.
+stamp="$artifacts/.job_started"
+: >"$stamp"
 slot_log="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}/slots.log"
 since="$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)"
 # Two passes of one command: first everything but the perf tests (they build every target, and the
@@ -158,8 +162,10 @@ unpack() {
   else python3 -m zipfile -e "$1" "$2"; fi
 }
 testlogs="$("${bazel[@]}" info bazel-testlogs --config=gpu 2>/dev/null)" || echo "gate: bazel info failed: no test logs collected"
+stale=0
 for dir in "$testlogs"/kernels/*/*_perf_test; do
   [ -d "$dir" ] || continue
+  if [ ! "$dir/test.log" -nt "$stamp" ]; then stale=$((stale + 1)); continue; fi
   name="$(basename "$dir")"
   out="$artifacts/perf/$name"
   mkdir -p "$out"
@@ -168,6 +174,7 @@ for dir in "$testlogs"/kernels/*/*_perf_test; do
   if [ -f "$dir/test.outputs/outputs.zip" ]; then unpack "$dir/test.outputs/outputs.zip" "$out"
   elif [ -d "$dir/test.outputs" ]; then cp -rL "$dir/test.outputs/." "$out/"; fi
 done
+[ "$stale" -eq 0 ] || echo "gate: $stale perf test(s) did not run in this job; their older outputs were left out"
 # The logs of the tests in tests/ and of each family's Check test (//kernels/<family>:<family>_test),
 # as tests/<test>.log.
 mkdir -p "$artifacts/tests"
@@ -193,6 +200,7 @@ elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
   fi
   mkdir -p baselines/history
   for out in "$artifacts"/perf/*_perf_test; do
+    [ -d "$out" ] || continue
     run="$(find "$out" -maxdepth 1 -name '*_bench.json' | head -1)"
     if [ -z "$gate" ]; then
       problems+=("history: //perf/gate:gate did not build, so no row was appended")
@@ -247,6 +255,8 @@ summary="$artifacts/summary.md"
     echo "$env_lines"
     echo
   fi
+  # Change points and creep over the history (the renderer's trends.md, from gate trends' detector).
+  if [ -s "$artifacts/report/trends.md" ]; then cat "$artifacts/report/trends.md"; echo; fi
   for md in "$artifacts"/perf/*/summary.md; do [ -f "$md" ] && { cat "$md"; echo; }; done
 } >"$summary"
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$summary" >> "$GITHUB_STEP_SUMMARY"; fi

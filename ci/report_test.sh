@@ -48,7 +48,10 @@ cat >"$work/bin/bazel" <<BAZEL
 #!/bin/sh
 case "\$1" in
   test) echo "stand-in bazel: \$*"; echo "\$*" >>"$work/test_calls"
-        case "\$*" in *--test_tag_filters=-perf*) exit "\${FIRST_PASS_STATUS:-0}" ;; *) exit 0 ;; esac ;;
+        case "\$*" in *--test_tag_filters=-perf*) exit "\${FIRST_PASS_STATUS:-0}" ;; esac
+        # The perf tests "run": their logs are this job's.
+        for d in "$work"/testlogs/kernels/*/*_perf_test; do echo "ran" >"\$d/test.log"; done
+        exit 0 ;;
   build) exit 0 ;;
   info) case "\$2" in bazel-bin) echo "$work/bazel-bin" ;; *) echo "$work/testlogs" ;; esac ;;
   run) shift; while [ "\$1" != "--" ]; do shift; done; shift
@@ -128,3 +131,12 @@ got="$(tr '\n' '|' <"$work/test_calls")"
 [ "$got" = "test //... --config=gpu --test_tag_filters=perf --test_tag_filters=perf|" ] ||
   { echo "FAIL: with the caller's tag filter the main job ran: $got"; exit 1; }
 echo "ok: correctness tests first, then the perf tests; a failed test keeps the perf pass (exit 3), a failed build stops the job; the caller's tag filter makes one pass"
+
+# 4. Only this job's perf outputs: a job whose tests leave the perf tests out collects none of the
+#    outputs an earlier job left in bazel-testlogs (they would be reported, and appended to the history, again).
+FIRST_PASS_STATUS=0 gate "$work/job5" --test_tag_filters=-perf
+ls "$work"/job5/perf/*_perf_test/*.json >/dev/null 2>&1 &&
+  { echo "FAIL: a job that ran no perf test collected an earlier job's perf outputs"; ls "$work"/job5/perf; exit 1; }
+grep -q "perf test(s) did not run in this job" "$work/job5.log" ||
+  { echo "FAIL: the job does not say it left older perf outputs out"; exit 1; }
+echo "ok: a job collects only the perf outputs of tests it ran"
