@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# CPU test of ci/gate.sh's choice of reference and its A/B mode, with a stand-in Bazel, nvidia-smi,
+# testbed tool and gate, in a git repository of two commits (main, and a change on a branch):
+#   1. a runner whose testbed the baselines have no run of is A/B-tested against the merge base with
+#      main: the base is built in a worktree, only the perf pass is told where its build is, and the
+#      summary says what it was compared with;
+#   2. a runner whose testbed is in the baselines is judged against them (no base is built);
+#   3. --against=REV A/B-tests against REV whatever the baselines hold; --baseline never A/B-tests;
+#   4. a revision that is not one is bad input (exit 2); --history appends nothing in A/B mode.
+#
+#   ab_test.sh GATE_SH
+set -euo pipefail
+src="$(cd "$(dirname "$1")" && pwd)"
+work="${TEST_TMPDIR:-$(mktemp -d)}/ab_test"
+rm -rf "$work"
+mkdir -p "$work/repo/ci" "$work/repo/baselines" "$work/bin" "$work/bazel-bin/perf/tools" "$work/bazel-bin/perf/gate" \
+  "$work/testlogs/kernels/copy/copy_perf_test"
+for f in gate.sh gpu_model.sh report.sh slots_report.sh; do cp -L "$src/$f" "$work/repo/ci/"; done
+echo '{}' >"$work/repo/baselines/nvidia-h100-80gb-hbm3.json"
+repo="$work/repo"
+git -C "$repo" init -q -b main
+git -C "$repo" -c user.email=t@t -c user.name=t add -A
+git -C "$repo" -c user.email=t@t -c user.name=t commit -qm base
+base_sha="$(git -C "$repo" rev-parse --short=12 HEAD)"
+git -C "$repo" checkout -qb change
+echo change >"$repo/CHANGE"
+git -C "$repo" -c user.email=t@t -c user.name=t add -A
+git -C "$repo" -c user.email=t@t -c user.name=t commit -qm change
+change_sha="$(git -C "$repo" rev-parse --short=12 HEAD)"
+
+printf '#!/bin/sh\necho "NVIDIA H100 80GB HBM3"\n' >"$work/bin/nvidia-smi"
+printf '#!/bin/sh\necho "$TESTBED"\n' >"$work/bazel-bin/perf/tools/testbed"
+# gate testbeds FILE: the baselines hold runs of "fixture x1" only.
+printf '#!/bin/sh\n[ "$1" = testbeds ] && printf "3\\t1\\tfixture x1\\n"\n' >"$work/bazel-bin/perf/gate/gate"
+cat >"$work/bin/bazel" <<BAZEL
+#!/bin/sh
+echo "\$(pwd) \$*" >>"$work/calls"
+case "\$1" in
+  build) exit 0 ;;
+  info) case "\$2" in
+          bazel-bin) case "\$(pwd)" in "$repo") echo "$work/bazel-bin" ;; *) echo "$work/base-bin" ;; esac ;;
+          *) echo "$work/testlogs" ;;
+        esac ;;
+  test) case "\$*" in *--test_tag_filters=-perf*) exit 0 ;; esac
+        d="$work/testlogs/kernels/copy/copy_perf_test"; mkdir -p "\$d/test.outputs"; echo ran >"\$d/test.log"
+        echo "## copy_bench: stand-in" >"\$d/test.outputs/summary.md"; exit 0 ;;
+  *) echo "stand-in bazel: unexpected \$*" >&2; exit 2 ;;
+esac
+BAZEL
+chmod +x "$work/bin/"* "$work/bazel-bin/perf/tools/testbed" "$work/bazel-bin/perf/gate/gate"
+
+job() {  # job NAME TESTBED [GATE ARGS]: runs the main job in the repository; its status in $st
+  : >"$work/calls"
+  set +e
+  (cd "$repo" && PATH="$work/bin:$PATH" BAZEL="$work/bin/bazel" TESTBED="$2" RENDER=true PERF_COMMIT=fixture \
+    GPU_SLOT_DIR="$work/slots" PERF_AB_WORKTREE="$work/base-$1" PERF_AB_DISK_CACHE="$work/cache" \
+    bash ci/gate.sh --artifacts="$work/$1" "${@:3}") >"$work/$1.log" 2>&1
+  st=$?
+  set -e
+}
+fail() { echo "FAIL: $*"; cat "$work/$name.log"; echo "--- bazel calls:"; cat "$work/calls"; exit 1; }
+perf_call() { grep -- "--test_tag_filters=perf" "$work/calls" || true; }
+
+# 1. A testbed without a baseline: A/B against the merge base with main.
+name=auto; job auto "fixture x2"
+[ "$st" -eq 0 ] || fail "the A/B job exited $st"
+grep -q "the baselines have no run of this testbed: A/B against the merge base with main, $base_sha" "$work/auto.log" ||
+  fail "the job does not say it A/B-tests against the merge base $base_sha"
+grep -q "^$work/base-auto build //kernels/\.\.\. --config=gpu --disk_cache=$work/cache" "$work/calls" ||
+  fail "the base was not built in its worktree with the shared disk cache"
+[ "$(git -C "$work/base-auto" rev-parse --short=12 HEAD)" = "$base_sha" ] || fail "the worktree is not at the merge base"
+perf_call | grep -q -- "--test_env=PERF_AB_BASE=$work/base-bin --test_env=PERF_AB_AGAINST=$base_sha" ||
+  fail "the perf pass was not told where the base's build is"
+if grep -- "--test_tag_filters=-perf" "$work/calls" | grep -q PERF_AB_BASE; then
+  fail "the correctness pass was given the base (its cached results would be lost)"
+fi
+grep -q "Judged A/B against $base_sha" "$work/auto/summary.md" || fail "summary.md does not say what it was compared with"
+grep -q 'Testbed: `fixture x2`' "$work/auto/summary.md" || fail "summary.md does not name the testbed"
+echo "ok: a testbed without a baseline is A/B-tested against the merge base, built in a worktree"
+
+# 2. A testbed the baselines hold: judged against them.
+name=baseline; job baseline "fixture x1"
+[ "$st" -eq 0 ] || fail "the baseline job exited $st"
+if grep -q "build //kernels" "$work/calls" || grep -q PERF_AB "$work/calls"; then fail "a base was built or named"; fi
+grep -q "Judged against the baseline's runs of this testbed" "$work/baseline/summary.md" ||
+  fail "summary.md does not say it was judged against the baseline"
+echo "ok: a testbed in the baselines is judged against them"
+
+# 3. --against=REV whatever the baselines hold; --baseline never A/B.
+name=against; job against "fixture x1" --against=main
+[ "$st" -eq 0 ] && perf_call | grep -q -- "--test_env=PERF_AB_AGAINST=$base_sha" || fail "--against=main did not A/B"
+name=forced; job forced "fixture x2" --baseline
+[ "$st" -eq 0 ] && ! grep -q PERF_AB "$work/calls" || fail "--baseline A/B-tested"
+echo "ok: --against=REV A/B-tests, --baseline does not"
+
+# 4. Bad revision; no history in A/B mode.
+name=bad; job bad "fixture x1" --against=no-such-rev
+[ "$st" -eq 2 ] && grep -q "no-such-rev: not a revision" "$work/bad.log" || fail "a bad revision: exit $st"
+name=hist; job hist "fixture x2" --history
+grep -q "not appended in A/B mode" "$work/hist.log" || fail "--history in A/B mode does not say it appends nothing"
+[ ! -e "$repo/baselines/history" ] || fail "history rows were appended in A/B mode"
+echo "ok: a bad revision is exit 2; A/B appends no history"
+[ "$change_sha" != "$base_sha" ]
