@@ -4,6 +4,9 @@
 # baseline; or gather runs of a new GPU to bless (ci/bless.sh DIR/round*).
 #
 #   ci/soak.sh ROUNDS [--artifacts=DIR] [BAZEL FLAGS...]   # DIR/round1..N (default soak/)
+#   Rounds judge against the baseline (ci/gate.sh --baseline), also on a testbed the baseline has no
+#   run of yet: every family is measured, so the rounds can bring that host in (ci/bless.sh --add).
+#   --against=REV makes A/B rounds instead.
 #   ci/soak.sh --summarize DIR                              # sum up the rounds already in DIR
 #   ci/soak.sh --rejudge DIR OUT [--baselines=BDIR] [POLICY] # judge DIR's rounds again into OUT
 # A relative DIR is taken from the folder it is run in; the default soak/ is in the repository.
@@ -182,12 +185,17 @@ shift
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "soak: ROUNDS must be a positive integer, got '$rounds'" >&2; usage; }
 dir=soak
 flags=()
+reference=(--baseline)
 for a in "$@"; do
   case "$a" in
     --artifacts=*) dir="$(from_caller "${a#--artifacts=}")" ;;
+    # Rounds measure every family against the baseline (a testbed with none yet: measured, not
+    # compared), so that they can be blessed; --against=REV makes A/B rounds instead.
+    --against=*|--baseline) reference=(); flags+=("$a") ;;
     *) flags+=("$a") ;;
   esac
 done
+flags=("${reference[@]}" "${flags[@]}")
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 for ((i = 1; i <= rounds; i++)); do

@@ -386,7 +386,7 @@ static int no_testbed_runs(const char *base_path, const gate_figures *family_bas
   {
     fprintf(md, "## %s on %s: not compared (no baseline of this testbed)\n\nTestbed `%s`: `%s` has no run of "
             "it, and runs of other hosts never stand in. `ci/gate.sh` A/B-tests such a runner against its merge "
-            "base; to gate it against a baseline, bless the host in (`ci/soak.sh 2 --baseline`, then "
+            "base; to gate it against a baseline, bless the host in (`ci/soak.sh 2`, then "
             "`ci/bless.sh --add soak/round*`).\n", bench_name, run->gpu.name, testbed, base_path);
     if (close_report(md, path, err, sizeof err)) {
       fprintf(stderr, "gate: %s\n", err);
@@ -397,7 +397,7 @@ static int no_testbed_runs(const char *base_path, const gate_figures *family_bas
           "\n*** NOTE: %s has no run of this testbed, '%s': nothing was compared (runs of other hosts never "
           "stand in: docs/gate.md). ***\n"
           "*** ci/gate.sh measures such a runner against its merge base instead (A/B on this GPU: ci/gate.sh "
-          "--against=REV); to gate it against a baseline, bless the host in: ci/soak.sh 2 --baseline, then "
+          "--against=REV); to gate it against a baseline, bless the host in: ci/soak.sh 2, then "
           "ci/bless.sh --add soak/round*. ***\n\n",
           base_path, testbed);
   return 1;
