@@ -18,8 +18,11 @@
 # Every perf test's run JSON of DIR/round* goes through `gate compare` against the baseline of its GPU
 # in BDIR (default baselines/), its re-measure (<bench>.recheck.json) confirming a slower verdict as
 # in the gate; the summaries go to OUT/round*/perf/<test>/ (a new folder), then summed up as above.
-# A re-judged "slower" the round had not re-measured is unconfirmed (said in its verdict). The gate
-# is $GATE, else //perf/gate:gate built with $BAZEL (default bazel).
+# A re-judged "slower" the round had not re-measured (no <bench>.recheck.json: its gate saw nothing
+# slower, or ran with --no_recheck) cannot be confirmed: its verdict says "(not re-measured:
+# unconfirmed)", it still counts as slower and fails its round, and the summary says how many of the
+# slower ones are unconfirmed. The gate is $GATE, else //perf/gate:gate built with $BAZEL
+# (default bazel).
 # Exit status: 0 if every round passed, 1 otherwise, 2 on bad usage.
 set -uo pipefail
 # The script works from the repository root (gate.sh); paths given to it are the caller's.
@@ -39,7 +42,8 @@ round_dirs() {
   for r in "$1"/round*; do [ -d "$r" ] && echo "$r"; done | sort -V
 }
 
-# The rows of the perf tests' summary tables, as "round delta allowed verdict name change_us p class".
+# The rows of the perf tests' summary tables, as "round delta allowed verdict name change_us p class re":
+# re is "u" for a verdict that says it is unconfirmed (the re-measure lacks it, or there was none), else "-".
 # Columns are found by their titles, so summaries with and without the p column both read.
 # class: "short" for a baseline under 50 us (measured in several CUDA contexts), else "long".
 rows() {
@@ -58,12 +62,13 @@ rows() {
           delta = cell(col["Delta"]); gsub(/[%+]/, "", delta)
           allowed = cell(col["Allowed"]); gsub(/%/, "", allowed)
           p = ("p" in col) ? cell(col["p"]) : "-"
-          verdict = cell(col["Verdict"]); gsub(/\*/, "", verdict); sub(/[ (].*/, "", verdict)
+          verdict = cell(col["Verdict"]); re = verdict ~ /unconfirmed/ ? "u" : "-"
+          gsub(/\*/, "", verdict); sub(/[ (].*/, "", verdict)
           if (delta == "-") delta = "nan"
           if (p == "-" || p == "") p = "nan"
           change = (base + 0 > 0 && now ~ /[0-9]/) ? sprintf("%+.2f", now - base) : "nan"
           class = (base + 0 > 0 && base + 0 < 50) ? "short" : "long"
-          print round, delta, allowed, verdict, name, change, p, class
+          print round, delta, allowed, verdict, name, change, p, class, re
         }' "$md"
     done
   done
@@ -84,7 +89,7 @@ summarize() {
     function label(c) { return c == "short" ? "under 50 us" : "50 us or more" }
     $1 == "S" { order[++nr] = $2; status[$2] = $3; if ($3 != "0") failed++; next }
     $1 == "R" {
-      r = $2; n[r]++; total++; count[r, $5]++; kinds[$5] = 1; if ($5 == "slower") slower++
+      r = $2; n[r]++; total++; count[r, $5]++; kinds[$5] = 1; if ($5 == "slower") { slower++; unconfirmed += $10 == "u" }
       if ($3 != "nan" && (!(r in worst) || $3 + 0 > worst[r])) { worst[r] = $3 + 0; wname[r] = $6; wallowed[r] = $4; wus[r] = $7 }
       if ($3 != "nan" && (!any || $3 + 0 > top)) { top = $3 + 0; tname = $6; tround = r; tus = $7; any = 1 }
       c = $9; seen[c] = 1
@@ -107,6 +112,7 @@ summarize() {
         }
       }
       printf "soak: %d rounds, %d failed; %d verdicts, %d slower", nr, failed, total, slower
+      if (unconfirmed) printf " (%d unconfirmed: not re-measured)", unconfirmed
       if (any) printf "; largest slowdown %+.2f%%%s (%s, round %s)", top, us(tus), tname, tround
       printf "\n"
       for (k = 1; k <= 2; k++) {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # CPU test of ci/soak.sh --summarize on two made-up rounds: one clean, one with a
 # confirmed regression (and a row in the format of summaries written before 2026-11-23), then
-# a round in today's format (p and evidence columns) with a short and a long benchmark.
+# a round in today's format (p and evidence columns) with a short and a long benchmark; --rejudge with
+# a stand-in gate, then with the real one ($2) on made-up runs.
 set -euo pipefail
 soak="$1"
+real_gate="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
 work="${TEST_TMPDIR:-$(mktemp -d)}/soak"
 # expect_line LINE WHAT: the last output ($out) has LINE as a whole line, else the test fails.
 expect_line() { grep -qx -- "$1" <<<"$out" || { echo "FAIL: $2"; exit 1; }; }
@@ -135,6 +137,55 @@ GATE="$rj/gate" bash "$soak" --rejudge "$rj/src" "$rj/out3" "--baselines=$rj/non
 set -e
 [ "$s1" -eq 2 ] && [ "$s2" -eq 2 ] && [ "$s3" -eq 2 ] ||
   { echo "FAIL: --rejudge bad input gave $s1, $s2, $s3, expected 2"; exit 1; }
+
+# --rejudge with the real gate: a slower verdict of a round that wrote no re-measure (its gate saw nothing
+# slower then) is unconfirmed, said in its verdict and in the summary; one whose re-measure is slower too is
+# confirmed. Runs of three benchmarks x/a, x/b, x/c (1, 2, 3 us), 25 samples each spread +-1 %.
+# mkrun FILE SEED SCALE: x/a's time scaled by SCALE; SEED sets the run's date and GPU.
+mkrun() {
+  local file="$1" seed="$2" scale="$3" b median first=1
+  {
+    printf '{"context": {"json_schema_version": 1, "date": "2026-11-22T00:00:%02d+00:00", "host_name": "h",' "$seed"
+    printf ' "copy_bandwidth_GBps": 3000.0, "gpu": {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-soak-%04d",' "$seed"
+    printf ' "sm_count": 132, "mem_clock_max_mhz": 2619.0, "bus_width_bits": 5120, "ecc": true,'
+    printf ' "driver_version": "580.159.04", "runtime_version": "13.0"}}, "benchmarks": ['
+    for b in a:1000 b:2000 c:3000; do
+      median="${b#*:}"
+      [ "${b%%:*}" = a ] && median="$(awk -v m="$median" -v s="$scale" 'BEGIN { printf "%.3f", m * s }')"
+      [ -n "$first" ] || printf ', '
+      first=
+      printf '{"name": "x/%s/N:1", "run_name": "x/%s/N:1", "run_type": "iteration", "iterations": 25,' "${b%%:*}" "${b%%:*}"
+      printf ' "real_time": %s, "time_unit": "ns", "bytes_per_second": 1e12, "samples": [%s]}' "$median" \
+        "$(awk -v m="$median" 'BEGIN { for (k = 0; k < 25; k++) printf "%s%.3f", k ? ", " : "", m * (0.99 + 0.02 * k / 24) }')"
+    done
+    printf ']}\n'
+  } >"$file"
+}
+real="$(dirname "$work")/real"
+mkdir -p "$real/bl" "$real/src/round1/perf/x_perf_test" "$real/src/round2/perf/x_perf_test"
+mkrun "$real/r1.json" 1 1.0
+mkrun "$real/r2.json" 2 1.005
+mkrun "$real/r3.json" 3 0.995
+"$real_gate" bless --baselines="$real/bl" "$real/r1.json" "$real/r2.json" "$real/r3.json" >/dev/null 2>&1 ||
+  { echo "FAIL: the made-up runs could not be blessed"; exit 1; }
+mkrun "$real/src/round1/perf/x_perf_test/x_bench.json" 4 1.2 # no re-measure
+mkrun "$real/src/round2/perf/x_perf_test/x_bench.json" 5 1.2
+mkrun "$real/src/round2/perf/x_perf_test/x_bench.recheck.json" 5 1.2
+echo 0 >"$real/src/round1/exit_status"
+echo 0 >"$real/src/round2/exit_status"
+set +e
+out="$(GATE="$real_gate" bash "$soak" --rejudge "$real/src" "$real/out" "--baselines=$real/bl" --min_delta_us=0 2>&1)"; st=$?
+set -e
+echo "$out"
+[ "$st" -eq 1 ] || { echo "FAIL: --rejudge with the real gate: exit $st, expected 1"; exit 1; }
+grep -q '| `x/a/N:1` |.*| \*\*slower\*\* (not re-measured: unconfirmed) |$' "$real/out/round1/perf/x_perf_test/summary.md" ||
+  { echo "FAIL: a slower verdict that was not re-measured does not say it is unconfirmed"; exit 1; }
+grep -q '| `x/a/N:1` |.*| \*\*slower\*\* (confirmed: first +' "$real/out/round2/perf/x_perf_test/summary.md" ||
+  { echo "FAIL: a slower verdict with a slower re-measure is not confirmed"; exit 1; }
+grep -q 'unconfirmed' "$real/out/round2/perf/x_perf_test/summary.md" &&
+  { echo "FAIL: a re-measured verdict is called unconfirmed"; exit 1; }
+grep -q '^soak: 2 rounds, 2 failed; 6 verdicts, 2 slower (1 unconfirmed: not re-measured); ' <<<"$out" ||
+  { echo "FAIL: the soak summary does not count the unconfirmed slower verdict"; exit 1; }
 
 # Relative folders are the caller's, not the repository's (the script cd's there), spaces and all.
 soak_abs="$(cd "$(dirname "$soak")" && pwd)/$(basename "$soak")"

@@ -281,7 +281,8 @@ int load_history_file(const char *path, history_file *out, char *err, size_t err
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s", path);
   history_table t;
-  if (history_table_load(path, kHistoryColumns, &t, err, errlen)) return 1;
+  if (history_table_load_to_cut(path, kHistoryColumns, &t, err, errlen)) return 1;
+  if (t.skipped[0]) fprintf(stderr, "render: %s\n", t.skipped);
   out->r = malloc(t.n * sizeof *out->r);
   size_t slots = 1024;
   parsed_name *cache = calloc(slots, sizeof *cache);

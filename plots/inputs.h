@@ -111,6 +111,8 @@ typedef struct {
 
 int load_run_file(const char *path, run_file *out, char *err, size_t errlen);
 int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t errlen);
+/* A cut last row (no newline at its end, or a wrong number of fields: a write stopped short) is left
+ * out, said on stderr, and the rows before it are read (history_table_load_to_cut). */
 int load_history_file(const char *path, history_file *out, char *err, size_t errlen);
 int load_baseline_file(const char *path, const gate_policy *p, baseline_file *out, char *err, size_t errlen);
 

@@ -801,6 +801,58 @@ START_TEST(history_methods_do_not_mix) {
 }
 END_TEST
 
+/* A history whose last row was cut (a gate history append stopped by a full disk: no newline at its
+ * end, or too few fields) still renders from the rows before it, and says on stderr which line it
+ * left out and why; a bad row anywhere else still refuses the file. */
+START_TEST(cut_last_row_is_left_out) {
+  static const struct {
+    const char *name, *tail, *says;
+  } kCut[] = {
+      {"no_newline", "2026-11-09T03:40:00+00:00,0cb1e29c658c,test-fixture-gpu,transpose/cublas_geam/nx:8192/ny:8192,2033",
+       "line 118: left out, a cut last row (no newline at its end"},
+      {"complete_no_newline",
+       "2026-11-09T03:40:00+00:00,0cb1e29c658c,test-fixture-gpu,transpose/cublas_geam/nx:8192/ny:8192,203370,"
+       "2.63987e+12,0.01157,same",
+       "line 118: left out, a cut last row (no newline at its end"},
+      {"few_fields", "2026-11-09T03:40:00+00:00,0cb1e29c658c,test-fixture-gpu,transpose/cublas_geam/nx:8192\n",
+       "line 118: left out, a cut last row (a wrong number of fields"},
+  };
+  for (size_t i = 0; i < sizeof kCut / sizeof *kCut; i++) {
+    char dir[1200], path[1400], cmd[8192], args[4096], errfile[1200], out[1200];
+    snprintf(dir, sizeof dir, "%s/cut_%s", tmp, kCut[i].name);
+    snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp " FIX "/baselines/history/" SLUG ".csv '%s' && printf '%s' >> '%s'",
+             dir, path, kCut[i].tail, path);
+    ck_assert_int_eq(system(cmd), 0);
+    history_file h;
+    char err[1024];
+    ck_assert_msg(load_history_file(path, &h, err, sizeof err) == 0, "%s: %s", kCut[i].name, err);
+    ck_assert_uint_eq(h.n, 72 + 40 + 4); /* the fixture's rows, none lost */
+    free(h.r);
+    snprintf(errfile, sizeof errfile, "%s/cut_%s.err", tmp, kCut[i].name);
+    snprintf(out, sizeof out, "%s/cut_%s_out", tmp, kCut[i].name);
+    snprintf(args, sizeof args, "'%s' '%s'", path, out);
+    ck_assert_int_eq(run_render(args, errfile), 0);
+    char *msg = slurp(errfile, NULL);
+    ck_assert_msg(strstr(msg, path) && strstr(msg, kCut[i].says) && strstr(msg, "the 116 rows before it are read"),
+                  "%s: %s", kCut[i].name, msg);
+    free(msg);
+    ck_assert_int_eq(count_files(out, "-history.png"), 3);
+  }
+  /* The same short row followed by a good one is not a cut last row: the file is refused. */
+  char dir[1200], path[1400], cmd[8192];
+  snprintf(dir, sizeof dir, "%s/cut_middle", tmp);
+  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp " FIX "/baselines/history/" SLUG ".csv '%s' && printf '%s' >> '%s' && "
+           "tail -n 1 " FIX "/baselines/history/" SLUG ".csv >> '%s'", dir, path, kCut[2].tail, path, path);
+  ck_assert_int_eq(system(cmd), 0);
+  history_file h;
+  char err[1024];
+  ck_assert_int_ne(load_history_file(path, &h, err, sizeof err), 0);
+  ck_assert_msg(strstr(err, "line 118: expected 8 or 9 comma-separated fields") != NULL, "%s", err);
+}
+END_TEST
+
 START_TEST(bad_input_writes_nothing) {
   for (size_t i = 0; i < sizeof kBad / sizeof *kBad; i++) {
     char args[4096], errfile[1200], out[1200];
@@ -892,6 +944,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, html_has_the_table_and_no_script);
   tcase_add_test(tc, history_alone_draws_history_only);
   tcase_add_test(tc, bad_input_writes_nothing);
+  tcase_add_test(tc, cut_last_row_is_left_out);
   tcase_add_test(tc, history_methods_do_not_mix);
   tcase_add_test(tc, gnuplot_failure_leaves_no_chart);
   suite_add_tcase(s, tc);

@@ -329,6 +329,7 @@ int write_reports(const options *o, const char *out_dir, const char *bench_name,
   format_path(path, sizeof path, "%s/summary.md", out_dir);
   FILE *md = open_report(path);
   if (md) {
+    if (o->summary_note) fprintf(md, "%s\n\n", o->summary_note);
     char *title = o->against ? xasprintf("%s on %s, A/B against %s", bench_name, run->gpu.name, o->against)
                              : xasprintf("%s on %s", bench_name, run->gpu.name);
     write_markdown(md, title, c, n, notes, o->policy.metric);
@@ -403,6 +404,32 @@ static int no_testbed_runs(const char *base_path, const gate_figures *family_bas
   return 1;
 }
 
+/* When none of the run's benchmarks is in the baseline (every verdict "new", and not for want of runs of
+ * this testbed: no_testbed_runs says that), nothing was compared: a family renamed, or never blessed.
+ * The warning (malloc'ed; in markdown for summary.md when md), or NULL when something was compared. */
+static char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, const char *bench_name, int md,
+                                 int strict) {
+  if (n == 0 || count_verdicts(c, n, VERDICT_NEW) != n) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].no_testbed_runs) return NULL;
+  char families[512] = "";
+  size_t nfam = 0, used = 0;
+  for (size_t i = 0; i < n; i++) { /* the distinct families, "a|b" */
+    size_t len = strcspn(c[i].name, "/");
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) seen = strncmp(c[j].name, c[i].name, len) == 0 && c[j].name[len] == '/';
+    if (seen || used + len + 2 >= sizeof families) continue;
+    used += (size_t)snprintf(families + used, sizeof families - used, "%s%.*s", nfam++ ? "|" : "", (int)len,
+                             c[i].name);
+  }
+  const char *bold = md ? "**" : "", *code = md ? "`" : "";
+  return xasprintf("%sWARNING: none of %s's %zu benchmarks (family %s) is in the baseline %s: all are new, nothing "
+                   "was compared.%s A new family: bless it in with several runs, %sci/bless.sh --only='^%s%s%s/' "
+                   "ARTIFACTS_DIR...%s; a renamed family: re-bless it under its new name the same way. %s",
+                   bold, bench_name, n, families, base_path, bold, code, nfam > 1 ? "(" : "", families,
+                   nfam > 1 ? ")" : "", code, strict ? "With --strict the check fails." : "With --strict it would fail.");
+}
+
 int cmd_check(options *o) {
   if (!o->bench || !o->baselines) usage("check needs --bench=BIN and --baselines=DIR");
   check_baselines_folder(o->baselines);
@@ -439,14 +466,23 @@ int cmd_check(options *o) {
   size_t n = compare_figures(&family_base, &run, &o->policy, &c);
   char **notes = calloc(n + 1, sizeof *notes);
   if (count_verdicts(c, n, VERDICT_SLOWER) && o->recheck) recheck_slower(o, recheck_path, &family_base, c, n, notes);
+  char *none_in_base = nothing_in_baseline(c, n, base_path, bench_name, 0, o->strict);
+  o->summary_note = nothing_in_baseline(c, n, base_path, bench_name, 1, o->strict);
 
   printf("\n");
   print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
   int unwritten = write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
-  int bad = report_failures(c, n);
-  printf("\n%s: %zu compared, %zu slower, %zu faster, %zu new, %zu missing. Run JSON: %s\n", bad ? "FAIL" : "PASS", n,
-         count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), count_verdicts(c, n, VERDICT_NEW),
+  int bad = report_failures(c, n) || (none_in_base && o->strict);
+  size_t added = count_verdicts(c, n, VERDICT_NEW);
+  char *not_gated = added && added < n ? xasprintf(" (%zu of %zu not in the baseline: not gated)", added, n)
+                                       : xasprintf("%s", "");
+  printf("\n%s: %zu compared, %zu slower, %zu faster, %zu new%s, %zu missing. Run JSON: %s\n", bad ? "FAIL" : "PASS",
+         n, count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), added, not_gated,
          count_verdicts(c, n, VERDICT_MISSING), run_path);
+  free(not_gated);
+  if (none_in_base) fprintf(stderr, "\n*** %s ***\n\n", none_in_base);
+  free(none_in_base);
+  free((char *)o->summary_note);
   if (unwritten) {
     fprintf(stderr, "gate: %d report(s) could not be written (see above): the check fails (exit 2) rather than leave "
             "its outputs incomplete\n", unwritten);

@@ -75,6 +75,17 @@ int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t e
  * JSON and back). */
 static int warmups_differ(double a_s, double b_s) { return fabs(a_s - b_s) > 1e-9; }
 
+/* How a run's short benchmarks were measured, for messages: a run file without contexts_below_s (made
+ * before --contexts) reads as one context and 0 us, which "under 0 us in 1 CUDA contexts" would say. */
+static const char *contexts_method(const gate_run_info *r, char *buf, size_t len) {
+  if (r->contexts_below_s <= 0 && r->contexts <= 1)
+    snprintf(buf, len, "in one context per run (a run made before --contexts)");
+  else
+    snprintf(buf, len, "with short benchmarks (under %g us) in %d CUDA context%s", r->contexts_below_s * 1e6,
+             r->contexts, r->contexts == 1 ? "" : "s");
+  return buf;
+}
+
 int same_method(const gate_figures *base, const gate_figures *run, char *err, size_t errlen) {
   if (run->nruns == 0) return fail(err, errlen, "the run has no run information");
   const gate_run_info *want = &run->runs[0];
@@ -87,11 +98,12 @@ int same_method(const gate_figures *base, const gate_figures *run, char *err, si
         return fail(err, errlen, "field runs[%zu].l2_flush differs: %s was measured with the '%s' L2 flush, this run "
                     "with '%s'; figures taken differently do not compare (re-bless with runs made like this one)",
                     k, base->b[i].name, have->l2_flush, want->l2_flush);
-      if (have->contexts != want->contexts || fabs(have->contexts_below_s - want->contexts_below_s) > 1e-12)
-        return fail(err, errlen, "field runs[%zu].contexts differs: %s was measured with short benchmarks (under %g us) "
-                    "in %d CUDA contexts, this run in %d (under %g us); figures taken differently do not compare "
-                    "(re-bless with runs made like this one)", k, base->b[i].name, have->contexts_below_s * 1e6,
-                    have->contexts, want->contexts, want->contexts_below_s * 1e6);
+      if (have->contexts != want->contexts || fabs(have->contexts_below_s - want->contexts_below_s) > 1e-12) {
+        char b1[128], b2[128];
+        return fail(err, errlen, "field runs[%zu].contexts differs: %s was measured %s, this run %s; figures taken "
+                    "differently do not compare (re-bless with runs made like this one)", k, base->b[i].name,
+                    contexts_method(have, b1, sizeof b1), contexts_method(want, b2, sizeof b2));
+      }
       /* A long benchmark's figure is the mean of its contexts' medians either way; a run measured in
        * more contexts than the baseline's runs only spreads less than the baseline's noise allows
        * for, but one measured in fewer would be held to a steadier baseline's thresholds. */
@@ -786,10 +798,10 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
     }
     const gate_run_info *a = &runs[0].runs[0], *b = &runs[r].runs[0];
     if (a->contexts != b->contexts || a->contexts_below_s != b->contexts_below_s) {
+      char b1[128], b2[128];
       free_figures(out);
-      return fail(err, errlen, "run %zu measured short benchmarks (under %g us) in %d contexts and run 1 (under %g us) "
-                  "in %d: a baseline is made from runs taken the same way", r + 1, b->contexts_below_s * 1e6,
-                  b->contexts, a->contexts_below_s * 1e6, a->contexts);
+      return fail(err, errlen, "run %zu was measured %s and run 1 %s: a baseline is made from runs taken the same way",
+                  r + 1, contexts_method(b, b1, sizeof b1), contexts_method(a, b2, sizeof b2));
     }
     if (a->long_contexts != b->long_contexts) {
       free_figures(out);

@@ -26,6 +26,7 @@ typedef struct {
   const char *against_bench, *against;
   const char *label_testbed; /* testbeds --label: the testbed of the runs made before the field */
   int pairs; /* check, A/B: how many base/change pairs of processes (ABBA order) */
+  const char *summary_note; /* check: a warning written at the top of summary.md (NULL: none) */
   char **rest; /* positional arguments, or benchmark flags after -- for check */
   int nrest;
 } options;

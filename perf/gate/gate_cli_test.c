@@ -932,6 +932,48 @@ START_TEST(baselines_folder_must_exist) {
 }
 END_TEST
 
+/* A family renamed, or never blessed, has none of its benchmarks in the baseline: every verdict is
+ * "new" and nothing is compared. That is said loudly, on stderr and at the top of summary.md, naming
+ * the family, the baseline and the fix, and fails with --strict; a run with only some new benchmarks
+ * says how many are not gated. */
+START_TEST(a_family_not_in_the_baseline_is_said) {
+  const char *bl = baseline_dir("renamed/bl"), *out = make_dir("renamed/out");
+  const fake_bench renamed[] = {{"elemwise/add/N:1", 1000}, {"elemwise/add_float4/N:1", 2000},
+                                {"elemwise/saxpy/N:1", 3000}};
+  write_run("renamed/run.json", H100, 132, 3000.0, renamed, 3, 21);
+  const char *bench = copy_bench("renamed/fake_bench", at("renamed/run.json"), at("renamed/run.json"));
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, out);
+  expect_output("WARNING: none of fake_bench's 3 benchmarks (family elemwise) is in the baseline ");
+  expect_output("renamed/bl/nvidia-h100-80gb-hbm3.json: all are new, nothing was compared");
+  expect_output("ci/bless.sh --only='^elemwise/' ARTIFACTS_DIR...");
+  expect_output("a renamed family: re-bless it");
+  char md[1200];
+  FORMAT(md, "%s", at("renamed/out/summary.md"));
+  ck_assert(file_has(md, "ci/bless.sh --only=.^elemwise/. ARTIFACTS_DIR"));
+  FILE *f = fopen(md, "r");
+  char first[64] = "";
+  ck_assert_ptr_nonnull(f);
+  ck_assert_ptr_nonnull(fgets(first, sizeof first, f));
+  fclose(f);
+  ck_assert_msg(strncmp(first, "**WARNING: none of fake_bench's 3 benchmarks", 44) == 0, "summary.md begins: %s",
+                first);
+  expect_output("With --strict it would fail.");
+  expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --strict", bench, bl, out);
+  expect_output("WARNING: none of fake_bench's 3 benchmarks");
+  expect_output("With --strict the check fails.");
+  expect_output("FAIL: 3 compared");
+  ck_assert(file_has(at("renamed/out/summary.md"), "With --strict the check fails."));
+  /* One new benchmark among compared ones: no warning, the PASS line says how many are not gated. */
+  const fake_bench more[] = {base_set[0], base_set[1], base_set[2], {"elementwise/add_vec8/N:1", 1500}};
+  write_run("renamed/more.json", H100, 132, 3000.0, more, 4, 22);
+  bench = copy_bench("renamed/fake_bench", at("renamed/more.json"), at("renamed/more.json"));
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s --strict", bench, bl, out);
+  expect_output("1 new (1 of 4 not in the baseline: not gated)");
+  ck_assert_msg(!strstr(gate_output, "WARNING"), "%s", gate_output);
+  ck_assert(!file_has(at("renamed/out/summary.md"), "WARNING"));
+}
+END_TEST
+
 /* base_set with elementwise/add 20 % slower. */
 static const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000},
                                   {"elementwise/saxpy/N:1", 3000}};
@@ -988,6 +1030,7 @@ START_TEST(compare_rejudges_a_run_with_its_re_measure) {
   /* Without a re-measure the slower verdict stands, unconfirmed, as before. */
   expect_gate(1, "compare --baselines=%s --min_delta_us=0 %s", bl, run);
   expect_output("REGRESSION elementwise/add/N:1");
+  expect_output("slower    (not re-measured: unconfirmed)");
   expect_gate(1, "compare --baselines=%s --min_delta_us=0 --recheck=%s --out_dir=%s %s", bl,
               at("rejudge/slow_again.json"), out, run);
   expect_output("(confirmed: first +");
@@ -1333,6 +1376,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, history_appends_all_or_nothing);
   tcase_add_test(tc, a_pipe_in_a_name_keeps_the_summary_table);
   tcase_add_test(tc, baselines_folder_must_exist);
+  tcase_add_test(tc, a_family_not_in_the_baseline_is_said);
   tcase_add_test(tc, stale_outputs_are_never_judged);
   tcase_add_test(tc, compare_rejudges_a_run_with_its_re_measure);
   tcase_add_test(tc, missing_benchmark_is_bad_input);

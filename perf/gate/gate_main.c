@@ -27,7 +27,8 @@
  *   gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json
  *       Judges a run already measured, as gate check did or would now: against FILE, or the
  *       baseline of its GPU in DIR; --recheck gives the re-measure gate check wrote beside it
- *       (<bench>.recheck.json), which must confirm a slower verdict as in gate check; --out_dir
+ *       (<bench>.recheck.json), which must confirm a slower verdict as in gate check (without it a
+ *       slower verdict stands, noted "not re-measured: unconfirmed"); --out_dir
  *       writes summary.md and verdicts.json there. Re-judges soak rounds offline (ci/soak.sh
  *       --rejudge) after a change to the gate or a baseline.
  *   gate bless   --baselines=DIR [--add] [--only=REGEX] RUN.json...
@@ -94,8 +95,8 @@ static void print_usage(FILE *out) {
           "      of its runs that have none (a migration of baselines made before testbeds)\n"
           "  gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json\n"
           "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
-          "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts; --out_dir: write\n"
-          "      summary.md and verdicts.json there\n"
+          "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts (without it they stand,\n"
+          "      noted unconfirmed); --out_dir: write summary.md and verdicts.json there\n"
           "  gate bless   --baselines=DIR [--add [--accept-slower]] [--only=REGEX] RUN.json...\n"
           "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"
           "      (--add: the runs join the baseline's runs of those families instead of replacing them;\n"
@@ -319,6 +320,10 @@ static int cmd_compare(options *o) {
       return EXIT_BAD_INPUT;
     }
     confirm_slower(&family_base, &again, &o->policy, c, n, notes); /* c may point into again */
+  } else {
+    /* gate check would have re-measured it (ci/soak.sh --rejudge of a round that saw nothing slower). */
+    for (size_t i = 0; i < n; i++)
+      if (c[i].v == VERDICT_SLOWER) notes[i] = xasprintf("(not re-measured: unconfirmed)");
   }
   print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
   int unwritten = 0;

@@ -323,7 +323,16 @@ START_TEST(short_benchmarks_are_judged_on_their_contexts) {
   write_run("ctx_one.json", H100, 132, 3000.0, one, 2, 53);
   ck_assert_msg(load_run(at("ctx_one.json"), &run, err, sizeof err) == 0, "%s", err);
   expect_error(same_method(&base, &run, err, sizeof err), err, "field runs[0].contexts differs");
-  expect_error(same_method(&base, &run, err, sizeof err), err, "in 16 CUDA contexts, this run in 1");
+  /* A run file without contexts_below_s (made before --contexts) is named as such, not "under 0 us". */
+  expect_error(same_method(&base, &run, err, sizeof err), err,
+               "with short benchmarks (under 50 us) in 16 CUDA contexts, this run in one context per run (a run made "
+               "before --contexts)");
+  ck_assert_msg(!strstr(err, "under 0 us"), "%s", err);
+  gate_figures pair[2] = {runs[0], run}, merged;
+  expect_error(merge_runs(pair, 2, &merged, err, sizeof err), err,
+               "run 2 was measured in one context per run (a run made before --contexts) and run 1 with short "
+               "benchmarks (under 50 us) in 16 CUDA contexts");
+  ck_assert_msg(!strstr(err, "under 0 us"), "%s", err);
   free_figures(&run);
 
   /* The contexts survive a baseline's save and load. */

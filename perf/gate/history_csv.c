@@ -119,7 +119,13 @@ static int read_all(const char *path, char **text, char *err, size_t errlen) {
   return 0;
 }
 
-int history_table_load(const char *path, const char *const *needs, history_table *t, char *err, size_t errlen) {
+/* 1 when s holds nothing but line ends: the line before it was the file's last. */
+static int only_line_ends(const char *s) {
+  return s[strspn(s, "\r\n")] == '\0';
+}
+
+static int load_table(const char *path, const char *const *needs, int to_cut, history_table *t, char *err,
+                      size_t errlen) {
   memset(t, 0, sizeof *t);
   if (!needs) needs = kHistoryNeeds;
   if (read_all(path, &t->text, err, errlen)) return 1;
@@ -160,6 +166,21 @@ int history_table_load(const char *path, const char *const *needs, history_table
     if (len && line[len - 1] == '\r') line[--len] = '\0';
     if (!len) continue;
     if (t->n == alloc) t->r = realloc(t->r, (alloc = alloc ? 2 * alloc : 256) * sizeof *t->r);
+    int last = !cursor || only_line_ends(cursor), no_newline = !cursor;
+    if (to_cut && last && t->n) {
+      /* A cut last row: no newline after it (gate history ends every row with one), or too few or many
+       * fields. Counted before parse_row cuts the line apart. */
+      size_t fields = 1;
+      for (const char *p = line; *p; p++) fields += *p == ',';
+      int wrong = fields != c.ncolumns && !(c.legacy && fields == c.ncolumns + 1);
+      if (no_newline || wrong) {
+        snprintf(t->skipped, sizeof t->skipped, "%s: line %zu: left out, a cut last row (%s; a write stopped "
+                 "short?): the %zu rows before it are read; complete or remove that row (gate history will not "
+                 "append after it)", path, lineno, no_newline ? "no newline at its end" : "a wrong number of fields",
+                 t->n);
+        break;
+      }
+    }
     if (parse_row(path, lineno, line, &c, &t->r[t->n], err, errlen)) {
       history_table_free(t);
       return 1;
@@ -171,6 +192,15 @@ int history_table_load(const char *path, const char *const *needs, history_table
     return fail(err, errlen, "%s: no rows after the header: no run was recorded yet", path);
   }
   return 0;
+}
+
+int history_table_load(const char *path, const char *const *needs, history_table *t, char *err, size_t errlen) {
+  return load_table(path, needs, 0, t, err, errlen);
+}
+
+int history_table_load_to_cut(const char *path, const char *const *needs, history_table *t, char *err,
+                              size_t errlen) {
+  return load_table(path, needs, 1, t, err, errlen);
 }
 
 void history_table_free(history_table *t) {

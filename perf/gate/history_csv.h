@@ -21,6 +21,7 @@ typedef struct {
   history_entry *r;
   size_t n;
   int has_threshold, has_noise, has_testbed;
+  char skipped[512]; /* history_table_load_to_cut: the cut last row left out and why; "" when none */
 } history_table;
 
 /* The columns every reader needs. */
@@ -30,6 +31,11 @@ extern const char *const kHistoryNeeds[];
  * 0, or 1 and a message naming the file, the line, the field and the fix. An empty file, a
  * file with no rows and a header without a needed column are errors. */
 int history_table_load(const char *path, const char *const *needs, history_table *t, char *err, size_t errlen);
+/* As history_table_load, for readers that only show the history (the renderer): a cut last row, one
+ * without its newline or with the wrong number of fields (a write stopped by a full disk), is left
+ * out and said in t->skipped (the file, the line and why) instead of refusing the whole file. A file's
+ * only row is read as by history_table_load (refused when it does not parse). */
+int history_table_load_to_cut(const char *path, const char *const *needs, history_table *t, char *err, size_t errlen);
 void history_table_free(history_table *t);
 
 #endif
