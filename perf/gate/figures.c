@@ -297,8 +297,12 @@ static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate
   out->run = run ? (size_t)json_integer_value(run) : 0;
   out->median_ns = positive(c, m, where, "median_ns");
   json_t *cs = field(c, m, where, "contexts_ns", JSON_ARRAY);
-  json_t *s = field(c, m, where, "samples_ns", JSON_ARRAY);
-  if (!cs || !s || physical_ns(c, out->median_ns, where, "median_ns", -1)) return 1;
+  /* Version 2 kept quantiles of the samples; they are read (and not written again). */
+  json_t *s = json_object_get(m, "samples_ns");
+  if (s && !json_is_array(s))
+    return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns: expected an array (a version 2 baseline's "
+                            "samples) or none: re-bless", c->path, where);
+  if (!cs || physical_ns(c, out->median_ns, where, "median_ns", -1)) return 1;
   if (json_array_size(cs) == 0)
     return c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_ns: empty; a measure needs the median of each "
                             "context it was measured in (the gate's test compares contexts): re-bless", c->path, where);
@@ -307,11 +311,11 @@ static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate
   if (fabs(mean - out->median_ns) > 1e-6 * mean)
     return c->failed = fail(c->err, c->errlen, "%s: field %s.median_ns: %.10g is not the mean of contexts_ns (%.10g): "
                             "an edited baseline? Re-bless", c->path, where, out->median_ns, mean);
-  if (json_array_size(s) == 0)
-    return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns: empty; a measure keeps its samples: re-bless",
-                            c->path, where);
-  if (append_ns(c, s, 1.0, where, "samples_ns", &out->samples_ns, &out->nsamples)) return 1;
+  if (s && append_ns(c, s, 1.0, where, "samples_ns", &out->samples_ns, &out->nsamples)) return 1;
   json_t *taken = json_object_get(m, "samples_taken");
+  if (!s && !(json_is_integer(taken) && json_integer_value(taken) > 0))
+    return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_taken: expected how many samples the measure took "
+                            "(a whole number above 0): an edited baseline? Re-bless", c->path, where);
   out->samples_taken = json_is_integer(taken) && json_integer_value(taken) >= (json_int_t)out->nsamples
                            ? (size_t)json_integer_value(taken)
                            : out->nsamples;
@@ -461,10 +465,11 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
   if (!root) return 1;
   ctx c = {path, err, errlen, 0, 1};
   json_t *ver = field(&c, root, "", "schema_version", JSON_INTEGER);
-  if (ver && json_integer_value(ver) != BASELINE_SCHEMA_VERSION)
-    c.failed = fail(err, errlen, "%s: field schema_version: %lld is not supported (this gate reads version %d); "
+  if (ver && (json_integer_value(ver) < BASELINE_OLDEST_SCHEMA_VERSION ||
+              json_integer_value(ver) > BASELINE_SCHEMA_VERSION))
+    c.failed = fail(err, errlen, "%s: field schema_version: %lld is not supported (this gate reads versions %d to %d); "
                     "re-bless the baseline with this version", path, (long long)json_integer_value(ver),
-                    BASELINE_SCHEMA_VERSION);
+                    BASELINE_OLDEST_SCHEMA_VERSION, BASELINE_SCHEMA_VERSION);
   json_t *g = field(&c, root, "", "gpu", JSON_OBJECT);
   if (g) read_gpu(&c, g, &kBaselineGpu, &out->gpu);
   /* The file must be named after the GPU it was measured on. */
@@ -538,11 +543,6 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
   return c.failed;
 }
 
-/* A baseline keeps at most this many samples per measure: evenly spaced order
- * statistics (quantiles) of the run's samples, which keep the distribution the
- * U test compares while a small kernel's ten thousand samples stay out of git. */
-#define BASELINE_MAX_SAMPLES 64
-
 /* Building a baseline's JSON: jansson refuses inf and nan (json_real gives NULL, and an
  * append of NULL fails), so every number is checked and every build step's result too;
  * a failure names the benchmark and field, and nothing is written. */
@@ -564,35 +564,16 @@ static json_t *measure_json(ctx *c, const char *name, size_t r, const gate_measu
   char key[64];
   snprintf(key, sizeof key, "runs[%zu].median_ns", r);
   if (finite_field(c, name, key, m->median_ns)) return NULL;
-  snprintf(key, sizeof key, "runs[%zu].samples_ns", r);
-  for (size_t i = 0; i < m->nsamples; i++)
-    if (finite_field(c, name, key, m->samples_ns[i])) return NULL;
-  json_t *s = json_array();
-  double *sorted = malloc((m->nsamples + 1) * sizeof *sorted);
-  memcpy(sorted, m->samples_ns, m->nsamples * sizeof *sorted);
-  qsort(sorted, m->nsamples, sizeof *sorted, cmp_double);
-  size_t keep = m->nsamples < BASELINE_MAX_SAMPLES ? m->nsamples : BASELINE_MAX_SAMPLES;
-  for (size_t i = 0; i < keep; i++) {
-    size_t k = keep > 1 ? (size_t)((double)i * (double)(m->nsamples - 1) / (double)(keep - 1) + 0.5) : 0;
-    append(c, s, json_real(sorted[k]), name, key);
-  }
-  free(sorted);
-  if (c->failed) {
-    json_decref(s);
-    return NULL;
-  }
   snprintf(key, sizeof key, "runs[%zu].contexts_ns", r);
   json_t *cs = json_array();
   for (size_t i = 0; i < m->ncontexts; i++)
     if (!finite_field(c, name, key, m->contexts_ns[i])) append(c, cs, json_real(m->contexts_ns[i]), name, key);
   if (c->failed) {
-    json_decref(s);
     json_decref(cs);
     return NULL;
   }
-  return json_pack("{s:I, s:f, s:o, s:I, s:o}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "contexts_ns",
-                   cs, "samples_taken", (json_int_t)(m->samples_taken > m->nsamples ? m->samples_taken : m->nsamples),
-                   "samples_ns", s);
+  return json_pack("{s:I, s:f, s:o, s:I}", "run", (json_int_t)m->run, "median_ns", m->median_ns, "contexts_ns", cs,
+                   "samples_taken", (json_int_t)(m->samples_taken > m->nsamples ? m->samples_taken : m->nsamples));
 }
 
 static json_t *runs_json(ctx *c, const gate_figures *f) {

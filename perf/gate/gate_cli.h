@@ -71,6 +71,7 @@ int lock_folder(const char *dir);
 
 int cmd_check(options *o);
 int cmd_testbeds(options *o);
+int cmd_migrate(options *o);
 int cmd_bless(options *o);
 int cmd_history(options *o);
 int cmd_trends(int argc, char **argv); /* parses its own flags (trends_cmd.c) */

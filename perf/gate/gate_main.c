@@ -47,6 +47,9 @@
  *       FILE must be the verdicts.json gate check wrote for RUN.json (same gpu.name, run.date,
  *       run.host); fields that would break an unquoted CSV row, and a file that does not end in
  *       a line break or start with a history header, are refused.
+ *   gate migrate BASELINE.json...
+ *       Rewrites baselines in the current format (figures.h BASELINE_SCHEMA_VERSION), atomically under the
+ *       folder's lock; runs and figures unchanged.
  *   gate testbeds [--label=TESTBED] BASELINE.json
  *       Lists the testbeds the baseline has runs of (runs, GPUs, testbed per line; "(none)" for runs
  *       made before the field); --label names the testbed of those runs (a migration), under the
@@ -90,6 +93,8 @@ static void print_usage(FILE *out) {
           "      --against_bench: A/B instead of a baseline: BASE_BIN (the base revision REV's build of the same\n"
           "      benchmark; or $PERF_AB_BASE/BIN, $PERF_AB_AGAINST naming REV) and BIN measured in turn on this\n"
           "      GPU, N pairs of processes; an identical binary is reported unchanged and not measured\n"
+          "  gate migrate BASELINE.json...\n"
+          "      rewrite baselines in the current format (their runs and figures unchanged)\n"
           "  gate testbeds [--label=TESTBED] BASELINE.json\n"
           "      list the testbeds (runner host classes) the baseline has runs of; --label names the testbed\n"
           "      of its runs that have none (a migration of baselines made before testbeds)\n"
@@ -368,6 +373,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "bless")) return cmd_bless(&o);
   if (!strcmp(argv[1], "history")) return cmd_history(&o);
   if (!strcmp(argv[1], "testbeds")) return cmd_testbeds(&o);
-  usage("unknown command (want check, compare, bless, history or testbeds)");
+  if (!strcmp(argv[1], "migrate")) return cmd_migrate(&o);
+  usage("unknown command (want check, compare, bless, history, migrate, testbeds or trends)");
   return EXIT_BAD_INPUT;
 }

@@ -342,10 +342,29 @@ START_TEST(short_benchmarks_are_judged_on_their_contexts) {
   ck_assert_uint_eq(again.b[0].runs[1].ncontexts, 16);
   ck_assert_double_eq_tol(again.b[0].runs[1].contexts_ns[3], base.b[0].runs[1].contexts_ns[3], 1e-3);
   ck_assert_int_eq(again.runs[1].contexts, 16);
-  /* It stores 64 quantiles of the 160 samples, and says how many there were. */
-  ck_assert_uint_eq(again.b[0].runs[1].nsamples, 64);
+  /* It stores no samples (format 3: nothing reads them), and says how many there were. */
+  ck_assert_uint_eq(again.b[0].runs[1].nsamples, 0);
   ck_assert_uint_eq(again.b[0].runs[1].samples_taken, 160);
   free_figures(&again);
+  /* A version 2 file, which kept 64 quantiles of the samples, is read; versions 1 and 4 are refused. */
+  json_error_t jerr;
+  json_t *doc = json_load_file(at("nvidia-h100-80gb-hbm3.json"), 0, &jerr);
+  ck_assert_ptr_nonnull(doc);
+  json_object_set_new(doc, "schema_version", json_integer(2));
+  json_t *m = json_array_get(json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "runs"), 1);
+  json_object_set_new(m, "samples_ns", json_pack("[f, f, f]", 7000.0, 7010.0, 7020.0));
+  ck_assert_int_eq(json_dump_file(doc, at("nvidia-h100-80gb-hbm3.json"), 0), 0);
+  ck_assert_msg(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(again.b[0].runs[1].nsamples, 3);
+  ck_assert_uint_eq(again.b[0].runs[1].samples_taken, 160);
+  free_figures(&again);
+  for (int v = 1; v <= 4; v += 3) {
+    json_object_set_new(doc, "schema_version", json_integer(v));
+    ck_assert_int_eq(json_dump_file(doc, at("nvidia-h100-80gb-hbm3.json"), 0), 0);
+    expect_error(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err), err,
+                 "this gate reads versions 2 to 3");
+  }
+  json_decref(doc);
   for (int r = 0; r < 2; r++) free_figures(&runs[r]);
   free_figures(&base);
 }

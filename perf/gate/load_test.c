@@ -26,7 +26,7 @@ static const char *kBaseline = "baselines/nvidia-h100-80gb-hbm3.json";
 START_TEST(the_h100_baseline_loads_in_few_reads) {
   struct stat st;
   ck_assert_int_eq(stat(kBaseline, &st), 0);
-  ck_assert_int_gt(st.st_size, 1000000);
+  ck_assert_int_gt(st.st_size, 500000);
   gate_figures f;
   char err[1024];
   reads = 0;
