@@ -1,9 +1,11 @@
-/* What the gate's commands (gate_main.c, check.c, bless.c, history.c) share:
- * exit codes, options, paths given by the user, loading inputs or exiting 2. */
+/* What the gate's commands (check.c, ab.c, compare_cmd.c, bless.c, history.c, testbeds.c,
+ * trends_cmd.c) share: exit codes, options, paths given by the user, loading inputs or exiting 2
+ * (cli.c). gate_main.c parses the options and dispatches to cmd_*. */
 #ifndef PERF_GATE_GATE_CLI_H
 #define PERF_GATE_GATE_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "perf/gate/compare.h"
 #include "perf/gate/figures.h"
@@ -31,6 +33,8 @@ typedef struct {
   int nrest;
 } options;
 
+/* The usage of every command (cli.c), to out. */
+void print_usage(FILE *out);
 /* Prints msg (if any) and the usage to stderr and exits 2. */
 _Noreturn void usage(const char *msg);
 /* Paths given to `bazel run` are relative to where the user ran it. */
@@ -70,6 +74,7 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name);
 int lock_folder(const char *dir);
 
 int cmd_check(options *o);
+int cmd_compare(options *o); /* compare_cmd.c */
 int cmd_testbeds(options *o);
 int cmd_migrate(options *o);
 int cmd_bless(options *o);

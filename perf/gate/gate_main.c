@@ -68,59 +68,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "perf/gate/gate_cli.h"
-#include "perf/gate/report.h"
-
-static void print_usage(FILE *out) {
-  fprintf(out,
-          "usage:\n"
-          "  gate check   --bench=BIN --baselines=DIR [POLICY] [--strict] [--repetitions=N (1..1000)]\n"
-          "               [--contexts=K (16)] [--long_contexts=L (4)] [--warmup=S (0)] [--out_dir=DIR]\n"
-          "               [--no_recheck] [--against_bench=BASE_BIN [--against=REV] [--pairs=N (2)]]\n"
-          "               [-- BENCHMARK FLAGS]\n"
-          "      run BIN, compare with DIR/<gpu>.json, re-measure what looks slower; writes the run JSON,\n"
-          "      summary.md and verdicts.json to --out_dir, JUnit XML to $XML_OUTPUT_FILE. The gate sets\n"
-          "      --benchmark_out and --benchmark_out_format: do not give them after --\n"
-          "      --warmup=S: S seconds (0..60) of warm-up per benchmark and context (the benchmark's\n"
-          "      --benchmark_min_warmup_time: not after --); a family whose kernels' clock settles under\n"
-          "      load uses it, and its baseline must be made the same way\n"
-          "      --against_bench: A/B instead of a baseline: BASE_BIN (the base revision REV's build of the same\n"
-          "      benchmark; or $PERF_AB_BASE/BIN, $PERF_AB_AGAINST naming REV) and BIN measured in turn on this\n"
-          "      GPU, N pairs of processes; an identical binary is reported unchanged and not measured\n"
-          "  gate migrate BASELINE.json...\n"
-          "      rewrite baselines in the current format (their runs and figures unchanged)\n"
-          "  gate testbeds [--label=TESTBED] BASELINE.json\n"
-          "      list the testbeds (runner host classes) the baseline has runs of; --label names the testbed\n"
-          "      of its runs that have none (a migration of baselines made before testbeds)\n"
-          "  gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json\n"
-          "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
-          "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts (without it they stand,\n"
-          "      noted unconfirmed); --out_dir: write summary.md and verdicts.json there\n"
-          "  gate bless   --baselines=DIR [--add [--accept-slower]] [--only=REGEX] RUN.json...\n"
-          "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"
-          "      (--add: the runs join the baseline's runs of those families instead of replacing them;\n"
-          "      --only: only the benchmarks whose name matches REGEX, the rest keep their runs; --add refuses\n"
-          "      a run the gate judges slower than the baseline unless --accept-slower)\n"
-          "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
-          "      append a row per benchmark to DIR/<gpu>.csv; FILE is the verdicts.json of RUN.json\n"
-          "  gate --help\n"
-          "POLICY: --tolerance=FRACTION (0.03) --own_tolerance=FRACTION (0.02: against this GPU's own runs)\n"
-          "        --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
-          "        --alpha=P (0.01) --min_delta_us=US (0.25) --metric=time|copy_ratio (time)\n"
-          "Exit status: 0 pass, 1 confirmed regression or failed benchmark, 2 bad input or usage.\n");
-}
-
-void usage(const char *msg) {
-  if (msg) fprintf(stderr, "gate: %s\n", msg);
-  print_usage(stderr);
-  exit(EXIT_BAD_INPUT);
-}
 
 static double fraction_arg(const char *flag, const char *v, double lo, double hi) {
   double x;
@@ -130,31 +82,6 @@ static double fraction_arg(const char *flag, const char *v, double lo, double hi
     usage(msg);
   }
   return x;
-}
-
-void format_path(char *buf, size_t len, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf, len, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= len) {
-    fprintf(stderr, "gate: a path is too long (%d characters, at most %zu): '%.80s...'; use a shorter folder\n", n,
-            len - 1, buf);
-    exit(EXIT_BAD_INPUT);
-  }
-}
-
-char *xasprintf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s;
-  int n = vasprintf(&s, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    fprintf(stderr, "gate: out of memory\n");
-    exit(EXIT_BAD_INPUT);
-  }
-  return s;
 }
 
 /* Seconds from 0 to hi: "-1", "abc", "0.2s", "inf" or "nan" are refused. */
@@ -181,13 +108,6 @@ static int integer_arg(const char *flag, const char *v, long lo, long hi) {
     usage(msg);
   }
   return (int)x;
-}
-
-const char *user_path(const char *p, char *buf, size_t len) {
-  const char *wd = getenv("BUILD_WORKING_DIRECTORY");
-  if (p[0] == '/' || !wd) return p;
-  format_path(buf, len, "%s/%s", wd, p);
-  return buf;
 }
 
 static options parse(int argc, char **argv) {
@@ -258,106 +178,6 @@ static options parse(int argc, char **argv) {
   o.rest = argv + optind;
   o.nrest = argc - optind;
   return o;
-}
-
-void load_or_die(const char *path, gate_figures *f, int baseline) {
-  char err[1024];
-  if ((baseline ? load_baseline : load_run)(path, f, err, sizeof err)) {
-    fprintf(stderr, "gate: %s\n", err);
-    exit(EXIT_BAD_INPUT);
-  }
-}
-
-int file_exists(const char *path) {
-  struct stat st;
-  if (stat(path, &st) == 0) return 1;
-  if (errno == ENOENT) return 0;
-  fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", path, strerror(errno));
-  exit(EXIT_BAD_INPUT);
-}
-
-size_t count_verdicts(const comparison *c, size_t n, verdict v) {
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) k += c[i].v == v;
-  return k;
-}
-
-/* RUN.json's name without its folder and ".json": the benchmark's, as gate check names it. */
-static char *bench_name_of(const char *run_path) {
-  const char *base = strrchr(run_path, '/') ? strrchr(run_path, '/') + 1 : run_path;
-  size_t len = strlen(base);
-  if (len > 5 && !strcmp(base + len - 5, ".json")) len -= 5;
-  return xasprintf("%.*s", (int)len, base);
-}
-
-static int cmd_compare(options *o) {
-  if ((!o->baseline == !o->baselines) || o->nrest != 1)
-    usage("compare needs --baseline=FILE or --baselines=DIR, and one RUN.json");
-  char b1[4096], b2[4096], b3[4096], b4[4096], err[1024] = "";
-  gate_figures base, run, again;
-  int have_again = 0;
-  load_or_die(user_path(o->rest[0], b2, sizeof b2), &run, 0);
-  const char *base_path = o->baseline;
-  if (o->baselines) { /* the baseline of the GPU the run was measured on, as gate check picks it */
-    format_path(b4, sizeof b4, "%s/%s.json", o->baselines, run.gpu.slug);
-    base_path = b4;
-  }
-  load_or_die(user_path(base_path, b1, sizeof b1), &base, 1);
-  if (same_hardware(&base.gpu, &run.gpu, err, sizeof err)) {
-    fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], base_path, err);
-    return EXIT_BAD_INPUT;
-  }
-  gate_figures family_base;
-  families_of(&base, &run, &family_base);
-  if (same_method(&family_base, &run, err, sizeof err)) {
-    fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], base_path, err);
-    return EXIT_BAD_INPUT;
-  }
-  comparison *c;
-  size_t n = compare_figures(&family_base, &run, &o->policy, &c);
-  char **notes = calloc(n + 1, sizeof *notes);
-  if (o->recheck_file) {
-    load_or_die(user_path(o->recheck_file, b3, sizeof b3), &again, 0);
-    have_again = 1;
-    if (same_hardware(&run.gpu, &again.gpu, err, sizeof err) || strcmp(run.runs[0].gpu_uuid, again.runs[0].gpu_uuid)) {
-      fprintf(stderr, "gate: %s is not a re-measure of %s: %s; give the <bench>.recheck.json written beside it\n",
-              o->recheck_file, o->rest[0], err[0] ? err : "measured on another GPU");
-      return EXIT_BAD_INPUT;
-    }
-    confirm_slower(&family_base, &again, &o->policy, c, n, notes); /* c may point into again */
-  } else {
-    /* gate check would have re-measured it (ci/soak.sh --rejudge of a round that saw nothing slower). */
-    for (size_t i = 0; i < n; i++)
-      if (c[i].v == VERDICT_SLOWER) notes[i] = xasprintf("(not re-measured: unconfirmed)");
-  }
-  print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
-  int unwritten = 0;
-  if (o->out_dir) {
-    char *bench_name = bench_name_of(o->rest[0]);
-    unwritten = write_reports(o, user_path(o->out_dir, b3, sizeof b3), bench_name, &run, c, n,
-                              (const char *const *)notes);
-    free(bench_name);
-  }
-  free(family_base.b);
-  int bad = 0;
-  for (size_t i = 0; i < n; i++)
-    if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
-      char msg[1024];
-      failure_message(&c[i], msg, sizeof msg);
-      printf("%s %s\n", verdict_fails(&c[i]) ? "REGRESSION" : "ENVIRONMENT CHANGED", msg);
-      bad |= verdict_fails(&c[i]);
-    }
-  for (size_t i = 0; i < n; i++) free(notes[i]);
-  free(notes);
-  free(c);
-  free_figures(&base);
-  free_figures(&run);
-  if (have_again) free_figures(&again);
-  if (unwritten) {
-    fprintf(stderr, "gate: %d report(s) could not be written in %s (see above)\n", unwritten, o->out_dir);
-    return EXIT_BAD_INPUT;
-  }
-  return bad ? EXIT_REGRESSION : EXIT_PASS;
 }
 
 int main(int argc, char **argv) {

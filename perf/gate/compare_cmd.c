@@ -1,0 +1,88 @@
+/* gate compare: a run already measured, judged against a baseline as gate check did or would now
+ * (gate_main.c's header says how; ci/soak.sh --rejudge). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf/gate/gate_cli.h"
+#include "perf/gate/report.h"
+
+/* RUN.json's name without its folder and ".json": the benchmark's, as gate check names it. */
+static char *bench_name_of(const char *run_path) {
+  const char *base = strrchr(run_path, '/') ? strrchr(run_path, '/') + 1 : run_path;
+  size_t len = strlen(base);
+  if (len > 5 && !strcmp(base + len - 5, ".json")) len -= 5;
+  return xasprintf("%.*s", (int)len, base);
+}
+
+int cmd_compare(options *o) {
+  if ((!o->baseline == !o->baselines) || o->nrest != 1)
+    usage("compare needs --baseline=FILE or --baselines=DIR, and one RUN.json");
+  char b1[4096], b2[4096], b3[4096], b4[4096], err[1024] = "";
+  gate_figures base, run, again;
+  int have_again = 0;
+  load_or_die(user_path(o->rest[0], b2, sizeof b2), &run, 0);
+  const char *base_path = o->baseline;
+  if (o->baselines) { /* the baseline of the GPU the run was measured on, as gate check picks it */
+    format_path(b4, sizeof b4, "%s/%s.json", o->baselines, run.gpu.slug);
+    base_path = b4;
+  }
+  load_or_die(user_path(base_path, b1, sizeof b1), &base, 1);
+  if (same_hardware(&base.gpu, &run.gpu, err, sizeof err)) {
+    fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], base_path, err);
+    return EXIT_BAD_INPUT;
+  }
+  gate_figures family_base;
+  families_of(&base, &run, &family_base);
+  if (same_method(&family_base, &run, err, sizeof err)) {
+    fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], base_path, err);
+    return EXIT_BAD_INPUT;
+  }
+  comparison *c;
+  size_t n = compare_figures(&family_base, &run, &o->policy, &c);
+  char **notes = calloc(n + 1, sizeof *notes);
+  if (o->recheck_file) {
+    load_or_die(user_path(o->recheck_file, b3, sizeof b3), &again, 0);
+    have_again = 1;
+    if (same_hardware(&run.gpu, &again.gpu, err, sizeof err) || strcmp(run.runs[0].gpu_uuid, again.runs[0].gpu_uuid)) {
+      fprintf(stderr, "gate: %s is not a re-measure of %s: %s; give the <bench>.recheck.json written beside it\n",
+              o->recheck_file, o->rest[0], err[0] ? err : "measured on another GPU");
+      return EXIT_BAD_INPUT;
+    }
+    confirm_slower(&family_base, &again, &o->policy, c, n, notes); /* c may point into again */
+  } else {
+    /* gate check would have re-measured it (ci/soak.sh --rejudge of a round that saw nothing slower). */
+    for (size_t i = 0; i < n; i++)
+      if (c[i].v == VERDICT_SLOWER) notes[i] = xasprintf("(not re-measured: unconfirmed)");
+  }
+  print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
+  int unwritten = 0;
+  if (o->out_dir) {
+    char *bench_name = bench_name_of(o->rest[0]);
+    unwritten = write_reports(o, user_path(o->out_dir, b3, sizeof b3), bench_name, &run, c, n,
+                              (const char *const *)notes);
+    free(bench_name);
+  }
+  free(family_base.b);
+  int bad = 0;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
+      char msg[1024];
+      failure_message(&c[i], msg, sizeof msg);
+      printf("%s %s\n", verdict_fails(&c[i]) ? "REGRESSION" : "ENVIRONMENT CHANGED", msg);
+      bad |= verdict_fails(&c[i]);
+    }
+  for (size_t i = 0; i < n; i++) free(notes[i]);
+  free(notes);
+  free(c);
+  free_figures(&base);
+  free_figures(&run);
+  if (have_again) free_figures(&again);
+  if (unwritten) {
+    fprintf(stderr, "gate: %d report(s) could not be written in %s (see above)\n", unwritten, o->out_dir);
+    return EXIT_BAD_INPUT;
+  }
+  return bad ? EXIT_REGRESSION : EXIT_PASS;
+}
+

@@ -1,0 +1,142 @@
+/* The reference: which runs of the baseline a benchmark is compared with (reference.h). */
+#include "perf/gate/reference.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double gate_median(double *v, size_t n) {
+  if (n == 0) return NAN;
+  qsort(v, n, sizeof *v, by_value);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+const char *testbed_of(const gate_figures *f) {
+  if (f->nruns == 0 || !f->runs[0].testbed[0]) return "";
+  for (size_t i = 1; i < f->nruns; i++)
+    if (strcmp(f->runs[i].testbed, f->runs[0].testbed) != 0) return "";
+  return f->runs[0].testbed;
+}
+
+/* A shallow view of base whose benchmarks keep only their runs made on `testbed`; a benchmark with
+ * none is left out. Free with free_testbed_view. */
+void testbed_view(const gate_figures *base, const char *testbed, gate_figures *view) {
+  *view = *base;
+  view->b = calloc(base->n + 1, sizeof *view->b);
+  view->n = 0;
+  for (size_t i = 0; i < base->n; i++) {
+    const gate_bench *b = &base->b[i];
+    gate_bench v = *b;
+    v.runs = malloc((b->nruns + 1) * sizeof *v.runs);
+    v.nruns = 0;
+    for (size_t r = 0; r < b->nruns; r++)
+      if (b->runs[r].run < base->nruns && strcmp(base->runs[b->runs[r].run].testbed, testbed) == 0)
+        v.runs[v.nruns++] = b->runs[r];
+    if (v.nruns) view->b[view->n++] = v;
+    else free(v.runs);
+  }
+}
+
+void free_testbed_view(gate_figures *view) {
+  for (size_t i = 0; i < view->n; i++) free(view->b[i].runs);
+  free(view->b);
+}
+
+const char *measure_gpu(const gate_figures *f, const gate_measure *m) {
+  return m->run < f->nruns ? f->runs[m->run].gpu_uuid : "";
+}
+
+/* 1 when run r of b is the first of b's runs on its GPU. */
+int first_on_its_gpu(const gate_figures *f, const gate_bench *b, size_t r) {
+  for (size_t q = 0; q < r; q++)
+    if (strcmp(measure_gpu(f, &b->runs[q]), measure_gpu(f, &b->runs[r])) == 0) return 0;
+  return 1;
+}
+
+/* The measures of b made on GPU `uuid` ("" matches none): a shallow view, free its runs only. */
+gate_bench gpu_runs(const gate_figures *f, const gate_bench *b, const char *uuid) {
+  gate_bench v = *b;
+  v.runs = malloc((b->nruns + 1) * sizeof *v.runs);
+  v.nruns = 0;
+  for (size_t r = 0; r < b->nruns; r++)
+    if (uuid[0] && strcmp(measure_gpu(f, &b->runs[r]), uuid) == 0) v.runs[v.nruns++] = b->runs[r];
+  return v;
+}
+
+double gpu_copy(const gate_figures *f, const char *uuid) {
+  double *v = malloc((f->nruns + 1) * sizeof *v);
+  size_t n = 0;
+  for (size_t i = 0; i < f->nruns; i++)
+    if (strcmp(f->runs[i].gpu_uuid, uuid) == 0 && f->runs[i].copy_bytes_per_second > 0)
+      v[n++] = f->runs[i].copy_bytes_per_second;
+  double m = n ? gate_median(v, n) : 0;
+  free(v);
+  return m;
+}
+
+/* The measures of b made on GPUs of the kind whose copy probe is `copy` (KIND_COPY_WINDOW): a
+ * shallow view, free its runs only. */
+gate_bench kind_runs(const gate_figures *f, const gate_bench *b, double copy) {
+  gate_bench v = *b;
+  v.runs = malloc((b->nruns + 1) * sizeof *v.runs);
+  v.nruns = 0;
+  for (size_t r = 0; r < b->nruns && copy > 0; r++) {
+    double c = gpu_copy(f, measure_gpu(f, &b->runs[r]));
+    if (c > 0 && fabs(c / copy - 1) <= KIND_COPY_WINDOW) v.runs[v.nruns++] = b->runs[r];
+  }
+  return v;
+}
+
+size_t gpus_of(const gate_figures *f, const gate_bench *b) {
+  size_t n = 0;
+  for (size_t r = 0; r < b->nruns; r++) n += first_on_its_gpu(f, b, r);
+  return n;
+}
+
+size_t kind_gpus_of(const gate_figures *f, const gate_bench *b, double copy) {
+  gate_bench kind = kind_runs(f, b, copy);
+  size_t n = gpus_of(f, &kind);
+  free(kind.runs);
+  return n;
+}
+
+gate_reference reference_which(int own_gpu, int host_round_trip, int same_kind, size_t kind_gpus) {
+  if (own_gpu) return REF_OWN_GPU;
+  if (host_round_trip) return REF_EVERY_HOST;
+  if (same_kind) return REF_ITS_KIND;
+  return kind_gpus ? REF_ALL_GPUS : REF_OTHER_KINDS;
+}
+
+bench_reference reference_for(const gate_figures *base, const gate_figures *run, const gate_bench *bb,
+                              const gate_bench *rb, double run_copy) {
+  bench_reference r = {.all = bb};
+  /* The reference: the baseline's runs on the run's own GPU when it has enough of them (a
+   * runner that was blessed into the baseline), else all of them (reference.h). */
+  r.own = gpu_runs(base, bb, rb && rb->nruns > 0 ? measure_gpu(run, &rb->runs[0]) : "");
+  r.own_gpu = r.own.nruns >= OWN_GPU_MIN_RUNS;
+  /* Else the GPUs of its kind, when the baseline has enough of them (KIND_MIN_GPUS); never for a
+   * benchmark that times a host round trip (HOST_ROUND_TRIP). */
+  r.host_round_trip = bb->host_round_trip || (rb && rb->host_round_trip);
+  r.kind = kind_runs(base, bb, rb && !r.own_gpu && !r.host_round_trip ? run_copy : 0);
+  r.kind_gpus = gpus_of(base, &r.kind);
+  r.same_kind = !r.own_gpu && r.kind_gpus >= KIND_MIN_GPUS;
+  r.which = reference_which(r.own_gpu, r.host_round_trip, r.same_kind, r.kind_gpus);
+  const gate_bench *ref = reference_runs(&r);
+  r.runs = ref->nruns;
+  r.gpus = gpus_of(base, ref);
+  return r;
+}
+
+const gate_bench *reference_runs(const bench_reference *r) {
+  return r->own_gpu ? &r->own : r->same_kind ? &r->kind : r->all;
+}
+
+void free_bench_reference(bench_reference *r) {
+  free(r->own.runs);
+  free(r->kind.runs);
+}
