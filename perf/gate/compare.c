@@ -14,13 +14,13 @@ gate_reference reference_of(const comparison *c) {
  * how much of the run's launch-probe difference a benchmark measured in contexts is taken net of
  * (LAUNCH_BORNE_OUT, adjust.c); the baseline's runs and long benchmarks take all of theirs. */
 static void compare_bench(const gate_figures *base, const gate_figures *run, const gate_policy *p,
-                          const gate_bench *bb, double copy_ref, double run_copy, double probe_weight,
-                          comparison *x) {
+                          const gate_bench *bb, double copy_ref, double run_copy, const double *copies,
+                          double probe_weight, comparison *x) {
   const gate_bench *rb = find_bench(run, bb->name);
   memset(x, 0, sizeof *x);
   x->name = bb->name;
   /* 1. Reference: the baseline's runs on the run's own GPU, else its kind's, else all (reference.h). */
-  bench_reference ref = reference_for(base, run, bb, rb, run_copy);
+  bench_reference ref = reference_for(base, run, bb, rb, run_copy, copies);
   x->own_gpu = ref.own_gpu;
   x->host_round_trip = ref.host_round_trip;
   x->kind_gpus = ref.kind_gpus;
@@ -67,13 +67,15 @@ size_t compare_figures(const gate_figures *full_base, const gate_figures *run, c
   comparison *c = calloc(base->n + run->n + 1, sizeof *c);
   size_t n = 0;
   double copy_ref = median_copy(base), run_copy = median_copy(run);
-  for (size_t i = 0; i < base->n; i++) compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, 1, &c[n++]);
+  double *copies = gpu_copies(base); /* each baseline run's GPU copy probe, for the kinds */
+  for (size_t i = 0; i < base->n; i++)
+    compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, copies, 1, &c[n++]);
   /* A second pass with the share of the launch probe the first one's kernels bore out (LAUNCH_BORNE_OUT). */
   double w = probe_borne_out(c, n);
   if (w < 1)
     for (size_t i = 0; i < n; i++)
       if (c[i].run_contexts > 1 && isfinite(c[i].launch_probe_ns))
-        compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, w, &c[i]);
+        compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, copies, w, &c[i]);
   for (size_t i = 0; i < run->n; i++) {
     if (find_bench(base, run->b[i].name)) continue;
     comparison *x = &c[n++];
@@ -94,6 +96,7 @@ size_t compare_figures(const gate_figures *full_base, const gate_figures *run, c
     const gate_bench *rb = find_bench(run, c[i].name);
     label_verdict(&c[i], testbed, rb && rb->library_reference);
   }
+  free(copies);
   if (base == &limited) free_testbed_view(&limited);
   *out = c;
   return n;

@@ -79,27 +79,62 @@ double gpu_copy(const gate_figures *f, const char *uuid) {
   return m;
 }
 
-/* The measures of b made on GPUs of the kind whose copy probe is `copy` (KIND_COPY_WINDOW): a
- * shallow view, free its runs only. */
-gate_bench kind_runs(const gate_figures *f, const gate_bench *b, double copy) {
+typedef struct {
+  const char *uuid;
+  size_t run;
+} run_of_gpu;
+
+static int by_uuid(const void *a, const void *b) {
+  return strcmp(((const run_of_gpu *)a)->uuid, ((const run_of_gpu *)b)->uuid);
+}
+
+double *gpu_copies(const gate_figures *f) {
+  double *out = calloc(f->nruns + 1, sizeof *out), *v = malloc((f->nruns + 1) * sizeof *v);
+  run_of_gpu *by = malloc((f->nruns + 1) * sizeof *by);
+  for (size_t i = 0; i < f->nruns; i++) by[i] = (run_of_gpu){f->runs[i].gpu_uuid, i};
+  qsort(by, f->nruns, sizeof *by, by_uuid);
+  for (size_t i = 0, j; i < f->nruns; i = j) { /* each GPU's runs, i..j */
+    size_t n = 0;
+    for (j = i; j < f->nruns && strcmp(by[j].uuid, by[i].uuid) == 0; j++)
+      if (f->runs[by[j].run].copy_bytes_per_second > 0) v[n++] = f->runs[by[j].run].copy_bytes_per_second;
+    double m = n ? gate_median(v, n) : 0;
+    for (size_t k = i; k < j; k++) out[by[k].run] = m;
+  }
+  free(by);
+  free(v);
+  return out;
+}
+
+gate_bench kind_runs(const gate_figures *f, const gate_bench *b, double copy, const double *copies) {
   gate_bench v = *b;
   v.runs = malloc((b->nruns + 1) * sizeof *v.runs);
   v.nruns = 0;
+  double *own = copies || copy <= 0 ? NULL : gpu_copies(f);
+  const double *per_run = copies ? copies : own;
   for (size_t r = 0; r < b->nruns && copy > 0; r++) {
-    double c = gpu_copy(f, measure_gpu(f, &b->runs[r]));
+    size_t k = b->runs[r].run;
+    double c = k < f->nruns ? per_run[k] : gpu_copy(f, "");
     if (c > 0 && fabs(c / copy - 1) <= KIND_COPY_WINDOW) v.runs[v.nruns++] = b->runs[r];
   }
+  free(own);
   return v;
 }
 
+static int by_string(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The distinct GPUs of b's runs, in one sort (first_on_its_gpu for each run is quadratic). */
 size_t gpus_of(const gate_figures *f, const gate_bench *b) {
+  const char **uuid = malloc((b->nruns + 1) * sizeof *uuid);
+  for (size_t r = 0; r < b->nruns; r++) uuid[r] = measure_gpu(f, &b->runs[r]);
+  qsort(uuid, b->nruns, sizeof *uuid, by_string);
   size_t n = 0;
-  for (size_t r = 0; r < b->nruns; r++) n += first_on_its_gpu(f, b, r);
+  for (size_t r = 0; r < b->nruns; r++) n += r == 0 || strcmp(uuid[r], uuid[r - 1]) != 0;
+  free(uuid);
   return n;
 }
 
 size_t kind_gpus_of(const gate_figures *f, const gate_bench *b, double copy) {
-  gate_bench kind = kind_runs(f, b, copy);
+  gate_bench kind = kind_runs(f, b, copy, NULL);
   size_t n = gpus_of(f, &kind);
   free(kind.runs);
   return n;
@@ -113,7 +148,7 @@ gate_reference reference_which(int own_gpu, int host_round_trip, int same_kind, 
 }
 
 bench_reference reference_for(const gate_figures *base, const gate_figures *run, const gate_bench *bb,
-                              const gate_bench *rb, double run_copy) {
+                              const gate_bench *rb, double run_copy, const double *copies) {
   bench_reference r = {.all = bb};
   /* The reference: the baseline's runs on the run's own GPU when it has enough of them (a
    * runner that was blessed into the baseline), else all of them (reference.h). */
@@ -122,7 +157,7 @@ bench_reference reference_for(const gate_figures *base, const gate_figures *run,
   /* Else the GPUs of its kind, when the baseline has enough of them (KIND_MIN_GPUS); never for a
    * benchmark that times a host round trip (HOST_ROUND_TRIP). */
   r.host_round_trip = bb->host_round_trip || (rb && rb->host_round_trip);
-  r.kind = kind_runs(base, bb, rb && !r.own_gpu && !r.host_round_trip ? run_copy : 0);
+  r.kind = kind_runs(base, bb, rb && !r.own_gpu && !r.host_round_trip ? run_copy : 0, copies);
   r.kind_gpus = gpus_of(base, &r.kind);
   r.same_kind = !r.own_gpu && r.kind_gpus >= KIND_MIN_GPUS;
   r.which = reference_which(r.own_gpu, r.host_round_trip, r.same_kind, r.kind_gpus);
