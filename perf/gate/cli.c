@@ -43,6 +43,8 @@ void print_usage(FILE *out) {
           "      a run the gate judges slower than the baseline unless --accept-slower)\n"
           "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
           "      append a row per benchmark to DIR/<gpu>.csv; FILE is the verdicts.json of RUN.json\n"
+          "  gate trends [--since=DATE] [...] HISTORY.csv...\n"
+          "      change points and creep over the history (gate trends --help)\n"
           "  gate --help\n"
           "POLICY: --tolerance=FRACTION (0.03) --own_tolerance=FRACTION (0.02: against this GPU's own runs)\n"
           "        --family_tolerance=FAMILY=FRACTION --k_noise=K (3)\n"
