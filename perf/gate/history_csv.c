@@ -208,3 +208,14 @@ void history_table_free(history_table *t) {
   free(t->r);
   memset(t, 0, sizeof *t);
 }
+
+size_t history_read_series(const history_table *t, size_t i, char *done, double *x) {
+  if (done[i] || strcmp(t->r[i].l2_flush, "read") != 0) return 0;
+  size_t n = 0;
+  for (size_t j = i; j < t->n; j++)
+    if (!done[j] && !strcmp(t->r[j].bench, t->r[i].bench) && !strcmp(t->r[j].l2_flush, "read")) {
+      done[j] = 1;
+      x[n++] = t->r[j].median_ns;
+    }
+  return n;
+}

@@ -38,4 +38,10 @@ int history_table_load(const char *path, const char *const *needs, history_table
 int history_table_load_to_cut(const char *path, const char *const *needs, history_table *t, char *err, size_t errlen);
 void history_table_free(history_table *t);
 
+/* The rows of one benchmark measured with the read flush: from row i on, every row of t.r[i].bench
+ * with l2_flush "read" that done[] does not mark yet, its median_ns into x (room for t->n) and marked
+ * in done. How many; 0 when row i is done or of another flush. The series that the trend tests and
+ * trend_synth draw real run-to-run noise from. */
+size_t history_read_series(const history_table *t, size_t i, char *done, double *x);
+
 #endif

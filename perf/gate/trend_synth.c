@@ -72,13 +72,7 @@ int main(int argc, char **argv) {
   char *done = calloc(t.n, 1);
   double *x = malloc(t.n * sizeof *x);
   for (size_t i = 0; i < t.n; i++) {
-    if (done[i] || strcmp(t.r[i].l2_flush, "read")) continue;
-    size_t n = 0;
-    for (size_t j = i; j < t.n; j++)
-      if (!done[j] && !strcmp(t.r[j].bench, t.r[i].bench) && !strcmp(t.r[j].l2_flush, "read")) {
-        done[j] = 1;
-        x[n++] = t.r[j].median_ns;
-      }
+    size_t n = history_read_series(&t, i, done, x);
     if (n < 5) continue;
     source *s = &src[nsrc++];
     s->name = t.r[i].bench;

@@ -35,13 +35,7 @@ static void load_noise(double max_sd) {
   char *done = calloc(t.n, 1);
   double *x = malloc(t.n * sizeof *x);
   for (size_t i = 0; i < t.n; i++) {
-    if (done[i] || strcmp(t.r[i].l2_flush, "read")) continue;
-    size_t n = 0;
-    for (size_t j = i; j < t.n; j++)
-      if (!done[j] && !strcmp(t.r[j].bench, t.r[i].bench) && !strcmp(t.r[j].l2_flush, "read")) {
-        done[j] = 1;
-        x[n++] = t.r[j].median_ns;
-      }
+    size_t n = history_read_series(&t, i, done, x);
     if (n < 5) continue;
     double m = trend_median(x, n), sum2 = 0;
     for (size_t k = 0; k < n; k++) sum2 += (x[k] / m - 1) * (x[k] / m - 1);
