@@ -115,8 +115,7 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
   comparison *c;
   size_t n = compare_figures(&b, &r, &o->policy, &c);
   char **notes = calloc(n + 1, sizeof *notes);
-  gate_figures b_all, again;
-  int rechecked = 0;
+  gate_figures b_all, again; /* kept to the end: a confirmed verdict's fields point into them */
   if (count_verdicts(c, n, VERDICT_SLOWER) && o->recheck) {
     /* The same confirmation as against a baseline: a fresh process of the change, judged against
      * every base process, with one more base process after it. */
@@ -128,7 +127,6 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
     load_or_die(change[pairs], &again, 0);
     same_testbed(&b_all, &again);
     confirm_slower(&b_all, &again, &o->policy, c, n, notes);
-    rechecked = 1;
   }
   printf("\n");
   print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
@@ -141,6 +139,5 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
     fprintf(stderr, "gate: %d report(s) could not be written (see above): the check fails (exit 2)\n", unwritten);
     return EXIT_BAD_INPUT;
   }
-  (void)rechecked;
   return bad ? EXIT_REGRESSION : EXIT_PASS;
 }
