@@ -95,7 +95,7 @@ START_TEST(same_speed_passes_and_says_what_it_was_compared_with) {
   ck_assert_str_eq(json_string_value(json_object_get(e, "verdict")), "same");
   ck_assert_str_eq(json_string_value(json_object_get(e, "reference")), "this_gpu"); /* its own GPU's base runs */
   ck_assert_int_eq(json_integer_value(json_object_get(e, "baseline_runs")), 2);
-  ck_assert_int_eq(json_integer_value(json_object_get(e, "policy_version")), 3);
+  ck_assert_int_eq(json_integer_value(json_object_get(e, "policy_version")), 4);
   json_decref(v);
   ck_assert(file_has(at("s/summary.md"), "A/B against rev1: passed"));
 }

@@ -56,35 +56,22 @@ double launch_probe_of(const gate_figures *f, const gate_measure *m) {
   return m->ncontexts > 1 ? r->launch_contexts_ns : r->launch_first_ns;
 }
 
-/* An empty kernel's launch differs between hosts of one model by up to 1.64 x (2.8 against 4.6 us,
- * two kinds of H200 host); a probe more than twice the reference, or under half of it, was
- * interrupted (one H100 run's first context measured 10.35 us where 120 others took 3.09-3.46), and
- * taken net of it, that run's long kernels would look 7 us faster: those runs are as measured. */
-int probe_interrupted(double probe, double ref) { return ref > 0 && (probe > 2 * ref || probe < 0.5 * ref); }
-
-double launch_reference(const gate_figures *f, const gate_bench *b) {
+/* The median of b's runs' launch probes; 0 when a run has none. */
+static double launch_median(const gate_figures *f, const gate_bench *b) {
   double *p = malloc((b->nruns + 1) * sizeof *p);
-  double ref = 0;
+  double med = 0;
   size_t n = 0;
   for (size_t r = 0; r < b->nruns; r++) {
     double x = launch_probe_of(f, &b->runs[r]);
     if (!(x > 0)) break;
     p[n++] = x;
   }
-  if (n == b->nruns && n > 0) ref = gate_median(p, n);
+  if (n == b->nruns && n > 0) med = gate_median(p, n);
   free(p);
-  return ref;
+  return med;
 }
 
-/* 1 when m was measured in every context of its run's --contexts: a short benchmark (a long one is
- * measured in the first --long_contexts of them, or in the first context alone). */
-int in_every_context(const gate_figures *f, const gate_measure *m) {
-  return m->run < f->nruns && f->runs[m->run].contexts > 1 && m->ncontexts == (size_t)f->runs[m->run].contexts;
-}
-
-/* launch_ref > 0: each measure is taken net of `weight` x (its run's launch probe - launch_ref). */
-scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref,
-                   double launch_ref, double weight) {
+scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref) {
   scaled s = {0};
   size_t total = 0;
   for (size_t r = 0; r < b->nruns; r++) total += b->runs[r].ncontexts;
@@ -94,18 +81,15 @@ scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metri
     const gate_measure *m = &b->runs[r];
     double copy = m->run < f->nruns ? f->runs[m->run].copy_bytes_per_second : 0;
     double k = (metric == METRIC_COPY_RATIO && copy > 0 && copy_ref > 0) ? copy / copy_ref : 1.0;
-    double probe = launch_ref > 0 ? launch_probe_of(f, m) : 0, shift = 0;
-    if (probe_interrupted(probe, launch_ref)) s.probes_ignored++;
-    else if (launch_ref > 0) shift = weight * (probe - launch_ref);
-    times[r] = (m->median_ns - shift) * k;
+    times[r] = m->median_ns * k;
     size_t kept = kept_contexts(m->contexts_ns, m->ncontexts, s.contexts + s.ncontexts);
     if (kept < m->ncontexts) { /* the run's time: the mean of the contexts kept */
       double sum = 0;
       for (size_t i = 0; i < kept; i++) sum += s.contexts[s.ncontexts + i];
-      times[r] = (sum / (double)kept - shift) * k;
+      times[r] = sum / (double)kept * k;
       s.set_aside += m->ncontexts - kept;
     }
-    for (size_t i = 0; i < kept; i++, s.ncontexts++) s.contexts[s.ncontexts] = (s.contexts[s.ncontexts] - shift) * k;
+    for (size_t i = 0; i < kept; i++, s.ncontexts++) s.contexts[s.ncontexts] *= k;
     s.nsamples += m->samples_taken > m->nsamples ? m->samples_taken : m->nsamples; /* a baseline keeps 64 */
   }
   double mean = 0;
@@ -132,7 +116,7 @@ within_gpu spread_within_gpus(const gate_figures *f, const gate_bench *b, gate_m
     if (!first_on_its_gpu(f, b, r)) continue; /* that GPU was done at its first run */
     gate_bench v = gpu_runs(f, b, measure_gpu(f, &b->runs[r]));
     if (v.nruns >= 2) {
-      scaled s = scale_bench(f, &v, metric, copy_ref, 0, 1);
+      scaled s = scale_bench(f, &v, metric, copy_ref);
       if (s.noise > w.noise) w.noise = s.noise;
       ss += s.ss_time;
       n += v.nruns;
@@ -155,62 +139,21 @@ double copy_fraction(const gate_figures *f, const gate_bench *b) {
 
 
 adjusted adjust_bench(const gate_figures *base, const gate_figures *run, const bench_reference *ref,
-                      const gate_bench *rb, gate_metric metric, double copy_ref, double probe_weight) {
+                      const gate_bench *rb, gate_metric metric, double copy_ref) {
   adjusted a = {0};
-  /* Against other GPUs, times are net of the launch probe where every run of both sides has one:
-   * what an empty kernel takes differs between hosts of one GPU model (1.7 us between two kinds of
-   * H200 host, docs/RESULTS.md), and that is the platform's, not the kernel's. Against its own runs
-   * they are as measured: the host is the same, and the probe's own spread between processes
-   * (0.49 us on an H100) would only add to the comparison. */
-  double run_probe = rb && !ref->own_gpu ? launch_reference(run, rb) : 0;
-  double launch_ref = run_probe > 0 ? launch_reference(base, reference_runs(ref)) : 0;
-  double weight = rb && rb->nruns && rb->runs[0].ncontexts > 1 ? probe_weight : 1;
-  a.run_short = rb && rb->nruns && in_every_context(run, &rb->runs[0]);
-  a.launch_probe_ns = launch_ref > 0 ? (probe_interrupted(run_probe, launch_ref) ? 0 : run_probe - launch_ref) : NAN;
-  a.launch_shift_ns = weight * a.launch_probe_ns;
-  a.base = scale_bench(base, reference_runs(ref), metric, copy_ref, launch_ref, 1);
+  /* Times are as measured on both sides (LAUNCH_PROBE_SHOWN_ONLY, compare.h): the launch probe's
+   * difference is reported, never taken off. */
+  double run_probe = rb ? launch_median(run, rb) : 0, base_probe = launch_median(base, reference_runs(ref));
+  a.launch_probe_ns = run_probe > 0 && base_probe > 0 ? run_probe - base_probe : NAN;
+  a.base = scale_bench(base, reference_runs(ref), metric, copy_ref);
   if (ref->own_gpu) a.within = spread_within_gpus(base, ref->all, metric, copy_ref);
   a.noise = ref->own_gpu ? a.within.noise : a.base.noise;
   a.have_run = rb != NULL;
-  if (rb) a.run = scale_bench(run, rb, metric, copy_ref, launch_ref, weight);
+  if (rb) a.run = scale_bench(run, rb, metric, copy_ref);
   return a;
 }
 
 void free_adjusted(adjusted *a) {
   free(a->base.contexts);
   if (a->have_run) free(a->run.contexts);
-}
-
-/* LAUNCH_BORNE_OUT: how much of the run's launch-probe difference its kernels bear out. The probe
- * (an empty kernel) is there for hosts whose launches cost more (1.7 us between kinds of H200
- * host, every short kernel with it); but one process's probe can come out slow while its kernels
- * do not (H100s, 2026-11-25: +0.94 us and +0.46-0.49 us in 3 of 15 rounds, the kernels within
- * 0.1 us), and taken net of it every short kernel of that run looked 3-11 % faster: a slowdown of
- * that size would have passed. So the shift is weighted by k = m / d, kept within [0, 1], where d
- * is the median of the probe differences of the run's short benchmarks (measured in every context:
- * a long one's own difference between GPUs, a few us at 1 %, would swamp a launch's) and m the
- * median of how much longer they took as measured: k = 1 where the kernels moved with the probe,
- * 0 where they did not; the long ones measured in contexts take the same share. Taking less of
- * the probe's shift never hides a slowdown it would have shown (for a slower probe) and never makes
- * a run slower than the probe would (for a faster). */
-double probe_borne_out(const comparison *c, size_t n) {
-  double *d = malloc((n + 1) * sizeof *d), *m = malloc((n + 1) * sizeof *m);
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
-    const comparison *x = &c[i];
-    if (x->v == VERDICT_MISSING || x->v == VERDICT_NEW || !x->run_short || !isfinite(x->launch_probe_ns) ||
-        x->launch_probe_ns == 0)
-      continue;
-    d[k] = x->launch_probe_ns;
-    /* The change as measured (under --metric=copy_ratio, within the copy ratio's scaling). */
-    m[k++] = x->run_ns + x->launch_shift_ns - x->base_ns;
-  }
-  double w = 1;
-  if (k > 0) {
-    double dm = gate_median(d, k), mm = gate_median(m, k);
-    w = dm == 0 ? 1 : fmin(1, fmax(0, mm / dm));
-  }
-  free(d);
-  free(m);
-  return w;
 }

@@ -1,5 +1,5 @@
 /* The gate's second stage, adjust: what is done to the measures of both sides before deciding
- * (interrupted contexts set aside, the launch probe, the copy-ratio metric, the noise). Pure
+ * (interrupted contexts set aside, the copy-ratio metric, the noise). Pure
  * functions over the figures: no I/O, no policy. After reference.h, before decide.h. */
 #ifndef PERF_GATE_ADJUST_H
 #define PERF_GATE_ADJUST_H
@@ -31,14 +31,6 @@ size_t kept_contexts(const double *v, size_t n, double *kept);
 /* The launch probe behind a measure: the --contexts one for a benchmark measured in several
  * contexts, else the first context's. 0: not measured. */
 double launch_probe_of(const gate_figures *f, const gate_measure *m);
-/* Whether a run's launch probe was interrupted: more than twice the reference, or under half. */
-int probe_interrupted(double probe, double ref);
-/* A benchmark's launch probe over its runs (their median), which the gate takes times net of;
- * 0 when a run has none (then neither side is adjusted). */
-double launch_reference(const gate_figures *f, const gate_bench *b);
-/* 1 when m was measured in every context of its run's --contexts: a short benchmark (a long one is
- * measured in the first --long_contexts of them, or in the first context alone). */
-int in_every_context(const gate_figures *f, const gate_measure *m);
 
 /* The median of f's runs' copy probes (0: none). */
 double median_copy(const gate_figures *f);
@@ -54,14 +46,11 @@ typedef struct {
   double *contexts; /* the median of every context of every run, but those set aside */
   size_t ncontexts, nsamples;
   size_t set_aside; /* contexts set aside as interrupted (kept_contexts) */
-  size_t probes_ignored; /* runs whose launch probe was interrupted (probe_interrupted): as measured */
   double ss_time;   /* the sum of squared deviations of the runs' times from their mean */
 } scaled;
 
-/* launch_ref > 0: each measure is taken net of `weight` x (its run's launch probe - launch_ref).
- * Free the result's contexts. */
-scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref,
-                   double launch_ref, double weight);
+/* Free the result's contexts. */
+scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref);
 
 /* How a GPU's own runs of b spread, over every GPU with two runs or more: the largest amount by
  * which a run's time exceeded its GPU's median (as a fraction of it), and the pooled standard
@@ -74,10 +63,9 @@ within_gpu spread_within_gpus(const gate_figures *f, const gate_bench *b, gate_m
 
 /* Both sides of one benchmark adjusted: what decide.h judges. */
 typedef struct {
-  /* How much longer the run's launch probe took than the reference's (its runs' median), and how
-   * much of that both sides' times are net of (LAUNCH_BORNE_OUT); NAN: a side has no probe. */
-  double launch_probe_ns, launch_shift_ns;
-  int run_short;  /* the run measured it in every context of its --contexts */
+  /* How much longer the run's launch probe took than the reference's (the medians of their runs),
+   * shown, not taken off (LAUNCH_PROBE_SHOWN_ONLY); NAN: a side has no probe. */
+  double launch_probe_ns;
   scaled base;    /* the reference's measures */
   scaled run;     /* the run's (when it has the benchmark: have_run) */
   int have_run;
@@ -86,16 +74,9 @@ typedef struct {
 } adjusted;
 
 /* The adjusted measures of baseline benchmark bb (of base) against the run's rb (NULL: none), with
- * reference ref (reference.h). probe_weight: how much of the run's launch-probe difference a
- * benchmark measured in contexts is taken net of (LAUNCH_BORNE_OUT); the baseline's runs and long
- * benchmarks take all of theirs. Free with free_adjusted. */
+ * reference ref (reference.h). Free with free_adjusted. */
 adjusted adjust_bench(const gate_figures *base, const gate_figures *run, const bench_reference *ref,
-                      const gate_bench *rb, gate_metric metric, double copy_ref, double probe_weight);
+                      const gate_bench *rb, gate_metric metric, double copy_ref);
 void free_adjusted(adjusted *a);
-
-/* How much of the run's launch-probe difference its kernels bear out, over the comparisons c[0..n)
- * of a first pass (LAUNCH_BORNE_OUT in adjust.c): 1 all of it, 0 none. */
-typedef struct comparison comparison;
-double probe_borne_out(const comparison *c, size_t n);
 
 #endif

@@ -160,12 +160,7 @@ static void warn_undetectable(const gate_figures *merged, const gate_policy *p) 
     double *y = malloc((ny + 1) * sizeof *y);
     if (!y) return;
     ny = 0;
-    double ref = launch_reference(merged, b); /* the gate compares times net of the launch probe */
-    for (size_t r = 0; r < b->nruns; r++) {
-      double shift = ref > 0 ? launch_probe_of(merged, &b->runs[r]) - ref : 0;
-      size_t kept = kept_contexts(b->runs[r].contexts_ns, b->runs[r].ncontexts, y + ny);
-      for (size_t k = 0; k < kept; k++) y[ny++] -= shift;
-    }
+    for (size_t r = 0; r < b->nruns; r++) ny += kept_contexts(b->runs[r].contexts_ns, b->runs[r].ncontexts, y + ny);
     double need = context_test_detectable(y, ny, nx, p->alpha), tol = tolerance_for(p, b->name, 0);
     free(y);
     if (need <= tol) continue;

@@ -10,12 +10,10 @@ gate_reference reference_of(const comparison *c) {
   return reference_which(c->own_gpu, c->host_round_trip, c->same_kind, c->kind_gpus);
 }
 
-/* Compares baseline benchmark bb with the run's (missing if the run has none) into x. probe_weight:
- * how much of the run's launch-probe difference a benchmark measured in contexts is taken net of
- * (LAUNCH_BORNE_OUT, adjust.c); the baseline's runs and long benchmarks take all of theirs. */
+/* Compares baseline benchmark bb with the run's (missing if the run has none) into x. */
 static void compare_bench(const gate_figures *base, const gate_figures *run, const gate_policy *p,
                           const gate_bench *bb, double copy_ref, double run_copy, const double *copies,
-                          double probe_weight, comparison *x) {
+                          comparison *x) {
   const gate_bench *rb = find_bench(run, bb->name);
   memset(x, 0, sizeof *x);
   x->name = bb->name;
@@ -27,12 +25,9 @@ static void compare_bench(const gate_figures *base, const gate_figures *run, con
   x->same_kind = ref.same_kind;
   x->base_runs = ref.runs;
   x->base_gpus = ref.gpus;
-  /* 2. Adjust: both sides' measures, net of the launch probe against other GPUs (adjust.h). */
-  adjusted a = adjust_bench(base, run, &ref, rb, p->metric, copy_ref, probe_weight);
-  x->run_short = a.run_short;
+  /* 2. Adjust: both sides' measures, interrupted contexts set aside (adjust.h). */
+  adjusted a = adjust_bench(base, run, &ref, rb, p->metric, copy_ref);
   x->launch_probe_ns = a.launch_probe_ns;
-  x->launch_shift_ns = a.launch_shift_ns;
-  x->probes_ignored = a.base.probes_ignored;
   x->base_ns = a.base.time;
   x->noise = a.noise;
   x->base_contexts = a.base.ncontexts;
@@ -45,7 +40,6 @@ static void compare_bench(const gate_figures *base, const gate_figures *run, con
   if (!rb) {
     x->v = VERDICT_MISSING;
   } else {
-    x->probes_ignored += a.run.probes_ignored;
     x->run_gbps = rb->bytes_per_second / 1e9;
     x->run_copy_frac = copy_fraction(run, rb);
     decide_bench(x, &a, p);
@@ -69,13 +63,7 @@ size_t compare_figures(const gate_figures *full_base, const gate_figures *run, c
   double copy_ref = median_copy(base), run_copy = median_copy(run);
   double *copies = gpu_copies(base); /* each baseline run's GPU copy probe, for the kinds */
   for (size_t i = 0; i < base->n; i++)
-    compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, copies, 1, &c[n++]);
-  /* A second pass with the share of the launch probe the first one's kernels bore out (LAUNCH_BORNE_OUT). */
-  double w = probe_borne_out(c, n);
-  if (w < 1)
-    for (size_t i = 0; i < n; i++)
-      if (c[i].run_contexts > 1 && isfinite(c[i].launch_probe_ns))
-        compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, copies, w, &c[i]);
+    compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, copies, &c[n++]);
   for (size_t i = 0; i < run->n; i++) {
     if (find_bench(base, run->b[i].name)) continue;
     comparison *x = &c[n++];
@@ -83,8 +71,8 @@ size_t compare_figures(const gate_figures *full_base, const gate_figures *run, c
     x->v = VERDICT_NEW;
     x->no_testbed_runs = find_bench(full_base, run->b[i].name) != NULL;
     if (x->no_testbed_runs) x->reasons |= REASON_NO_TESTBED_RUNS;
-    x->launch_shift_ns = x->launch_probe_ns = NAN;
-    scaled rs = scale_bench(run, &run->b[i], p->metric, copy_ref > 0 ? copy_ref : median_copy(run), 0, 1);
+    x->launch_probe_ns = NAN;
+    scaled rs = scale_bench(run, &run->b[i], p->metric, copy_ref > 0 ? copy_ref : median_copy(run));
     x->run_ns = rs.time;
     x->run_contexts = rs.ncontexts;
     x->run_samples = rs.nsamples;

@@ -2,8 +2,17 @@
  * reference (reference.h: which of the baseline's runs), adjust (adjust.h: what is done to the
  * measures of both sides), decide (decide.h: the policy and the verdict). compare_figures runs them
  * in turn. The rules named in capitals (TESTBED, OWN_GPU_MIN_RUNS, KIND_COPY_WINDOW, HOST_ROUND_TRIP,
- * GATE_RUN_NOISE, LAUNCH_BORNE_OUT, HOST_ROUND_TRIP_MIN_RUNS, GATE_POLICY_VERSION) are explained
- * where they are applied, in those files. */
+ * GATE_RUN_NOISE, HOST_ROUND_TRIP_MIN_RUNS, GATE_POLICY_VERSION) are explained where they are
+ * applied, in those files, and LAUNCH_PROBE_SHOWN_ONLY here.
+ *
+ * LAUNCH_PROBE_SHOWN_ONLY: times are compared as measured. Each run's launch probe (an empty
+ * kernel) is shown in the evidence, never taken off. Policy 3 took short benchmarks net of it
+ * against other GPUs, for hosts whose launches cost more; testbeds now keep such hosts apart
+ * (reference.h), and within one the probe moved alone: on a 2-GPU H100 host blessed in from two
+ * soak rounds (2026-11-26), one process's probe read 5.30 us against 4.68-4.95 us for the other
+ * 13 while its kernels did not move, and taken off it made that run's scale 2^20 benchmarks look
+ * 3.8-4.4 % apart: thresholds of 11.4-13.1 % where the runs as measured are 1.0-1.6 % apart
+ * (docs/RESULTS.md, "Launch probe shown only"). */
 #ifndef PERF_GATE_COMPARE_H
 #define PERF_GATE_COMPARE_H
 
@@ -45,16 +54,12 @@ typedef struct comparison {
   double p_faster;
   size_t base_runs, base_contexts, base_samples; /* the evidence behind each side (contexts kept) */
   size_t run_contexts, run_samples;
-  int run_short;          /* the run measured it in every context of its --contexts (a short benchmark) */
   size_t base_set_aside, run_set_aside; /* contexts set aside as interrupted (kept_contexts) */
   double base_gbps, run_gbps;
   double base_copy_frac, run_copy_frac; /* bandwidth as a fraction of the copy probe (0: unknown) */
-  /* How much longer the run's launch probe took than the baseline's (its runs' median), and how
-   * much of that both sides' times above are net of: all of it, or for a benchmark measured in
-   * contexts as much as the run's kernels bear out (LAUNCH_BORNE_OUT in adjust.c). NAN: a side
-   * has no probe, times are as measured. */
-  double launch_probe_ns, launch_shift_ns;
-  size_t probes_ignored; /* runs of either side whose probe was interrupted (probe_interrupted): as measured */
+  /* How much longer the run's launch probe took than the baseline's (the medians of their runs):
+   * evidence only (LAUNCH_PROBE_SHOWN_ONLY). NAN: a side has no probe. */
+  double launch_probe_ns;
   const char *testbed;    /* the run's testbed, which the baseline's side was limited to; "" none (TESTBED) */
   int no_testbed_runs;    /* "new" because the baseline has this benchmark from other testbeds only */
   int library_reference;  /* a library's kernel (cuBLAS, CUB, cudaMemcpy): beyond its threshold it marks the run

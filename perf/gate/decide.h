@@ -13,8 +13,9 @@ typedef enum { VERDICT_FASTER, VERDICT_SAME, VERDICT_SLOWER, VERDICT_NEW, VERDIC
 #define GATE_MAX_FAMILY_TOLERANCES 16
 
 /* GATE_POLICY_VERSION: the decision rule every verdict was made with (verdicts.json); it changes when
- * the rule does. 3: testbeds; library references never fail a merge alone. */
-#define GATE_POLICY_VERSION 3
+ * the rule does. 3: testbeds; library references never fail a merge alone. 4: times as measured,
+ * the launch probe shown only (LAUNCH_PROBE_SHOWN_ONLY, compare.h). */
+#define GATE_POLICY_VERSION 4
 
 typedef struct {
   char family[64];

@@ -143,11 +143,12 @@ static gate_figures load_ok(const char *file) {
   return f;
 }
 
-/* Hosts of one GPU model differ in what a launch takes (an empty kernel: 2.8 us on one kind of
- * H200 host, 4.5 us on another, and every short kernel 1.7 us longer there): with the launch
- * probe on both sides the gate compares times net of it, so such a host is not a regression and
- * a real slowdown on it still is. Without a probe on a side, times are compared as measured. */
-START_TEST(launch_probe_differences_between_hosts_are_not_regressions) {
+/* Times are compared as measured; the launch probe (an empty kernel) is shown in the evidence and
+ * never taken off (LAUNCH_PROBE_SHOWN_ONLY, compare.h). Policy 3 took short benchmarks net of it,
+ * and within a testbed the probe moved alone: a 2-GPU H100 host blessed in from two soak rounds had
+ * one process's probe at 5.30 us against 4.68-4.95 us, its kernels unmoved, and that gave its
+ * scale 2^20 benchmarks thresholds of 11.4-13.1 % (runs 1.0-1.6 % apart as measured). */
+START_TEST(the_launch_probe_is_shown_not_taken_off) {
   gate_figures runs[2], base, run;
   char err[1024];
   probed_run("probe_base0.json", 60, 7000, 300000, 2900);
@@ -159,32 +160,44 @@ START_TEST(launch_probe_differences_between_hosts_are_not_regressions) {
   ck_assert_msg(merge_runs(runs, 2, &base, err, sizeof err) == 0, "%s", err);
   gate_policy p = default_policy();
   comparison *c;
+  char evidence[192];
 
-  /* A slow-launch host: +1.7 us on everything, the probe too: same, shift shown. */
-  probed_run("probe_host.json", 62, 8700, 301700, 4600);
-  run = load_ok("probe_host.json");
+  /* The probe 1.7 us slower, the kernels not: same, as measured, the probe shown. */
+  probed_run("probe_alone.json", 62, 7010, 300150, 4600);
+  run = load_ok("probe_alone.json");
   size_t n = compare_figures(&base, &run, &p, &c);
   ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
   ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_SAME);
-  ck_assert_double_eq_tol(c[0].launch_shift_ns, 4500 - 2810, 1e-6); /* contexts' probe */
-  ck_assert_double_eq_tol(c[1].launch_shift_ns, 4600 - 2910, 1e-6); /* first context's */
+  ck_assert_double_eq_tol(c[0].launch_probe_ns, 4500 - 2810, 1e-6); /* contexts' probe */
+  ck_assert_double_eq_tol(c[1].launch_probe_ns, 4600 - 2910, 1e-6); /* first context's */
   ck_assert_double_lt(fabs(c[0].delta), 0.01);
+  evidence_text(&c[0], evidence, sizeof evidence);
+  ck_assert_msg(strstr(evidence, "launch probe +1.69 us") != NULL, "%s", evidence);
   free(c);
   free_figures(&run);
 
-  /* The same host with a 6 % slower kernel: slower. */
-  probed_run("probe_host_slow.json", 63, 7000 * 1.06 + 1700, 301700, 4600);
-  run = load_ok("probe_host_slow.json");
+  /* Every kernel 1.7 us longer with the probe (a host whose launches cost more, which a testbed of
+   * its own keeps apart): slower, not explained away. */
+  probed_run("probe_host.json", 63, 8700, 301700, 4600);
+  run = load_ok("probe_host.json");
   n = compare_figures(&base, &run, &p, &c);
   ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
-  ck_assert_double_gt(c[0].delta, 0.05);
+  ck_assert_double_gt(c[0].delta, 0.2);
+  free(c);
+  free_figures(&run);
+
+  /* A probe interrupted (10 us), a long kernel 4 % slower: slower. */
+  probed_run("probe_intr.json", 64, 7000, 312000, 9900);
+  run = load_ok("probe_intr.json");
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_SLOWER);
   free(c);
   free_figures(&run);
 
   /* A benchmark of the baseline the run did not measure: missing, whatever the probes. */
   double med[16];
-  contexts_around(8700, 0.3, med, 16);
-  const fake_bench only_add[1] = {{"elementwise/add/N:1", 8700}};
+  contexts_around(7000, 0.3, med, 16);
+  const fake_bench only_add[1] = {{"elementwise/add/N:1", 7000}};
   write_run("probe_host_missing.json", H100, 132, 3000.0, only_add, 1, 67);
   set_contexts("probe_host_missing.json", 0, med, 16);
   set_launch("probe_host_missing.json", 4600, 4500);
@@ -195,24 +208,38 @@ START_TEST(launch_probe_differences_between_hosts_are_not_regressions) {
   free(c);
   free_figures(&run);
 
-  /* That host without a probe (a runner from before it): compared as measured, slower. */
-  probed_run("probe_host_none.json", 64, 8700, 301700, 0);
+  /* A run without a probe (from before it): nothing shown. */
+  probed_run("probe_host_none.json", 65, 7000, 300100, 0);
   run = load_ok("probe_host_none.json");
   n = compare_figures(&base, &run, &p, &c);
-  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
-  ck_assert(isnan(c[0].launch_shift_ns));
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  ck_assert(isnan(c[0].launch_probe_ns));
   free(c);
   free_figures(&run);
   free_figures(&base);
 
-  /* A baseline with a run lacking the probe: no side is adjusted. */
-  probed_run("probe_base_none.json", 65, 7010, 300100, 0);
+  /* A baseline whose two runs took the same time while one's probe read 0.53 us more (the 2-GPU
+   * H100 host): its noise and threshold are those of the times, the tolerance. */
+  probed_run("probe_base_moved.json", 66, 7010, 300100, 3430);
+  runs[0] = load_ok("probe_base0.json");
+  runs[1] = load_ok("probe_base_moved.json");
+  ck_assert_msg(merge_runs(runs, 2, &base, err, sizeof err) == 0, "%s", err);
+  run = load_ok("probe_alone.json");
+  n = compare_figures(&base, &run, &p, &c);
+  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
+  ck_assert_msg(c[0].threshold < 0.0301, "threshold %.4f", c[0].threshold);
+  free(c);
+  free_figures(&run);
+  free_figures(&base);
+
+  /* A baseline with a run lacking the probe: nothing shown. */
+  probed_run("probe_base_none.json", 67, 7010, 300100, 0);
   runs[0] = load_ok("probe_base0.json");
   runs[1] = load_ok("probe_base_none.json");
   ck_assert_msg(merge_runs(runs, 2, &base, err, sizeof err) == 0, "%s", err);
-  run = load_ok("probe_host.json");
+  run = load_ok("probe_alone.json");
   n = compare_figures(&base, &run, &p, &c);
-  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SLOWER);
+  ck_assert(isnan(c[0].launch_probe_ns));
   free(c);
   free_figures(&run);
 
@@ -370,53 +397,6 @@ START_TEST(short_benchmarks_are_judged_on_their_contexts) {
 }
 END_TEST
 
-
-/* A launch probe can itself be interrupted: one H100 run's first context measured an empty kernel
- * at 10.35 us where 120 other runs took 3.09-3.46 us. Taken net of it, that run's long kernels
- * looked 7 us faster: in a baseline that made the noise, and so the threshold, of cublas 1024^3
- * 35 %; in a run it would hide a slowdown of 7 us. A probe more than twice the reference (or under
- * half) is ignored: that run is compared as measured. */
-START_TEST(an_interrupted_launch_probe_is_ignored) {
-  gate_figures runs[3], base, run;
-  char err[1024];
-  probed_run("intr_base0.json", 70, 7000, 300000, 2900);
-  probed_run("intr_base1.json", 71, 7010, 300100, 2920);
-  probed_run("intr_base2.json", 72, 7005, 300050, 9900); /* its probe interrupted */
-  for (int i = 0; i < 3; i++) runs[i] = load_ok(i == 0 ? "intr_base0.json" : i == 1 ? "intr_base1.json" : "intr_base2.json");
-  ck_assert_msg(merge_runs(runs, 3, &base, err, sizeof err) == 0, "%s", err);
-  gate_policy p = default_policy();
-  comparison *c;
-
-  /* A run on a host like the first two, its long kernel 4 % slower: slower, the threshold 3 %.
-   * Net of 9.9 us the third run's 300 us would be 2.3 % faster, which spreads the baseline's three
-   * contexts so far that the test on them no longer reaches p < 0.01 (before only slower runs made
-   * the noise, it also made the threshold 7 %). */
-  probed_run("intr_run_slow.json", 73, 7000, 312000, 2910);
-  run = load_ok("intr_run_slow.json");
-  size_t n = compare_figures(&base, &run, &p, &c);
-  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_SLOWER);
-  ck_assert_double_lt(c[1].threshold, 0.031);
-  ck_assert_int_eq(c[1].probes_ignored, 1);
-  ck_assert_int_eq(verdict_of(c, n, "elementwise/add/N:1"), VERDICT_SAME);
-  char evidence[192];
-  evidence_text(&c[1], evidence, sizeof evidence);
-  ck_assert_msg(strstr(evidence, "1 interrupted probe ignored"), "%s", evidence);
-  free(c);
-  free_figures(&run);
-
-  /* The run's own probe interrupted, its long kernel 4 % slower: as measured, still slower
-   * (net of its probe it would be 1.7 % slower and pass). */
-  probed_run("intr_run_probe.json", 74, 7000, 312000, 9900);
-  run = load_ok("intr_run_probe.json");
-  n = compare_figures(&base, &run, &p, &c);
-  ck_assert_int_eq(verdict_of(c, n, "elementwise/saxpy/N:1"), VERDICT_SLOWER);
-  ck_assert_double_eq_tol(c[1].launch_shift_ns, 0, 1e-9);
-  ck_assert_int_eq(c[1].probes_ignored, 2);
-  free(c);
-  free_figures(&run);
-  free_figures(&base);
-}
-END_TEST
 
 /* Which contexts are set aside: far outliers only, and only with 4 or more contexts. */
 START_TEST(interrupted_contexts_are_set_aside) {
@@ -1054,10 +1034,9 @@ START_TEST(a_runner_in_the_baseline_is_held_to_its_own_runs) {
       ck_assert_uint_eq(c[b].base_runs, cases[i].runs);
       ck_assert_uint_eq(c[b].base_gpus, cases[i].own ? 1 : 4);
       /* Against its own runs the allowance is own_tolerance (2 %: a GPU's runs spread by 0.1 %),
-       * as measured (no launch shift); against all of them, 3 x the fleet's 3 %. */
+       * against all of them, 3 x the fleet's 3 %. */
       if (cases[i].own) ck_assert_double_eq_tol(c[b].threshold, 0.02, 1e-9);
       else ck_assert_double_gt(c[b].threshold, 0.08);
-      if (cases[i].own) ck_assert(isnan(c[b].launch_shift_ns));
     }
     if (cases[i].saxpy == VERDICT_SLOWER) ck_assert_double_lt(c[1].p_slower, 1e-4);
     evidence_text(&c[1], evidence, sizeof evidence);
@@ -1335,63 +1314,6 @@ START_TEST(only_slower_runs_widen_the_threshold) {
 }
 END_TEST
 
-/* Three short benchmarks measured in 16 contexts each, and the launch probe `probe` (contexts). */
-static void short_run(const char *file, unsigned seed, const double ns[3], double probe) {
-  const fake_bench b[3] = {{"elementwise/add/N:1", ns[0]}, {"elementwise/add_float4/N:1", ns[1]},
-                           {"elementwise/saxpy/N:1", ns[2]}};
-  write_run(file, H100, 132, 3000.0, b, 3, seed);
-  for (int i = 0; i < 3; i++) {
-    double med[16];
-    contexts_around(ns[i], 0.05 * seed + 0.3 * i, med, 16);
-    set_contexts(file, (size_t)i, med, 16);
-  }
-  set_launch(file, probe + 100, probe);
-}
-
-/* A run's launch probe is taken only as far as its kernels bear it out (LAUNCH_BORNE_OUT): one
- * process's probe can come out 0.5-0.9 us slow while its kernels are not, and taken whole it made
- * every short kernel of the run look 3-11 % faster, hiding a slowdown of that size. A host whose
- * launches do cost more (kernels and probe alike) is still taken net of it. */
-START_TEST(a_launch_probe_the_kernels_do_not_bear_out_is_not_taken) {
-  gate_figures runs[3], base, run;
-  char err[1024], name[64];
-  for (int r = 0; r < 3; r++) {
-    double f = 1 + 0.002 * (r - 1), ns[3] = {7000 * f, 8000 * f, 9000 * f};
-    FORMAT(name, "borne_base%d.json", r);
-    short_run(name, 70 + (unsigned)r, ns, 2800 + 10 * r);
-    runs[r] = load_ok(name);
-  }
-  ck_assert_msg(merge_runs(runs, 3, &base, err, sizeof err) == 0, "%s", err);
-  for (int r = 0; r < 3; r++) free_figures(&runs[r]);
-  /* probe: the run's probe over the baseline's; host: what every kernel takes more; slow: add 6 %. */
-  const struct {
-    double probe, host;
-    int slow;
-    double shift; /* expected, ns */
-  } cases[] = {{940, 0, 0, 0}, {940, 0, 1, 0}, {1700, 1700, 0, 1700}, {1700, 1700, 1, 1700}, {0, 0, 1, 0}};
-  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
-    double ns[3] = {7000 * (cases[k].slow ? 1.06 : 1) + cases[k].host, 8000 + cases[k].host, 9000 + cases[k].host};
-    FORMAT(name, "borne_run%zu.json", k);
-    short_run(name, 80 + (unsigned)k, ns, 2810 + cases[k].probe);
-    run = load_ok(name);
-    gate_policy p = default_policy();
-    comparison *c;
-    size_t n = compare_figures(&base, &run, &p, &c);
-    for (size_t b = 0; b < n; b++) {
-      int slowed = cases[k].slow && !strcmp(c[b].name, "elementwise/add/N:1");
-      ck_assert_msg(c[b].v == (slowed ? VERDICT_SLOWER : VERDICT_SAME), "case %zu: %s %s, delta %.4f, shift %.0f ns", k,
-                    c[b].name, verdict_name(c[b].v), c[b].delta, c[b].launch_shift_ns);
-      ck_assert_double_eq_tol(c[b].launch_probe_ns, cases[k].probe, 1);
-      ck_assert_double_eq_tol(c[b].launch_shift_ns, cases[k].shift, 60);
-      if (!slowed) ck_assert_double_lt(fabs(c[b].delta), 0.01);
-    }
-    free(c);
-    free_figures(&run);
-  }
-  free_figures(&base);
-}
-END_TEST
-
 /* A GPU outside the baseline is allowed 3 x the most one run of the baseline was slow
  * (GATE_RUN_NOISE): its own run is one process, with a GPU's offset and a process's. Taken per GPU
  * (each GPU's runs' median), one slow process no longer widened the threshold, and an unchanged
@@ -1452,8 +1374,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, noisy_baseline_widens_the_threshold);
   tcase_add_test(tc, changes_under_the_absolute_floor_pass);
   tcase_add_test(tc, short_benchmarks_are_judged_on_their_contexts);
-  tcase_add_test(tc, launch_probe_differences_between_hosts_are_not_regressions);
-  tcase_add_test(tc, an_interrupted_launch_probe_is_ignored);
+  tcase_add_test(tc, the_launch_probe_is_shown_not_taken_off);
   tcase_add_test(tc, interrupted_contexts_are_set_aside);
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);
@@ -1472,7 +1393,6 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, a_host_round_trip_is_judged_against_every_host);
   tcase_add_test(tc, only_slower_runs_widen_the_threshold);
   tcase_add_test(tc, a_gpu_outside_the_baseline_is_allowed_the_slowest_run);
-  tcase_add_test(tc, a_launch_probe_the_kernels_do_not_bear_out_is_not_taken);
   tcase_add_test(tc, a_run_is_judged_against_its_own_testbed);
   suite_add_tcase(s, tc);
   return run_suite(s);

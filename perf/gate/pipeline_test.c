@@ -104,7 +104,7 @@ START_TEST(adjust_sets_aside_interrupted_contexts_and_takes_the_noise_of_slower_
    * exceeds it; faster runs add nothing. */
   static const run_spec runs[] = {{"GPU-A", 3000, 1000}, {"GPU-B", 3000, 1010}, {"GPU-C", 3000, 1020}};
   gate_figures f = figures(runs, 3, 0);
-  scaled s = scale_bench(&f, &f.b[0], METRIC_TIME, 0, 0, 1);
+  scaled s = scale_bench(&f, &f.b[0], METRIC_TIME, 0);
   ck_assert_double_eq_tol(s.time, 1010, 1e-6);
   ck_assert_double_eq_tol(s.noise, 10.0 / 1010, 1e-9);
   ck_assert_uint_eq(s.ncontexts, 48);
@@ -120,8 +120,8 @@ static comparison decided(double run_ns, const gate_policy *p, int host_round_tr
   run_spec one = {"GPU-E", 3000, run_ns};
   gate_figures base = figures(runs, 3, 0), run = figures(&one, 1, 0);
   adjusted a = {.have_run = 1};
-  a.base = scale_bench(&base, &base.b[0], METRIC_TIME, 0, 0, 1);
-  a.run = scale_bench(&run, &run.b[0], METRIC_TIME, 0, 0, 1);
+  a.base = scale_bench(&base, &base.b[0], METRIC_TIME, 0);
+  a.run = scale_bench(&run, &run.b[0], METRIC_TIME, 0);
   comparison x;
   memset(&x, 0, sizeof x);
   x.name = "fam/x/N:1";

@@ -51,16 +51,9 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   if (c->run_set_aside + c->base_set_aside > 0 && used < len) /* interrupted contexts (compare.h) */
     snprintf(buf + used, len - used, ", set aside %zu/%zu ctx", c->base_set_aside, c->run_set_aside);
   used = strlen(buf);
-  if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING && isfinite(c->launch_shift_ns) && used < len) {
-    if (fabs(c->launch_probe_ns - c->launch_shift_ns) < 5) /* all of the probe's difference taken */
-      snprintf(buf + used, len - used, ", launch %+.2f us", c->launch_shift_ns / 1e3);
-    else /* only what the run's kernels bear out (LAUNCH_BORNE_OUT) */
-      snprintf(buf + used, len - used, ", launch %+.2f of probe %+.2f us", c->launch_shift_ns / 1e3,
-               c->launch_probe_ns / 1e3);
-  }
-  used = strlen(buf);
-  if (c->probes_ignored > 0 && used < len)
-    snprintf(buf + used, len - used, ", %zu interrupted probe%s ignored", c->probes_ignored, c->probes_ignored > 1 ? "s" : "");
+  /* shown, not taken off (LAUNCH_PROBE_SHOWN_ONLY) */
+  if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING && isfinite(c->launch_probe_ns) && used < len)
+    snprintf(buf + used, len - used, ", launch probe %+.2f us", c->launch_probe_ns / 1e3);
   used = strlen(buf);
   if ((c->reasons & REASON_FEW_HOST_RUNS) && used < len) {
     snprintf(buf + used, len - used, ", a host round trip over %zu runs: gates from %d", c->base_runs,
@@ -182,15 +175,15 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
   fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing (gated on %s).\n\n", n, slower, faster,
           added, missing, metric_name(metric));
   fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
-               "own runs when the baseline holds two or more (\"this GPU's N runs\", times as measured), else of its "
+               "own runs when the baseline holds two or more (\"this GPU's N runs\"), else of its "
                "GPUs whose copy probe is within %.1f %% of this run's, when there are two or more (\"N runs of M "
                "GPUs of its kind\"), else of all its GPUs (\"N runs of M GPUs, K of its kind\": too few of its kind "
                "have run it, so a difference of kinds can look like a change; bless this runner in), or of all its "
                "GPUs for a benchmark whose time includes a host round trip (\"N runs of M GPUs, a host round trip\": "
                "set by the host, not the GPU's kind). p: one-sided "
-               "test on the contexts' medians (%s). Evidence: contexts/samples, baseline vs new; \"launch\" (other "
-               "GPUs): how much longer this run's launch probe (an empty kernel) took than the baseline's, which both "
-               "sides' times are net of (\"launch A of probe B\": the run's kernels bore out only A of it).\n\n",
+               "test on the contexts' medians (%s). Times are as measured. Evidence: contexts/samples, baseline vs "
+               "new; \"launch probe\": how much longer this run's empty kernel took than the baseline's, for "
+               "reading only.\n\n",
           100 * KIND_COPY_WINDOW, "slower for a positive delta, faster for a negative one");
   fprintf(out, "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |\n");
   fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
@@ -287,10 +280,7 @@ static json_t *verdict_json(const comparison *c) {
     bad |= !e || json_object_set_new(e, "baseline_noise", json_real(c->noise));
     bad |= !e || json_object_set_new(e, "p_slower", json_real(c->p_slower));
     bad |= !e || json_object_set_new(e, "p_faster", json_real(c->p_faster));
-    if (isfinite(c->launch_shift_ns)) bad |= !e || json_object_set_new(e, "launch_shift_ns", json_real(c->launch_shift_ns));
     if (isfinite(c->launch_probe_ns)) bad |= !e || json_object_set_new(e, "launch_probe_ns", json_real(c->launch_probe_ns));
-    if (isfinite(c->launch_shift_ns))
-      bad |= !e || json_object_set_new(e, "launch_probes_ignored", json_integer((json_int_t)c->probes_ignored));
   }
   if (c->v != VERDICT_NEW) {
     static const char *const kReference[] = {"this_gpu", "same_kind", "all_gpus", "all_gpus", "all_gpus"};
