@@ -257,6 +257,23 @@ START_TEST(the_launch_probe_is_shown_not_taken_off) {
 }
 END_TEST
 
+/* A slower verdict judged against other kinds says what would settle it: on a runner outside the
+ * baseline, bring it in; on a host already blessed in whose soak rounds ran this family on its other
+ * GPUs (the 2-GPU H100 host, 2026-11-26), bless more rounds of it. */
+START_TEST(a_slower_verdict_against_other_kinds_says_what_would_settle_it) {
+  comparison c = {.name = "reduce/v7/N:1", .v = VERDICT_SLOWER, .kind_gpus = 1, .delta = 0.05, .threshold = 0.03,
+                  .base_ns = 1000, .run_ns = 1050, .launch_probe_ns = NAN, .testbed = ""};
+  char msg[1024];
+  failure_message(&c, msg, sizeof msg);
+  ck_assert_msg(strstr(msg, "bring this runner into the baseline") != NULL, "%s", msg);
+  c.testbed = "NVIDIA H100 80GB HBM3 x2 NVLink | cpu | driver 1";
+  failure_message(&c, msg, sizeof msg);
+  ck_assert_msg(strstr(msg, "of its kind in the baseline of this testbed") != NULL, "%s", msg);
+  ck_assert_msg(strstr(msg, "bless more rounds of this host in") != NULL, "%s", msg);
+  ck_assert_msg(strstr(msg, "bring this runner") == NULL, "%s", msg);
+}
+END_TEST
+
 /* The unit of evidence is the context: a short benchmark's verdict rests on its context
  * medians, the baseline's against the run's, not on thousands of correlated samples. */
 START_TEST(short_benchmarks_are_judged_on_their_contexts) {
@@ -1375,6 +1392,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, changes_under_the_absolute_floor_pass);
   tcase_add_test(tc, short_benchmarks_are_judged_on_their_contexts);
   tcase_add_test(tc, the_launch_probe_is_shown_not_taken_off);
+  tcase_add_test(tc, a_slower_verdict_against_other_kinds_says_what_would_settle_it);
   tcase_add_test(tc, interrupted_contexts_are_set_aside);
   tcase_add_test(tc, copy_ratio_cancels_a_slower_machine);
   tcase_add_test(tc, bad_input_is_named);

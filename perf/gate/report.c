@@ -104,11 +104,14 @@ void failure_message(const comparison *c, char *buf, size_t len) {
              "touch it, bring this runner into the baseline (ci/soak.sh 2 on it, then ci/bless.sh --add "
              "soak/round*; docs/gate.md)");
   else if (c->v == VERDICT_SLOWER && reference_of(c) >= REF_ALL_GPUS && used < len)
+    /* On a host blessed in, ci/soak.sh put this family on its other GPUs: more rounds spread it. */
     snprintf(buf + used, len - used,
-             ". Judged against other kinds of this GPU model (%zu GPU%s of its kind in the baseline): if this "
-             "change did not touch the kernel, bring this runner into the baseline (ci/soak.sh 2 on it, then "
-             "ci/bless.sh --add soak/round*; docs/gate.md)",
-             c->kind_gpus, c->kind_gpus == 1 ? "" : "s");
+             ". Judged against other kinds of this GPU model (%zu GPU%s of its kind in the baseline%s): if this "
+             "change did not touch the kernel, %s (ci/soak.sh 2 on it, then ci/bless.sh --add soak/round*; "
+             "docs/gate.md)",
+             c->kind_gpus, c->kind_gpus == 1 ? "" : "s", c->testbed && c->testbed[0] ? " of this testbed" : "",
+             c->testbed && c->testbed[0] ? "bless more rounds of this host in, so that this GPU has runs of its own"
+                                         : "bring this runner into the baseline");
 }
 
 void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, gate_metric metric) {
