@@ -227,13 +227,28 @@ static double relative_noise(const double *x, size_t n) {
   return sum / (double)(n - 1) * sqrt(M_PI) / 2 / trend_median(x, n);
 }
 
+/* The same within the segments between change points c[0..k): the differences across a change
+ * point are the step's, not the noise's (five +1 % steps among 40 rows of 0.4 % noise made it read
+ * 0.47 %). */
+static double noise_within(const double *x, size_t n, const change_point *c, size_t k) {
+  double sum = 0;
+  size_t m = 0, j = 0;
+  for (size_t i = 1; i < n; i++) {
+    while (j < k && c[j].index < i) j++;
+    if (j < k && c[j].index == i) continue; /* x[i] starts a new level */
+    sum += fabs(x[i] - x[i - 1]);
+    m++;
+  }
+  return m < 2 ? relative_noise(x, n) : sum / (double)m * sqrt(M_PI) / 2 / trend_median(x, n);
+}
+
 /* Steps from the medians of the segments on either side. A step must be at least min_step, and
  * at least min_z standard errors of a difference of two medians (1.2533 sd sqrt(1/a + 1/b) for
  * segments of a and b rows): the weakest step short of that is dropped (its two segments become
  * one) until every step stands. */
 static size_t keep_large_steps(const double *x, size_t n, change_point *c, size_t k, const trend_params *p) {
-  double sd = relative_noise(x, n);
   for (;;) {
+    double sd = noise_within(x, n, c, k);
     size_t weakest = k;
     double weakest_ratio = 1;
     for (size_t i = 0; i < k; i++) {
