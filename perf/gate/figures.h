@@ -66,7 +66,7 @@ typedef struct {
   double warmup_s;
   /* The runner's launch probe (an empty kernel timed like a sample; perf/runner/results.h): its median
    * in the first CUDA context, and the mean of its medians in the --contexts ones. 0: not
-   * measured (runs before the probe). The gate compares times net of it (perf/gate/compare.h). */
+   * measured (runs before the probe). The gate shows its difference and compares times as measured (compare.h). */
   double launch_first_ns, launch_contexts_ns;
 } gate_run_info;
 
