@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "plots/inputs.h"
+#include "perf/gate/fail.h"
 
 #include "perf/gate/history_csv.h"
 
@@ -14,14 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return 1;
-}
 
 /* ---------- benchmark names ---------- */
 

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "perf/gate/figures.h"
+#include "perf/gate/fail.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,14 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return 1;
-}
 
 static double *copy_doubles(const double *x, size_t n) {
   double *y = malloc((n + 1) * sizeof *y);

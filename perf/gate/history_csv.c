@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "perf/gate/history_csv.h"
+#include "perf/gate/fail.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,14 +12,6 @@
 const char *const kHistoryNeeds[] = {"date", "commit", "benchmark", "median_ns", NULL};
 
 static const char kWritten[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush";
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return 1;
-}
 
 #define MAX_COLUMNS 64
 
