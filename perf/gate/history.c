@@ -127,6 +127,16 @@ static const char *verdict_of(const char *vpath, json_t *list, const char *bench
   return verdict;
 }
 
+/* A stream writing into a growing text (open_memstream); out of memory ends the command. */
+static FILE *text_buffer(char **text, size_t *len) {
+  FILE *mem = open_memstream(text, len);
+  if (!mem) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  return mem;
+}
+
 /* A row per benchmark: date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,threshold,
  * testbed. */
 static char *csv_rows(const gate_figures *run, const char *rpath, json_t *list, const char *vpath, size_t *len) {
@@ -135,11 +145,7 @@ static char *csv_rows(const gate_figures *run, const char *rpath, json_t *list, 
   csv_text(rpath, "context.commit", info->commit);
   csv_text(rpath, "context.testbed", info->testbed);
   char *rows = NULL;
-  FILE *mem = open_memstream(&rows, len);
-  if (!mem) {
-    fprintf(stderr, "gate: out of memory\n");
-    exit(EXIT_BAD_INPUT);
-  }
+  FILE *mem = text_buffer(&rows, len);
   for (size_t i = 0; i < run->n; i++) {
     const gate_bench *b = &run->b[i];
     csv_text(rpath, "benchmarks[].name", b->name);
@@ -216,11 +222,7 @@ static int appendable(const char *path, const char *text, size_t len, int *crlf,
 static void upgrade(char **text, size_t *len, int fields) {
   char *out = NULL;
   size_t out_len = 0;
-  FILE *mem = open_memstream(&out, &out_len);
-  if (!mem) {
-    fprintf(stderr, "gate: out of memory\n");
-    exit(EXIT_BAD_INPUT);
-  }
+  FILE *mem = text_buffer(&out, &out_len);
   const char *end = *text + *len, *line = *text;
   for (int first = 1; line < end; first = 0) {
     const char *eol = memchr(line, '\n', (size_t)(end - line));
@@ -320,11 +322,7 @@ static int append_rows(const char *dir, const char *path, const char *rows, size
   /* The new file's text after the old: the header when there was none, the rows in the old file's line ends. */
   char *add = NULL;
   size_t add_len = 0;
-  FILE *mem = open_memstream(&add, &add_len);
-  if (!mem) {
-    fprintf(stderr, "gate: out of memory\n");
-    exit(EXIT_BAD_INPUT);
-  }
+  FILE *mem = text_buffer(&add, &add_len);
   if (old_len == 0) fputs(kHeader11, mem);
   for (size_t i = 0; i < len; i++) {
     if (crlf && rows[i] == '\n') fputc('\r', mem);
