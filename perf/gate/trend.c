@@ -107,7 +107,7 @@ static double best_split(scan_space *s, size_t min_seg, size_t *tau_out) {
 
 /* ---------- the permutation test ---------- */
 
-static uint64_t next_random(uint64_t *state) { /* splitmix64 */
+uint64_t trend_random(uint64_t *state) { /* splitmix64 */
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -186,7 +186,7 @@ static void segment(search *s, size_t start, size_t end) {
   int as_large = 0, limit = (int)floor(p->alpha * (permutations + 1) + 1e-9) - 1;
   for (int r = 0; r < permutations && as_large <= limit; r++) {
     for (size_t i = sp->m; i > 1; i--) {
-      size_t j = (size_t)(next_random(&state) % i);
+      size_t j = (size_t)(trend_random(&state) % i);
       double tv = sp->v[i - 1];
       size_t tr = sp->rank[i - 1];
       sp->v[i - 1] = sp->v[j], sp->rank[i - 1] = sp->rank[j];

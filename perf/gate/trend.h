@@ -52,6 +52,9 @@ double trend_best_split(const double *x, size_t m, size_t min_segment, size_t *t
  * with 3 % run-to-run noise: 7 %). */
 double creep_threshold(const double *x, size_t n, size_t window, double tolerance);
 
+/* The permutations' generator (splitmix64): the next of *state's sequence. */
+uint64_t trend_random(uint64_t *state);
+
 /* The median of x[0..n) (n > 0); x is not changed. */
 double trend_median(const double *x, size_t n);
 

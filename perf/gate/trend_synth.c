@@ -20,12 +20,7 @@
 #include "perf/gate/trend.h"
 
 static uint64_t state;
-static double uniform(void) { /* splitmix64 */
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
-}
+static double uniform(void) { return (double)(trend_random(&state) >> 11) / 9007199254740992.0; }
 
 typedef struct {
   const char *name, *gpu;

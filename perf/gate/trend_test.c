@@ -49,12 +49,7 @@ static void load_noise(double max_sd) {
 }
 
 static uint64_t rng;
-static double uniform(void) { /* splitmix64 */
-  uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
-}
+static double uniform(void) { return (double)(trend_random(&rng) >> 11) / 9007199254740992.0; }
 
 /* level[i] x (1 + a residual of the H100 history), around 10 µs. */
 static void synthesize(const double *level, size_t n, double *x) {
