@@ -670,16 +670,10 @@ static void history_series(const render_env *env, family_view *f, const series *
             100 * c[i].step);
   }
   o->changes += k;
-  /* Creep beyond what the gate lets through: the tolerance, or the baseline's wider threshold of
-   * a noisy benchmark (a host round trip at +20 % is within its threshold, not creep), or what the
-   * series' own noise makes of a median of 5 rows. */
-  double tol = fmax(creep_threshold(t, s->n, TREND_WINDOW, tolerance_for(env->policy, s->r[0]->bench, 0)),
-                    s->base_threshold);
-  /* ... reached in the history: beyond it against its first rows too (a benchmark that has
-   * always been off its baseline, as some few-µs kernels measured on other GPUs are, did not creep). */
-  double level = creep_level(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW);
-  double rise = s->has_base ? creep_level(t, s->n, 0, TREND_WINDOW) : level;
-  if (level > tol && rise > tol) {
+  /* Creep beyond what the gate lets through (creep_beyond, the rule `gate trends` applies too). */
+  double level, tol;
+  if (creep_beyond(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW,
+                   tolerance_for(env->policy, s->r[0]->bench, 0), s->base_threshold, &level, &tol)) {
     f->creep = realloc(f->creep, (f->ncreep + 1) * sizeof *f->creep);
     f->creep[f->ncreep++] = (creep_mark){s->r[s->n - 1], level, tol, k, s->has_base};
   }

@@ -295,3 +295,11 @@ double creep_level(const double *x, size_t n, double reference, size_t window) {
   double ref = reference > 0 ? reference : trend_median(x, window);
   return trend_median(x + n - window, window) / ref - 1;
 }
+
+int creep_beyond(const double *x, size_t n, double reference, size_t window, double tolerance, double floor,
+                 double *level, double *allowed) {
+  *allowed = fmax(creep_threshold(x, n, window, tolerance), floor);
+  *level = creep_level(x, n, reference, window);
+  double rise = reference > 0 ? creep_level(x, n, 0, window) : *level;
+  return *level > *allowed && rise > *allowed;
+}

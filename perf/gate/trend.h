@@ -52,6 +52,15 @@ double trend_best_split(const double *x, size_t m, size_t min_segment, size_t *t
  * with 3 % run-to-run noise: 7 %). */
 double creep_threshold(const double *x, size_t n, size_t window, double tolerance);
 
+/* Whether a series crept (the one rule of `gate trends` and the report): its level (creep_level
+ * against `reference`) is beyond the least creep that stands out, the larger of creep_threshold
+ * (tolerance, or the series' noise) and `floor` (a baseline's wider threshold: a host round trip at
+ * +20 % within it did not creep); and, against a baseline (reference > 0), beyond it against the
+ * series' first rows too (a benchmark always off its baseline did not creep). *level, *allowed: the
+ * level and that least creep, for the message. */
+int creep_beyond(const double *x, size_t n, double reference, size_t window, double tolerance, double floor,
+                 double *level, double *allowed);
+
 /* The permutations' generator (splitmix64): the next of *state's sequence. */
 uint64_t trend_random(uint64_t *state);
 

@@ -120,8 +120,8 @@ static void report_series(const trends_options *o, const history_entry *const *r
            c[i].p);
     shown++;
   }
-  double level = creep_level(x, n, 0, o->window), tolerance = creep_threshold(x, n, o->window, o->tolerance);
-  if (level > tolerance) {
+  double level, tolerance;
+  if (creep_beyond(x, n, 0, o->window, o->tolerance, 0, &level, &tolerance)) {
     printf("CREPT %s: %+.2f %% (median of the last %zu rows against the first %zu), beyond %s%.1f %%, over %zu "
            "change point%s\n", name, 100 * level, o->window, o->window,
            tolerance > o->tolerance ? "its noise: " : "the tolerance, ", 100 * tolerance, k, k == 1 ? "" : "s");
