@@ -1,5 +1,5 @@
-// What belongs to one CUDA context (context_cache.h): its cuBLAS handle and pinned host scratch; and
-// the one cuBLAS status -> CUDA error mapping.
+// What belongs to one CUDA context (context_cache.h): its cuBLAS handle, pinned host scratch and
+// device workspace per stream; and the one cuBLAS status -> CUDA error mapping.
 #include <pthread.h>
 #include <string.h>
 
@@ -27,11 +27,22 @@ typedef struct {
   void *host;
 } context_scratch;
 
+// Device workspace per context and stream (stream_workspace_for_current_context). Like the handles,
+// the entry of a destroyed context or stream is never matched again (both IDs are unique for the life
+// of the process); a destroyed context's memory goes with it.
+typedef struct {
+  unsigned long long ctx_id, stream_id;
+  void *zeroed, *scratch;
+  size_t zeroed_bytes, scratch_bytes;
+} stream_workspace;
+
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static context_handle g_handles[MAX_CONTEXTS];
 static int g_count;
 static context_scratch g_scratch[MAX_CONTEXTS];
 static int g_scratch_count;
+static stream_workspace g_workspaces[MAX_CONTEXTS];
+static int g_workspace_count;
 
 // Driver entry points found through the runtime, so that nothing links libcuda; looked up once.
 static PFN_cuCtxGetCurrent_v4000 g_ctx_get_current;
@@ -137,6 +148,60 @@ extern "C" cudaError_t pinned_scratch_for_current_context(size_t bytes, void **h
   if (!host || bytes > CONTEXT_SCRATCH_BYTES) return cudaErrorInvalidValue;
   pthread_mutex_lock(&g_lock);
   cudaError_t err = scratch_locked(host);
+  pthread_mutex_unlock(&g_lock);
+  return err;
+}
+
+// The workspace of the current context and `stream`, made or grown here. Called with g_lock held.
+static cudaError_t workspace_locked(cudaStream_t stream, size_t zeroed_bytes, size_t scratch_bytes, void **zeroed,
+                                    void **scratch) {
+  unsigned long long ctx_id, stream_id;
+  cudaError_t err = current_context_id(&ctx_id);
+  if (err == cudaSuccess) err = cudaStreamGetId(stream, &stream_id);
+  if (err != cudaSuccess) return err;
+  stream_workspace *w = NULL;
+  for (int i = 0; i < g_workspace_count && !w; i++)
+    if (g_workspaces[i].ctx_id == ctx_id && g_workspaces[i].stream_id == stream_id) w = &g_workspaces[i];
+  if (!w) {
+    if (g_workspace_count == MAX_CONTEXTS) return cudaErrorMemoryAllocation;
+    w = &g_workspaces[g_workspace_count++];
+    memset(w, 0, sizeof *w);
+    w->ctx_id = ctx_id;
+    w->stream_id = stream_id;
+  }
+  const bool grow_zeroed = zeroed_bytes > w->zeroed_bytes, grow_scratch = scratch_bytes > w->scratch_bytes;
+  if (grow_zeroed || grow_scratch) {
+    // Every earlier user of this memory was launched on `stream`: once it has drained, none is left.
+    if ((err = cudaStreamSynchronize(stream)) != cudaSuccess) return err;
+  }
+  // A failure below leaves the entry empty (NULL, 0 bytes), so the next call allocates again.
+  if (grow_zeroed) {
+    if (w->zeroed && (err = cudaFree(w->zeroed)) != cudaSuccess) return err;
+    w->zeroed = NULL, w->zeroed_bytes = 0;
+    if ((err = cudaMalloc(&w->zeroed, zeroed_bytes)) != cudaSuccess) return err;
+    if ((err = cudaMemsetAsync(w->zeroed, 0, zeroed_bytes, stream)) != cudaSuccess) {
+      cudaFree(w->zeroed);  // the memset's error is the one returned
+      w->zeroed = NULL;
+      return err;
+    }
+    w->zeroed_bytes = zeroed_bytes;
+  }
+  if (grow_scratch) {
+    if (w->scratch && (err = cudaFree(w->scratch)) != cudaSuccess) return err;
+    w->scratch = NULL, w->scratch_bytes = 0;
+    if ((err = cudaMalloc(&w->scratch, scratch_bytes)) != cudaSuccess) return err;
+    w->scratch_bytes = scratch_bytes;
+  }
+  *zeroed = w->zeroed;
+  *scratch = w->scratch;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t stream_workspace_for_current_context(cudaStream_t stream, size_t zeroed_bytes,
+                                                            size_t scratch_bytes, void **zeroed, void **scratch) {
+  if (!zeroed || !scratch) return cudaErrorInvalidValue;
+  pthread_mutex_lock(&g_lock);
+  cudaError_t err = workspace_locked(stream, zeroed_bytes, scratch_bytes, zeroed, scratch);
   pthread_mutex_unlock(&g_lock);
   return err;
 }

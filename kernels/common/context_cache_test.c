@@ -1,6 +1,7 @@
 /* The pinned scratch of context_cache belongs to the current CUDA context (and, for the pinned scratch, to the
  * calling thread), and stays usable as the benchmark runner's contexts come and go: a context made with
- * cuCtxCreate, used, destroyed, then another made, perhaps at the same CUcontext address.
+ * cuCtxCreate, used, destroyed, then another made, perhaps at the same CUcontext address. The device
+ * workspace belongs to a context and a stream.
  *
  * A scratch buffer is checked by a copy from the device into it through its device address (as
  * dot_tree_host_finish's kernel writes it) and by cudaPointerGetAttributes: page-locked memory of a
@@ -10,6 +11,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kernels/common/context_cache.h"
 #include "perf/runner/driver_contexts.h"
@@ -85,11 +87,78 @@ START_TEST(scratch_per_context_and_thread) {
 }
 END_TEST
 
+/* Every byte of `bytes` of device memory at `dev` is `value`, read back in `stream`'s order. */
+static void check_device_bytes(const void *dev, size_t bytes, unsigned char value, cudaStream_t stream,
+                               const char *what) {
+  unsigned char *host = malloc(bytes);
+  ck_assert_ptr_nonnull(host);
+  CUDA_OK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  for (size_t i = 0; i < bytes; i++) ck_assert_msg(host[i] == value, "%s: byte %zu is %#x", what, i, host[i]);
+  free(host);
+}
+
+/* One workspace per context and stream: the same memory for a stream from call to call (a smaller
+ * request included), other memory for another stream, the NULL stream and another context; the zeroed
+ * part is zero when made and when grown; a grow while the stream still has work queued on the old
+ * memory waits for it (the stream is drained before the free). */
+START_TEST(workspace_per_context_and_stream) {
+  cudaStream_t s1, s2;
+  CUDA_OK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  CUDA_OK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  void *z1, *w1, *z, *w, *z2, *w2, *z0, *w0;
+  CUDA_OK(stream_workspace_for_current_context(s1, 256, 1 << 20, &z1, &w1));
+  ck_assert(z1 && w1 && z1 != w1);
+  check_device_bytes(z1, 256, 0, s1, "a new zeroed part");
+  CUDA_OK(stream_workspace_for_current_context(s1, 64, 4096, &z, &w));
+  ck_assert_msg(z == z1 && w == w1, "a smaller request moved the workspace: %p %p, was %p %p", z, w, z1, w1);
+  CUDA_OK(stream_workspace_for_current_context(s2, 256, 1 << 20, &z2, &w2));
+  ck_assert_msg(z2 != z1 && w2 != w1, "two streams share workspace %p %p", z2, w2);
+  CUDA_OK(stream_workspace_for_current_context(NULL, 256, 1 << 20, &z0, &w0));
+  ck_assert_msg(z0 != z1 && z0 != z2 && w0 != w1 && w0 != w2, "the NULL stream shares workspace %p %p", z0, w0);
+  ck_assert_int_eq(stream_workspace_for_current_context(s1, 1, 1, NULL, &w), cudaErrorInvalidValue);
+  ck_assert_int_eq(stream_workspace_for_current_context(s1, 1, 1, &z, NULL), cudaErrorInvalidValue);
+
+  /* Work still queued on the old memory when it grows: a fill of the whole scratch (and of the zeroed
+   * part, which a caller must not leave so: the grown one must be zero all the same). */
+  CUDA_OK(cudaMemsetAsync(w1, 0x5A, 1 << 20, s1));
+  CUDA_OK(cudaMemsetAsync(z1, 0xFF, 256, s1));
+  CUDA_OK(stream_workspace_for_current_context(s1, 4096, 8 << 20, &z, &w));
+  check_device_bytes(z, 4096, 0, s1, "a grown zeroed part");
+  CUDA_OK(cudaMemsetAsync(w, 0xA5, 8 << 20, s1)); /* the grown scratch is usable whole */
+  check_device_bytes(w, 8 << 20, 0xA5, s1, "the grown scratch");
+  void *z1g = z, *w1g = w;
+
+  char err[512];
+  driver_context primary, made;
+  ck_assert_msg(driver_context_current(&primary, err, sizeof err) == 0, "%s", err);
+  int device;
+  CUDA_OK(cudaGetDevice(&device));
+  for (int round = 0; round < 2; round++) {
+    ck_assert_msg(driver_context_create(device, &made, err, sizeof err) == 0, "%s", err);
+    cudaStream_t sm;
+    CUDA_OK(cudaStreamCreateWithFlags(&sm, cudaStreamNonBlocking));
+    CUDA_OK(stream_workspace_for_current_context(sm, 256, 1 << 20, &z, &w));
+    ck_assert_msg(z != z1g && w != w1g, "context %d got the primary context's workspace", round);
+    check_device_bytes(z, 256, 0, sm, "a new context's zeroed part");
+    CUDA_OK(cudaStreamDestroy(sm));
+    ck_assert_msg(driver_context_destroy(made, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(driver_context_set_current(primary, err, sizeof err) == 0, "%s", err);
+  }
+  CUDA_OK(stream_workspace_for_current_context(s1, 4096, 8 << 20, &z, &w));
+  ck_assert_msg(z == z1g && w == w1g, "back in the primary context the workspace moved: %p %p, was %p %p", z, w,
+                z1g, w1g);
+  CUDA_OK(cudaStreamDestroy(s1));
+  CUDA_OK(cudaStreamDestroy(s2));
+}
+END_TEST
+
 int main(void) {
   require_gpu("context_cache_test");
   Suite *s = suite_create("context_cache");
   TCase *tc = tcase_create("context_cache");
   tcase_add_test(tc, scratch_per_context_and_thread);
+  tcase_add_test(tc, workspace_per_context_and_stream);
   suite_add_tcase(s, tc);
   return run_gpu_suite(s);
 }
