@@ -1,8 +1,10 @@
-// fp32 matmul: naive, shared-memory tiled (16, 32) and register-blocked 128x128x8.
+// fp32 matmul: naive, shared-memory tiled (16, 32), register-blocked 128x128x8, warp-tiled, pipelined
+// (cp.async, 128x128x16) and split-K over pipelined's tiles.
 //
 // Kernels walk their tiles with grid-stride loops, so grids capped at the
 // device's limits still cover any M, N; loads outside A or B read as zero and
 // stores outside C are skipped, so no size needs to be a tile multiple.
+#include "kernels/common/context_cache.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_args.cuh"
 
@@ -489,6 +491,154 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
 }
 
 // ---------------------------------------------------------------------------
+// Split-K (issue #47): pipelined's tiles and main loop over a part of K, for products with too few
+// 128x128 tiles to fill the GPU. At 1024^3 there are 64 tiles, one block each, for 132 SMs that hold
+// 2 such blocks each (pipelined's 254 registers x 128 threads: 2 blocks of the 65536 registers), so
+// 200 of 264 block slots stay empty: on an H100 (docs/RESULTS.md, "Every benchmark, one run per GPU",
+// G7) pipelined took 144.8 us there, regblock (more, smaller blocks) 121.4 us, cuBLAS 61.8 us (0.51 x).
+// Cutting K into S parts makes tiles x S blocks (S = 4 at 1024^3: 256 blocks for 264 slots), each
+// doing K / S of its tile's sum.
+//
+// The parts are summed in the same launch, in a fixed order: every block stores its partial tile in
+// the workspace (slot z of its tile), then counts itself in on the tile's counter; the last of the S
+// to arrive, whichever it is, reads the S slots back and sums them as ((p0 + p1) + p2) + p3 before
+// writing C, so C's bits do not depend on the order the blocks ran in (deterministic for a given S),
+// no block ever waits for another (no assumption that blocks run together), there is no second
+// kernel, and no memset per call: the last block puts the counter back to 0 for the next launch.
+// The fences are those of the CUDA samples' threadFenceReduction: store, fence, barrier, atomic /
+// barrier, fence, loads from L2 (ld.global.cg: this block's L1 holds nothing of them).
+//
+// Measured: to be measured (written without a GPU; a lab with the alternatives -- two-kernel split-K,
+// stream-K, other tile shapes -- is ready for the first GPU session).
+//
+// The kernel repeats pipelined_kernel's body instead of sharing it through an inline function: moving
+// that body into one changed pipelined_kernel's register allocation (ptxas, CUDA 13.0: 254 registers
+// and no spills -> 255 and 52 bytes of spills), and pipelined's figures are blessed.
+
+#define SK_MAX_SPLITS 4
+#define SK_MIN_K 128          /* k per split at least (8 k-steps: the 4 stages have something to overlap) */
+#define SK_BLOCKS_PER_SM 2    /* resident blocks of splitk_kernel (and pipelined_kernel): by registers */
+#define SK_SLOT4 (RB_BM * RB_BN / 4) /* float4 of one partial tile (64 KB) */
+
+// A partial tile in fragment order: float4 (i, h) of thread t at (2 i + h) PL_THREADS + t, so a warp's
+// 32 stores (and the last block's loads) are 512 contiguous bytes; only the same thread of another
+// block of the same tile reads it, which has the same fragment. Cached in L2 only (st.global.cg).
+static __device__ __forceinline__ void sk_store_partial(float4 *__restrict__ slot, const float (&acc)[16][8]) {
+#pragma unroll
+  for (int i = 0; i < 16; i++)
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+      __stcg(&slot[(2 * i + h) * PL_THREADS + threadIdx.x],
+             make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]));
+}
+
+// Grid (tiles_n, tiles_m, S): block (x, y, z) does k-steps [z ks, (z + 1) ks) of tile (x, y), ks =
+// K / 16 / S (the launcher makes K a multiple of 16 S). partials: tiles_n tiles_m S slots of SK_SLOT4,
+// tile pid's S slots together; counters: one per tile, 0 before the launch and after it.
+static __global__ void __launch_bounds__(PL_THREADS, 2)
+    splitk_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, unsigned N,
+                  unsigned K, unsigned group, float4 *__restrict__ partials, unsigned *__restrict__ counters) {
+  extern __shared__ float4 pl_smem[];
+  __shared__ unsigned last;  // this block is the tile's last to arrive
+  float *const As = (float *)pl_smem;              // PL_STAGES stages of A (128 x 16),
+  float *const Bs = As + PL_STAGES * RB_BM * PL_BK; // then of B (16 x 128)
+  // Tiles in groups of `group` tile rows, x fastest within a group, as pipelined.
+  const unsigned tiles_n = gridDim.x, pid = blockIdx.y * tiles_n + blockIdx.x;
+  const unsigned tiles_m = gridDim.y, per_group = group * tiles_n;
+  const unsigned first_m = (pid / per_group) * group;
+  const unsigned gsize = min(tiles_m - first_m, group);
+  const unsigned m0 = (first_m + (pid % per_group) % gsize) * RB_BM, n0 = ((pid % per_group) / gsize) * RB_BN;
+  const unsigned S = gridDim.z, z = blockIdx.z, ksteps = K / PL_BK / S;
+  pl_thread p = pl_thread_of(threadIdx.x, m0, n0, N, K);
+  // This split's k range: A's columns and B's rows from k0 = z ksteps 16 on, in the copies' own
+  // offsets (moving the A and B pointers instead: 80 bytes of spills, ptxas of CUDA 13.0 for sm_90).
+  const size_t k0 = (size_t)z * ksteps * PL_BK;
+#pragma unroll
+  for (int l = 0; l < 4; l++) p.a_gl[l] += k0, p.b_gl[l] += k0 * N;
+  // Step ks into stage st; past the last step nothing is read (size 0 from a valid address).
+  auto issue = [&](unsigned ks, int st) {
+    const bool in = ks < ksteps;
+    const unsigned kk = in ? ks : 0, bytes = in ? 16 : 0;
+#pragma unroll
+    for (int l = 0; l < 4; l++) cp_async16(&As[st * RB_BM * PL_BK + p.a_sm[l]], A + p.a_gl[l] + kk * PL_BK, bytes);
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+      cp_async16(&Bs[st * PL_BK * RB_BN + p.b_sm[l]], B + p.b_gl[l] + (size_t)kk * PL_BK * N, bytes);
+    cp_async_commit();
+  };
+
+  float acc[16][8];
+#pragma unroll
+  for (int i = 0; i < 16; i++)
+#pragma unroll
+    for (int j = 0; j < 8; j++) acc[i][j] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < PL_STAGES; s++) issue(s, s);
+  cp_async_wait<PL_STAGES - 1>();
+  __syncthreads();
+  float bq[2][4][8];
+  float4 ag[2][4];
+  pl_lds_b(bq[0], Bs, p, 0, 0, 2);
+  pl_lds_a(ag[0], As, p, 0, 0);
+  int rd = 0;
+  for (unsigned ks = 0; ks < ksteps; ks++) {
+    const int nx = rd + 1 == PL_STAGES ? 0 : rd + 1;
+    const float *as = As + rd * RB_BM * PL_BK, *bs = Bs + rd * PL_BK * RB_BN;
+#pragma unroll
+    for (int pc = 0; pc < PL_BK; pc++) {  // as pipelined_kernel
+      const int kq = pc >> 2, g = pc & 3;
+      if (g == 0) pl_lds_b(bq[kq & 1], bs, p, kq, 2, 4);
+      if (pc < PL_BK - 1) {
+        const int q = (pc + 1) >> 2, h = (pc + 1) & 3;
+        if (h == 0) pl_lds_b(bq[q & 1], bs, p, q, 0, 2);
+        pl_lds_a(ag[(pc + 1) & 1], as, p, q, h);
+      } else {
+        cp_async_wait<PL_STAGES - 2>();
+        __syncthreads();
+        issue(ks + PL_STAGES, rd);
+        pl_lds_b(bq[0], Bs + nx * PL_BK * RB_BN, p, 0, 0, 2);
+        pl_lds_a(ag[0], As + nx * RB_BM * PL_BK, p, 0, 0);
+      }
+      pl_fma(acc, g, ag[pc & 1], bq[kq & 1]);
+    }
+    rd = nx;
+  }
+  cp_async_wait<0>();  // no copy may land after the block has gone
+
+  float4 *const slots = partials + (size_t)pid * S * SK_SLOT4;
+  sk_store_partial(slots + (size_t)z * SK_SLOT4, acc);
+  __threadfence();  // this thread's partial is visible on the GPU before the block counts itself in
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const unsigned arrived = atomicAdd(&counters[pid], 1u);
+    last = arrived == S - 1;
+    if (last) counters[pid] = 0;  // every split has counted: the next launch starts from 0
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();  // the other splits' partials, seen through the counter, before reading them
+  // C = ((p0 + p1) + p2) + ..., float4 by float4 from L2, this block's own partial read back like the
+  // others (one order for every block), summed and stored row by row: acc is dead here (summing the
+  // slots into acc, slot after slot, spilled 40-60 bytes in the two forms tried, ptxas of CUDA 13.0).
+  const unsigned t = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    const size_t row = m0 + p.wr + 16 * (i / 4) + 4 * (i % 4) + p.lm;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const float4 *const f = slots + (2 * i + h) * PL_THREADS + t;
+      float4 v = __ldcg(f);
+      for (unsigned s = 1; s < S; s++) {
+        const float4 w = __ldcg(f + (size_t)s * SK_SLOT4);
+        v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
+      }
+      *(float4 *)&C[row * N + n0 + p.wc + 4 * p.ln + 32 * h] = v;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Host wrappers.
 
 extern "C" cudaError_t matmul_naive(const float *A, const float *B, float *C, int M, int N, int K,
@@ -592,5 +742,86 @@ extern "C" cudaError_t matmul_pipelined(const float *A, const float *B, float *C
       cudaSuccess)
     return err;
   pipelined_kernel<<<dim3(tn, tm), PL_THREADS, PL_SMEM_BYTES, stream>>>(A, B, C, N, K, WT_GROUP);
+  return cudaGetLastError();
+}
+
+// SMs of each device, read once: the split count is chosen on every call. A device past the table is
+// asked every time.
+#define SK_DEVICES 64
+static int g_sk_sms[SK_DEVICES];
+
+static cudaError_t sm_count(int *sms) {
+  int dev = 0, n = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return err;
+  const bool cached = dev >= 0 && dev < SK_DEVICES;
+  if (cached && (n = __atomic_load_n(&g_sk_sms[dev], __ATOMIC_RELAXED)) > 0) {
+    *sms = n;
+    return cudaSuccess;
+  }
+  if ((err = cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess) return err;
+  if (cached) __atomic_store_n(&g_sk_sms[dev], n, __ATOMIC_RELAXED);
+  *sms = n;
+  return cudaSuccess;
+}
+
+// The split count of an M x N x K product whose pointers suit pipelined (16-byte aligned): the largest
+// S of 1..SK_MAX_SPLITS whose tiles x S blocks fit the device's resident slots at once (more would run
+// in a second wave), with K / S a multiple of 16 and at least SK_MIN_K; 1 for shapes pipelined does not
+// take whole. Sizes must be positive.
+static cudaError_t splitk_splits(int M, int N, int K, int *splits) {
+  *splits = 1;
+  unsigned tn, tm;
+  bool fits;
+  cudaError_t err = tile_grid(M, N, &tn, &tm, &fits);
+  if (err != cudaSuccess) return err;
+  if (!fits || M % RB_BM != 0 || N % RB_BN != 0 || K % PL_BK != 0) return cudaSuccess;
+  int sms;
+  if ((err = sm_count(&sms)) != cudaSuccess) return err;
+  const unsigned long long tiles = (unsigned long long)tm * tn, slots = (unsigned long long)sms * SK_BLOCKS_PER_SM;
+  for (int s = SK_MAX_SPLITS; s > 1; s--) {
+    if (tiles * s <= slots && K % (PL_BK * s) == 0 && K / s >= SK_MIN_K) {
+      *splits = s;
+      break;
+    }
+  }
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t matmul_splitk_splits(int M, int N, int K, int *splits) {
+  if (!splits || M < 0 || N < 0 || K < 0) return cudaErrorInvalidValue;
+  if (M == 0 || N == 0 || K == 0) {
+    *splits = 1;
+    return cudaSuccess;
+  }
+  return splitk_splits(M, N, K, splits);
+}
+
+extern "C" cudaError_t matmul_splitk(const float *A, const float *B, float *C, int M, int N, int K,
+                                     cudaStream_t stream) {
+  int run;
+  cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
+  if (err != cudaSuccess || !run) return err;
+  int S = 1;
+  if (is_aligned(A, 16) && is_aligned(B, 16) && is_aligned(C, 16) &&
+      (err = splitk_splits(M, N, K, &S)) != cudaSuccess)
+    return err;
+  if (S == 1) return matmul_pipelined(A, B, C, M, N, K, stream);  // enough tiles, or a shape it refuses
+  unsigned tn, tm;
+  bool fits;
+  if ((err = tile_grid(M, N, &tn, &tm, &fits)) != cudaSuccess) return err;
+  // tiles x S <= the device's slots: counters and partials stay under 2 SMs' worth of 64 KB slots.
+  const size_t tiles = (size_t)tn * tm;
+  void *counters, *partials;
+  if ((err = stream_workspace_for_current_context(stream, tiles * sizeof(unsigned),
+                                                  tiles * S * SK_SLOT4 * sizeof(float4), &counters, &partials)) !=
+      cudaSuccess)
+    return err;
+  // The 64 KB of shared memory, as pipelined: the limit belongs to the function in the current context.
+  if ((err = cudaFuncSetAttribute(splitk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PL_SMEM_BYTES)) !=
+      cudaSuccess)
+    return err;
+  splitk_kernel<<<dim3(tn, tm, S), PL_THREADS, PL_SMEM_BYTES, stream>>>(A, B, C, N, K, WT_GROUP, (float4 *)partials,
+                                                                         (unsigned *)counters);
   return cudaGetLastError();
 }

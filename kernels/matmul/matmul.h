@@ -46,6 +46,23 @@ cudaError_t matmul_warptile(const float *A, const float *B, float *C, int M, int
  * and C 16-byte aligned); any other shape is computed by matmul_warptile. Needs sm_80 or newer. */
 cudaError_t matmul_pipelined(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 
+/* Split-K over pipelined's tiles, for products with too few 128x128 tiles to fill the GPU: K is cut
+ * into S parts (S = matmul_splitk_splits), tiles x S blocks each sum one part of a tile, and the last
+ * of a tile's S blocks to finish adds the S partial tiles in the fixed order 0, 1, ..., S - 1 and
+ * writes C: the result does not depend on the order the blocks ran in (the same bits on every call
+ * for a given S), and it differs from pipelined's only in how each dot product is grouped. One launch;
+ * the partials and the tiles' counters live in device memory of the current CUDA context kept per
+ * stream (kernels/common/context_cache.h: allocated, or grown with a synchronisation of `stream`, on
+ * the first call that needs more). S == 1 (enough tiles, or a shape pipelined does not take whole,
+ * or a pointer not 16-byte aligned) is matmul_pipelined. Needs sm_80 or newer. */
+cudaError_t matmul_splitk(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
+/* *splits = S, the number of parts matmul_splitk cuts K into on the current device for 16-byte aligned
+ * operands: the largest S of 1..4 with tiles x S <= 2 x the device's SMs (the blocks that are resident
+ * at once), K / S a multiple of 16 and K / S >= 128; 1 when M or N is not a multiple of 128, K not of
+ * 16, or any size is 0. Negative sizes or a NULL splits give cudaErrorInvalidValue. */
+cudaError_t matmul_splitk_splits(int M, int N, int K, int *splits);
+
 /* TF32 tensor cores (WMMA m16n16k8), NOT an fp32 result: inputs are rounded to
  * TF32 (10-bit mantissa, relative error <= 2^-11), products accumulate in fp32.
  * Needs compute capability 8.0+ (else cudaErrorNotSupported). */
