@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_variants.h"
@@ -22,7 +23,8 @@
 #define NVARIANTS (int)matmul_nvariants
 
 /* M x N x K. Tiles are 16, 32, 64 (TF32) and 128 x 128 x 8 (regblock and warptile,
- * which take float4 paths only when K % 4 == 0 and N % 4 == 0). */
+ * which take float4 paths only when K % 4 == 0 and N % 4 == 0); pipelined and splitk take whole
+ * 128 x 128 tiles and k-steps of 16 only (else warptile runs), splitk cuts K in S = 1..4 parts. */
 static const struct {
   int M, N, K;
 } kShapes[] = {
@@ -39,6 +41,14 @@ static const struct {
     {1000, 1004, 1012}, /* large: full float4 tiles inside, ragged edges in M, N and K */
     {256, 384, 48},    /* whole 128x128 tiles and k-steps of 16: pipelined's own path (3 k-steps, */
     {384, 128, 208},   /* fewer than its 4 stages; 13, more than them); misaligned: warptile's */
+    /* splitk (the counts, from matmul_splitk_splits, are checked by splitk_counts below): */
+    {128, 128, 256},   /* one tile, S = 2 */
+    {128, 128, 384},   /* S = 3 (K / 4 = 96 is under 128) */
+    {256, 256, 1024},  /* S = 4 */
+    {512, 384, 512},   /* S = 4 on 24 SMs or more: 4 x 3 tiles, the grouped tile order in both directions */
+    {128, 128, 272},   /* whole for pipelined, but K / 2 = 136 is not a multiple of 16: S = 1 */
+    {1152, 2048, 256}, /* 144 tiles: S = 2 needs 288 block slots, 144 SMs; on 132: S = 1 (pipelined) */
+    {1024, 1024, 1024}, /* the benchmark's smallest size: S = 4 on 128 SMs or more (H100, H200: 132) */
 };
 #define NSHAPES (int)(sizeof kShapes / sizeof kShapes[0])
 
@@ -160,6 +170,195 @@ START_TEST(rejects_bad_arguments) {
 }
 END_TEST
 
+/* The splitk variant of the table (its accuracy model). */
+static const matmul_variant *splitk_variant(void) {
+  for (size_t v = 0; v < matmul_nvariants; v++)
+    if (strcmp(matmul_variants[v].name, "splitk") == 0) return &matmul_variants[v];
+  ck_abort_msg("no splitk in matmul_variants");
+  return NULL;
+}
+
+/* The split counts matmul_splitk chooses, S = the largest of 1..4 that K allows (K / S a multiple of 16
+ * and >= 128) with tiles x S <= 2 x SMs: the tiles and the S that K allows worked out by hand, so that
+ * the shapes above are known to reach each path on this device (on 132 SMs, H100 and H200: S = 2, 3, 4
+ * and 4 for the first four splitk shapes of kShapes, 4 for 1024^3, 1 for the other two). */
+START_TEST(splitk_counts) {
+  int dev, sms, S;
+  CUDA_OK(cudaGetDevice(&dev));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  static const struct {
+    int M, N, K;
+    unsigned tiles, allowed; /* 128 x 128 tiles (0: not whole, pipelined's fallback), bit S: K allows S */
+  } want[] = {
+      {128, 128, 256, 1, 0x6},       /* K / 2 = 128; K / 3 not whole; K / 4 = 64 */
+      {128, 128, 384, 1, 0xe},       /* K / 3 = 128; K / 4 = 96 */
+      {128, 128, 272, 1, 0x2},       /* K / 2 = 136, not a multiple of 16 */
+      {128, 128, 4096, 1, 0x16},     /* K / 3 not whole */
+      {256, 256, 1024, 4, 0x16},     {512, 384, 512, 12, 0x16},   {1024, 1024, 1024, 64, 0x16},
+      {1152, 2048, 256, 144, 0x6},   {2048, 2048, 2048, 256, 0x16}, {4096, 4096, 4096, 1024, 0x16},
+      {200, 204, 212, 0, 0x2},       /* not whole tiles */
+      {256, 384, 48, 6, 0x2},        /* K / 2 = 24 */
+      {0, 128, 256, 0, 0x2},         {128, 128, 0, 0, 0x2},       /* empty */
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    int expect = 1;
+    for (int s = 4; s > 1 && expect == 1; s--)
+      if ((want[i].allowed >> s & 1) && want[i].tiles * s <= 2u * (unsigned)sms) expect = s;
+    CUDA_OK(matmul_splitk_splits(want[i].M, want[i].N, want[i].K, &S));
+    printf("splitk M=%-4d N=%-4d K=%-4d on %d SMs: S=%d\n", want[i].M, want[i].N, want[i].K, sms, S);
+    ck_assert_msg(S == expect, "matmul_splitk_splits(%d, %d, %d) on %d SMs = %d, want %d", want[i].M, want[i].N,
+                  want[i].K, sms, S, expect);
+  }
+  ck_assert_int_eq(matmul_splitk_splits(-1, 128, 128, &S), cudaErrorInvalidValue);
+  ck_assert_int_eq(matmul_splitk_splits(128, 128, 128, NULL), cudaErrorInvalidValue);
+}
+END_TEST
+
+/* A problem on the device for splitk: A, B uploaded, C poisoned before each run. */
+typedef struct {
+  const problem *p;
+  guarded_buf a, b, c;
+  float *got; /* C as last downloaded */
+} splitk_case;
+
+static splitk_case splitk_case_new(const problem *p) {
+  splitk_case c = {.p = p};
+  c.a = gbuf_alloc((size_t)p->M * p->K, 0);
+  c.b = gbuf_alloc((size_t)p->K * p->N, 0);
+  c.c = gbuf_alloc((size_t)p->M * p->N, 0);
+  gbuf_upload(&c.a, p->a);
+  gbuf_upload(&c.b, p->b);
+  c.got = malloc((size_t)p->M * p->N * sizeof(float));
+  ck_assert_ptr_nonnull(c.got);
+  return c;
+}
+
+static void splitk_case_free(splitk_case *c) {
+  gbuf_free(&c->a);
+  gbuf_free(&c->b);
+  gbuf_free(&c->c);
+  free(c->got);
+}
+
+/* Poisons C (synchronously: before anything queued after it) and queues `times` splitk runs on
+ * `stream`, each writing all of C. */
+static void splitk_launch(splitk_case *c, cudaStream_t stream, int times) {
+  const problem *p = c->p;
+  size_t nc = (size_t)p->M * p->N;
+  fill_poison(c->got, nc);
+  gbuf_upload(&c->c, c->got);
+  CUDA_OK(cudaDeviceSynchronize()); /* the upload (legacy stream) has landed before `stream` writes C */
+  for (int t = 0; t < times; t++) CUDA_OK(matmul_splitk(c->a.ptr, c->b.ptr, c->c.ptr, p->M, p->N, p->K, stream));
+}
+
+/* Waits for `stream`, downloads C (guards checked) and checks every element against the fp64
+ * reference, as check_variant does. */
+static void splitk_check(splitk_case *c, cudaStream_t stream, const char *what) {
+  const problem *p = c->p;
+  size_t nc = (size_t)p->M * p->N;
+  CUDA_OK(cudaStreamSynchronize(stream));
+  gbuf_download(&c->c, c->got);
+  compare_report r = compare_f32(c->got, p->want, p->scale, nc, matmul_rtol(splitk_variant(), p->K), 0.0);
+  char line[256];
+  format_report(&r, line, sizeof line);
+  printf("splitk M=%-4d N=%-4d K=%-4d %s: %s %s\n", p->M, p->N, p->K, what, line, r.bad ? "FAIL" : "ok");
+  fflush(stdout);
+  ck_assert_msg(r.bad == 0, "splitk M=%d N=%d K=%d %s: %s", p->M, p->N, p->K, what, line);
+}
+
+static void assert_same_bits(const float *x, const float *y, size_t n, const char *what) {
+  for (size_t i = 0; i < n; i++)
+    ck_assert_msg(memcmp(&x[i], &y[i], sizeof(float)) == 0, "%s: element %zu differs, %a against %a", what, i,
+                  (double)x[i], (double)y[i]);
+}
+
+/* splitk sums its S partial tiles in one order whichever block finishes last: C has the same bits on
+ * every run of one shape, also when runs are queued back to back (each leaves the tile counters at 0
+ * for the next) and after a larger product has grown the stream's workspace in between. */
+START_TEST(splitk_deterministic) {
+  cudaStream_t s;
+  size_t sms;
+  gpu_test_stream("matmul_test", &s, &sms);
+  problem small = make_problem(256, 256, 1024), large = make_problem(512, 384, 512);
+  int S_small, S_large;
+  CUDA_OK(matmul_splitk_splits(small.M, small.N, small.K, &S_small));
+  CUDA_OK(matmul_splitk_splits(large.M, large.N, large.K, &S_large));
+  ck_assert_msg(S_small > 1, "256 x 256 x 1024 is not split on %zu SMs (S = %d): nothing to test", sms, S_small);
+  /* The larger product needs more workspace: 12 tiles x S_large against 4 x S_small. */
+  ck_assert_msg(12 * S_large > 4 * S_small, "S %d and %d: the second product does not grow the workspace",
+                S_small, S_large);
+  size_t nc = (size_t)small.M * small.N;
+  float *first = malloc(nc * sizeof(float));
+  ck_assert_ptr_nonnull(first);
+  splitk_case cs = splitk_case_new(&small), cl = splitk_case_new(&large);
+
+  splitk_launch(&cs, s, 1);
+  splitk_check(&cs, s, "first run");
+  memcpy(first, cs.got, nc * sizeof(float));
+
+  splitk_launch(&cs, s, 3);
+  splitk_check(&cs, s, "3 runs back to back");
+  assert_same_bits(first, cs.got, nc, "3 runs back to back against the first");
+
+  splitk_launch(&cl, s, 2); /* grows the workspace: the stream is drained, the memory made again */
+  splitk_check(&cl, s, "larger product (workspace grown)");
+  splitk_launch(&cs, s, 1);
+  splitk_check(&cs, s, "after the larger product");
+  assert_same_bits(first, cs.got, nc, "after the larger product against the first");
+
+  splitk_case_free(&cs);
+  splitk_case_free(&cl);
+  free(first);
+  free_problem(&small);
+  free_problem(&large);
+  CUDA_OK(cudaStreamDestroy(s));
+}
+END_TEST
+
+/* Two streams of one context each have their own workspace: splitk runs queued on both at once, with
+ * no synchronisation between them, are each right and each the same bits as alone. */
+START_TEST(splitk_two_streams) {
+  cudaStream_t s1, s2;
+  size_t sms;
+  gpu_test_stream("matmul_test", &s1, &sms);
+  gpu_test_stream("matmul_test", &s2, &sms);
+  problem p1 = make_problem(256, 256, 1024), p2 = make_problem(128, 128, 384);
+  splitk_case c1 = splitk_case_new(&p1), c2 = splitk_case_new(&p2);
+  size_t n1 = (size_t)p1.M * p1.N, n2 = (size_t)p2.M * p2.N;
+  float *alone1 = malloc(n1 * sizeof(float)), *alone2 = malloc(n2 * sizeof(float));
+  ck_assert(alone1 && alone2);
+  splitk_launch(&c1, s1, 1);
+  splitk_check(&c1, s1, "alone on stream 1");
+  memcpy(alone1, c1.got, n1 * sizeof(float));
+  splitk_launch(&c2, s2, 1);
+  splitk_check(&c2, s2, "alone on stream 2");
+  memcpy(alone2, c2.got, n2 * sizeof(float));
+
+  fill_poison(c1.got, n1);
+  gbuf_upload(&c1.c, c1.got);
+  fill_poison(c2.got, n2);
+  gbuf_upload(&c2.c, c2.got);
+  CUDA_OK(cudaDeviceSynchronize());
+  for (int t = 0; t < 4; t++) {
+    CUDA_OK(matmul_splitk(c1.a.ptr, c1.b.ptr, c1.c.ptr, p1.M, p1.N, p1.K, s1));
+    CUDA_OK(matmul_splitk(c2.a.ptr, c2.b.ptr, c2.c.ptr, p2.M, p2.N, p2.K, s2));
+  }
+  splitk_check(&c1, s1, "alongside stream 2");
+  splitk_check(&c2, s2, "alongside stream 1");
+  assert_same_bits(alone1, c1.got, n1, "stream 1 alongside stream 2 against alone");
+  assert_same_bits(alone2, c2.got, n2, "stream 2 alongside stream 1 against alone");
+
+  splitk_case_free(&c1);
+  splitk_case_free(&c2);
+  free(alone1);
+  free(alone2);
+  free_problem(&p1);
+  free_problem(&p2);
+  CUDA_OK(cudaStreamDestroy(s1));
+  CUDA_OK(cudaStreamDestroy(s2));
+}
+END_TEST
+
 int main(void) {
   require_gpu("matmul_test");
   test_seed();
@@ -173,5 +372,10 @@ int main(void) {
   TCase *args = tcase_create("arguments");
   tcase_add_test(args, rejects_bad_arguments);
   suite_add_tcase(s, args);
+  TCase *splitk = tcase_create("splitk");
+  tcase_add_test(splitk, splitk_counts);
+  tcase_add_test(splitk, splitk_deterministic);
+  tcase_add_test(splitk, splitk_two_streams);
+  suite_add_tcase(s, splitk);
   return run_gpu_suite(s);
 }
