@@ -32,8 +32,8 @@ typedef struct {
 // of the process); a destroyed context's memory goes with it.
 typedef struct {
   unsigned long long ctx_id, stream_id;
-  void *zeroed, *scratch;
-  size_t zeroed_bytes, scratch_bytes;
+  void *memory;
+  size_t bytes;
 } stream_workspace;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -153,8 +153,7 @@ extern "C" cudaError_t pinned_scratch_for_current_context(size_t bytes, void **h
 }
 
 // The workspace of the current context and `stream`, made or grown here. Called with g_lock held.
-static cudaError_t workspace_locked(cudaStream_t stream, size_t zeroed_bytes, size_t scratch_bytes, void **zeroed,
-                                    void **scratch) {
+static cudaError_t workspace_locked(cudaStream_t stream, size_t bytes, void **workspace) {
   unsigned long long ctx_id, stream_id;
   cudaError_t err = current_context_id(&ctx_id);
   if (err == cudaSuccess) err = cudaStreamGetId(stream, &stream_id);
@@ -169,39 +168,22 @@ static cudaError_t workspace_locked(cudaStream_t stream, size_t zeroed_bytes, si
     w->ctx_id = ctx_id;
     w->stream_id = stream_id;
   }
-  const bool grow_zeroed = zeroed_bytes > w->zeroed_bytes, grow_scratch = scratch_bytes > w->scratch_bytes;
-  if (grow_zeroed || grow_scratch) {
+  if (bytes > w->bytes) {
     // Every earlier user of this memory was launched on `stream`: once it has drained, none is left.
     if ((err = cudaStreamSynchronize(stream)) != cudaSuccess) return err;
+    if (w->memory && (err = cudaFree(w->memory)) != cudaSuccess) return err;
+    w->memory = NULL, w->bytes = 0;  // a failure below leaves the entry empty: the next call allocates
+    if ((err = cudaMalloc(&w->memory, bytes)) != cudaSuccess) return err;
+    w->bytes = bytes;
   }
-  // A failure below leaves the entry empty (NULL, 0 bytes), so the next call allocates again.
-  if (grow_zeroed) {
-    if (w->zeroed && (err = cudaFree(w->zeroed)) != cudaSuccess) return err;
-    w->zeroed = NULL, w->zeroed_bytes = 0;
-    if ((err = cudaMalloc(&w->zeroed, zeroed_bytes)) != cudaSuccess) return err;
-    if ((err = cudaMemsetAsync(w->zeroed, 0, zeroed_bytes, stream)) != cudaSuccess) {
-      cudaFree(w->zeroed);  // the memset's error is the one returned
-      w->zeroed = NULL;
-      return err;
-    }
-    w->zeroed_bytes = zeroed_bytes;
-  }
-  if (grow_scratch) {
-    if (w->scratch && (err = cudaFree(w->scratch)) != cudaSuccess) return err;
-    w->scratch = NULL, w->scratch_bytes = 0;
-    if ((err = cudaMalloc(&w->scratch, scratch_bytes)) != cudaSuccess) return err;
-    w->scratch_bytes = scratch_bytes;
-  }
-  *zeroed = w->zeroed;
-  *scratch = w->scratch;
+  *workspace = w->memory;
   return cudaSuccess;
 }
 
-extern "C" cudaError_t stream_workspace_for_current_context(cudaStream_t stream, size_t zeroed_bytes,
-                                                            size_t scratch_bytes, void **zeroed, void **scratch) {
-  if (!zeroed || !scratch) return cudaErrorInvalidValue;
+extern "C" cudaError_t stream_workspace_for_current_context(cudaStream_t stream, size_t bytes, void **workspace) {
+  if (!workspace) return cudaErrorInvalidValue;
   pthread_mutex_lock(&g_lock);
-  cudaError_t err = workspace_locked(stream, zeroed_bytes, scratch_bytes, zeroed, scratch);
+  cudaError_t err = workspace_locked(stream, bytes, workspace);
   pthread_mutex_unlock(&g_lock);
   return err;
 }

@@ -1,6 +1,6 @@
 /* What belongs to one CUDA context, made on first use in it: the cuBLAS handle of the library
  * references (saxpy, sdot, sgeam, sgemm), mapped page-locked host scratch (dot/tree_host_finish) and
- * device workspace per stream (matmul/splitk's partial tiles and tile counters).
+ * device workspace per stream (matmul/splitk's partial products).
  * All belong to the context they were made in, and the benchmark runner measures in several
  * contexts of one process (cuCtxCreate / cuCtxSetCurrent), so one static handle or buffer will not do.
  * The cuBLAS part is declared for .cu files only: CUDA 13's cuBLAS headers include C++ ones.
@@ -26,24 +26,19 @@ extern "C" {
 #define CONTEXT_SCRATCH_BYTES 65536
 cudaError_t pinned_scratch_for_current_context(size_t bytes, void **host);
 
-/* Device memory of the current context for the launches of one stream, kept for the next call:
- *   *zeroed: at least zeroed_bytes that are all zero in `stream`'s order when the call returns (made
- *            zero when allocated, by a cudaMemsetAsync on `stream`); every caller must leave them zero
- *            again by the end of what it launches (e.g. a counter that its last user resets);
- *   *scratch: at least scratch_bytes, contents undefined.
+/* *workspace = at least `bytes` of device memory of the current context for the launches of one
+ * stream, kept for the next call; its contents are undefined.
  * Keyed by context and stream ID (cudaStreamGetId: unique for the life of the process, the NULL
  * stream included), so launches on two streams never share memory, and every earlier user of an
  * entry's memory was a launch on that one stream. When a call needs more than an entry holds, the
  * stream is synchronised (so nothing launched on it still uses the old memory), the old buffer freed
  * and a larger one allocated (cudaMalloc): a host-blocking call, made only when sizes grow, and not
- * allowed while the stream is being captured (the synchronisation returns the error). A buffer
- * not asked for (0 bytes) may be NULL. Callers of one stream must not call from two host threads at
- * once (a grow would free memory the other is about to launch on); launches on one stream from
- * several threads need such an order anyway. The memory of a destroyed stream stays allocated until
- * its context is destroyed. Returns cudaErrorMemoryAllocation when the table is full or an allocation
- * fails, else any error of the calls above. */
-cudaError_t stream_workspace_for_current_context(cudaStream_t stream, size_t zeroed_bytes, size_t scratch_bytes,
-                                                 void **zeroed, void **scratch);
+ * allowed while the stream is being captured (the synchronisation returns the error). Callers of one
+ * stream must not call from two host threads at once (a grow would free memory the other is about to
+ * launch on); launches on one stream from several threads need such an order anyway. The memory of a
+ * destroyed stream stays allocated until its context is destroyed. Returns cudaErrorMemoryAllocation
+ * when the table is full or an allocation fails, else any error of the calls above. */
+cudaError_t stream_workspace_for_current_context(cudaStream_t stream, size_t bytes, void **workspace);
 
 #ifdef __cplusplus
 /* *handle = the handle of the calling thread's current CUDA context (the runtime's primary context

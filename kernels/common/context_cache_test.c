@@ -99,35 +99,31 @@ static void check_device_bytes(const void *dev, size_t bytes, unsigned char valu
 }
 
 /* One workspace per context and stream: the same memory for a stream from call to call (a smaller
- * request included), other memory for another stream, the NULL stream and another context; the zeroed
- * part is zero when made and when grown; a grow while the stream still has work queued on the old
- * memory waits for it (the stream is drained before the free). */
+ * request included), other memory for another stream, the NULL stream and another context; a grow
+ * while the stream still has work queued on the old memory waits for it (the stream is drained before
+ * the free: the fill queued on the old memory must not land in the new one). */
 START_TEST(workspace_per_context_and_stream) {
   cudaStream_t s1, s2;
   CUDA_OK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
   CUDA_OK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-  void *z1, *w1, *z, *w, *z2, *w2, *z0, *w0;
-  CUDA_OK(stream_workspace_for_current_context(s1, 256, 1 << 20, &z1, &w1));
-  ck_assert(z1 && w1 && z1 != w1);
-  check_device_bytes(z1, 256, 0, s1, "a new zeroed part");
-  CUDA_OK(stream_workspace_for_current_context(s1, 64, 4096, &z, &w));
-  ck_assert_msg(z == z1 && w == w1, "a smaller request moved the workspace: %p %p, was %p %p", z, w, z1, w1);
-  CUDA_OK(stream_workspace_for_current_context(s2, 256, 1 << 20, &z2, &w2));
-  ck_assert_msg(z2 != z1 && w2 != w1, "two streams share workspace %p %p", z2, w2);
-  CUDA_OK(stream_workspace_for_current_context(NULL, 256, 1 << 20, &z0, &w0));
-  ck_assert_msg(z0 != z1 && z0 != z2 && w0 != w1 && w0 != w2, "the NULL stream shares workspace %p %p", z0, w0);
-  ck_assert_int_eq(stream_workspace_for_current_context(s1, 1, 1, NULL, &w), cudaErrorInvalidValue);
-  ck_assert_int_eq(stream_workspace_for_current_context(s1, 1, 1, &z, NULL), cudaErrorInvalidValue);
+  void *w1, *w, *w2, *w0;
+  CUDA_OK(stream_workspace_for_current_context(s1, 1 << 20, &w1));
+  ck_assert_ptr_nonnull(w1);
+  CUDA_OK(stream_workspace_for_current_context(s1, 4096, &w));
+  ck_assert_msg(w == w1, "a smaller request moved the workspace: %p, was %p", w, w1);
+  CUDA_OK(stream_workspace_for_current_context(s2, 1 << 20, &w2));
+  ck_assert_msg(w2 != w1, "two streams share workspace %p", w2);
+  CUDA_OK(stream_workspace_for_current_context(NULL, 1 << 20, &w0));
+  ck_assert_msg(w0 != w1 && w0 != w2, "the NULL stream shares workspace %p", w0);
+  ck_assert_int_eq(stream_workspace_for_current_context(s1, 1, NULL), cudaErrorInvalidValue);
 
-  /* Work still queued on the old memory when it grows: a fill of the whole scratch (and of the zeroed
-   * part, which a caller must not leave so: the grown one must be zero all the same). */
+  /* Work still queued on the old memory when it grows: a fill of the whole old buffer, then the grown
+   * one filled with another byte and read back whole. */
   CUDA_OK(cudaMemsetAsync(w1, 0x5A, 1 << 20, s1));
-  CUDA_OK(cudaMemsetAsync(z1, 0xFF, 256, s1));
-  CUDA_OK(stream_workspace_for_current_context(s1, 4096, 8 << 20, &z, &w));
-  check_device_bytes(z, 4096, 0, s1, "a grown zeroed part");
-  CUDA_OK(cudaMemsetAsync(w, 0xA5, 8 << 20, s1)); /* the grown scratch is usable whole */
-  check_device_bytes(w, 8 << 20, 0xA5, s1, "the grown scratch");
-  void *z1g = z, *w1g = w;
+  CUDA_OK(stream_workspace_for_current_context(s1, 8 << 20, &w));
+  CUDA_OK(cudaMemsetAsync(w, 0xA5, 8 << 20, s1)); /* the grown workspace is usable whole */
+  check_device_bytes(w, 8 << 20, 0xA5, s1, "the grown workspace");
+  void *w1g = w;
 
   char err[512];
   driver_context primary, made;
@@ -138,16 +134,16 @@ START_TEST(workspace_per_context_and_stream) {
     ck_assert_msg(driver_context_create(device, &made, err, sizeof err) == 0, "%s", err);
     cudaStream_t sm;
     CUDA_OK(cudaStreamCreateWithFlags(&sm, cudaStreamNonBlocking));
-    CUDA_OK(stream_workspace_for_current_context(sm, 256, 1 << 20, &z, &w));
-    ck_assert_msg(z != z1g && w != w1g, "context %d got the primary context's workspace", round);
-    check_device_bytes(z, 256, 0, sm, "a new context's zeroed part");
+    CUDA_OK(stream_workspace_for_current_context(sm, 1 << 20, &w));
+    ck_assert_msg(w != w1g, "context %d got the primary context's workspace", round);
+    CUDA_OK(cudaMemsetAsync(w, 0x3C, 1 << 20, sm));
+    check_device_bytes(w, 1 << 20, 0x3C, sm, "a new context's workspace");
     CUDA_OK(cudaStreamDestroy(sm));
     ck_assert_msg(driver_context_destroy(made, err, sizeof err) == 0, "%s", err);
     ck_assert_msg(driver_context_set_current(primary, err, sizeof err) == 0, "%s", err);
   }
-  CUDA_OK(stream_workspace_for_current_context(s1, 4096, 8 << 20, &z, &w));
-  ck_assert_msg(z == z1g && w == w1g, "back in the primary context the workspace moved: %p %p, was %p %p", z, w,
-                z1g, w1g);
+  CUDA_OK(stream_workspace_for_current_context(s1, 8 << 20, &w));
+  ck_assert_msg(w == w1g, "back in the primary context the workspace moved: %p, was %p", w, w1g);
   CUDA_OK(cudaStreamDestroy(s1));
   CUDA_OK(cudaStreamDestroy(s2));
 }

@@ -499,17 +499,19 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
 // Cutting K into S parts makes tiles x S blocks (S = 4 at 1024^3: 256 blocks for 264 slots), each
 // doing K / S of its tile's sum.
 //
-// The parts are summed in the same launch, in a fixed order: every block stores its partial tile in
-// the workspace (slot z of its tile), then counts itself in on the tile's counter; the last of the S
-// to arrive, whichever it is, reads the S slots back and sums them as ((p0 + p1) + p2) + p3 before
-// writing C, so C's bits do not depend on the order the blocks ran in (deterministic for a given S),
-// no block ever waits for another (no assumption that blocks run together), there is no second
-// kernel, and no memset per call: the last block puts the counter back to 0 for the next launch.
-// The fences are those of the CUDA samples' threadFenceReduction: store, fence, barrier, atomic /
-// barrier, fence, loads from L2 (ld.global.cg: this block's L1 holds nothing of them).
+// The parts are summed by a second kernel, in a fixed order: each block writes its partial tile to
+// the workspace as a whole partial C (split z's at W + z M N, C's layout), then splitk_sum makes
+// C = ((W_0 + W_1) + W_2) + W_3, float4 by float4 over the whole GPU. C's bits do not depend on the
+// order the blocks ran in (deterministic for a given S), no block waits for another, and nothing needs
+// resetting between calls.
 //
-// Measured: to be measured (written without a GPU; a lab with the alternatives -- two-kernel split-K,
-// stream-K, other tile shapes -- is ready for the first GPU session).
+// Measured (lab of issue #47, one H100, CUDA 13.0, median of 150 samples, L2 flushed, 1024^3):
+// cuBLAS 64.1 us; this two-launch form with S = 4 62.3 us (1.03 x cuBLAS); the same split summed in
+// one launch by the last block of each tile to arrive 67.6 us (that block reads S partial tiles alone
+// while the others have left: its tail is the difference, ncu 65.9 us); stream-K over a persistent grid
+// 67.8 us; S = 2 83.7 us, S = 3 81.9 us (one launch). ncu: cuBLAS runs a 128x64 tile, 128 blocks of 128
+// threads. With enough tiles (2048^3: 256 tiles for 264 slots) a split loses: S = 2 at 2048^3 404.9 us
+// against pipelined's 361.3 us, so S = 1 there and splitk is pipelined.
 //
 // The kernel repeats pipelined_kernel's body instead of sharing it through an inline function: moving
 // that body into one changed pipelined_kernel's register allocation (ptxas, CUDA 13.0: 254 registers
@@ -518,28 +520,13 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
 #define SK_MAX_SPLITS 4
 #define SK_MIN_K 128          /* k per split at least (8 k-steps: the 4 stages have something to overlap) */
 #define SK_BLOCKS_PER_SM 2    /* resident blocks of splitk_kernel (and pipelined_kernel): by registers */
-#define SK_SLOT4 (RB_BM * RB_BN / 4) /* float4 of one partial tile (64 KB) */
-
-// A partial tile in fragment order: float4 (i, h) of thread t at (2 i + h) PL_THREADS + t, so a warp's
-// 32 stores (and the last block's loads) are 512 contiguous bytes; only the same thread of another
-// block of the same tile reads it, which has the same fragment. Cached in L2 only (st.global.cg).
-static __device__ __forceinline__ void sk_store_partial(float4 *__restrict__ slot, const float (&acc)[16][8]) {
-#pragma unroll
-  for (int i = 0; i < 16; i++)
-#pragma unroll
-    for (int h = 0; h < 2; h++)
-      __stcg(&slot[(2 * i + h) * PL_THREADS + threadIdx.x],
-             make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]));
-}
 
 // Grid (tiles_n, tiles_m, S): block (x, y, z) does k-steps [z ks, (z + 1) ks) of tile (x, y), ks =
-// K / 16 / S (the launcher makes K a multiple of 16 S). partials: tiles_n tiles_m S slots of SK_SLOT4,
-// tile pid's S slots together; counters: one per tile, 0 before the launch and after it.
+// K / 16 / S (the launcher makes K a multiple of 16 S), and writes them to partials + z M N.
 static __global__ void __launch_bounds__(PL_THREADS, 2)
-    splitk_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, unsigned N,
-                  unsigned K, unsigned group, float4 *__restrict__ partials, unsigned *__restrict__ counters) {
+    splitk_kernel(const float *__restrict__ A, const float *__restrict__ B, unsigned N, unsigned K, unsigned group,
+                  float *__restrict__ partials) {
   extern __shared__ float4 pl_smem[];
-  __shared__ unsigned last;  // this block is the tile's last to arrive
   float *const As = (float *)pl_smem;              // PL_STAGES stages of A (128 x 16),
   float *const Bs = As + PL_STAGES * RB_BM * PL_BK; // then of B (16 x 128)
   // Tiles in groups of `group` tile rows, x fastest within a group, as pipelined.
@@ -606,35 +593,30 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
   }
   cp_async_wait<0>();  // no copy may land after the block has gone
 
-  float4 *const slots = partials + (size_t)pid * S * SK_SLOT4;
-  sk_store_partial(slots + (size_t)z * SK_SLOT4, acc);
-  __threadfence();  // this thread's partial is visible on the GPU before the block counts itself in
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const unsigned arrived = atomicAdd(&counters[pid], 1u);
-    last = arrived == S - 1;
-    if (last) counters[pid] = 0;  // every split has counted: the next launch starts from 0
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();  // the other splits' partials, seen through the counter, before reading them
-  // C = ((p0 + p1) + p2) + ..., float4 by float4 from L2, this block's own partial read back like the
-  // others (one order for every block), summed and stored row by row: acc is dead here (summing the
-  // slots into acc, slot after slot, spilled 40-60 bytes in the two forms tried, ptxas of CUDA 13.0).
-  const unsigned t = threadIdx.x;
+  // This split's partial C, in C's layout (M = tiles_m x 128): rows of 512 bytes per warp, kept in L2
+  // for splitk_sum (st.global.cg).
+  float *const part = partials + (size_t)z * tiles_m * RB_BM * N;
 #pragma unroll
   for (int i = 0; i < 16; i++) {
     const size_t row = m0 + p.wr + 16 * (i / 4) + 4 * (i % 4) + p.lm;
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-      const float4 *const f = slots + (2 * i + h) * PL_THREADS + t;
-      float4 v = __ldcg(f);
-      for (unsigned s = 1; s < S; s++) {
-        const float4 w = __ldcg(f + (size_t)s * SK_SLOT4);
-        v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
-      }
-      *(float4 *)&C[row * N + n0 + p.wc + 4 * p.ln + 32 * h] = v;
+    for (int h = 0; h < 2; h++)
+      __stcg((float4 *)&part[row * N + n0 + p.wc + 4 * p.ln + 32 * h],
+             make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]));
+  }
+}
+
+// C = ((W_0 + W_1) + W_2) + ..., S partial C's of n4 float4 each, in split order.
+static __global__ void __launch_bounds__(256)
+    splitk_sum(const float4 *__restrict__ W, float4 *__restrict__ C, size_t n4, unsigned S) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += (size_t)gridDim.x * blockDim.x) {
+    float4 r = __ldcg(&W[i]);
+#pragma unroll 4
+    for (unsigned z = 1; z < S; z++) {
+      const float4 v = __ldcg(&W[(size_t)z * n4 + i]);
+      r.x += v.x, r.y += v.y, r.z += v.z, r.w += v.w;
     }
+    C[i] = r;
   }
 }
 
@@ -810,18 +792,22 @@ extern "C" cudaError_t matmul_splitk(const float *A, const float *B, float *C, i
   unsigned tn, tm;
   bool fits;
   if ((err = tile_grid(M, N, &tn, &tm, &fits)) != cudaSuccess) return err;
-  // tiles x S <= the device's slots: counters and partials stay under 2 SMs' worth of 64 KB slots.
-  const size_t tiles = (size_t)tn * tm;
-  void *counters, *partials;
-  if ((err = stream_workspace_for_current_context(stream, tiles * sizeof(unsigned),
-                                                  tiles * S * SK_SLOT4 * sizeof(float4), &counters, &partials)) !=
-      cudaSuccess)
+  // S partial C's: 16 MB at 1024^3 (S = 4), kept per context and stream for the next call.
+  const size_t n4 = (size_t)M * N / 4;
+  void *partials;
+  if ((err = stream_workspace_for_current_context(stream, S * n4 * sizeof(float4), &partials)) != cudaSuccess)
     return err;
   // The 64 KB of shared memory, as pipelined: the limit belongs to the function in the current context.
   if ((err = cudaFuncSetAttribute(splitk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PL_SMEM_BYTES)) !=
       cudaSuccess)
     return err;
-  splitk_kernel<<<dim3(tn, tm, S), PL_THREADS, PL_SMEM_BYTES, stream>>>(A, B, C, N, K, WT_GROUP, (float4 *)partials,
-                                                                         (unsigned *)counters);
+  splitk_kernel<<<dim3(tn, tm, S), PL_THREADS, PL_SMEM_BYTES, stream>>>(A, B, N, K, WT_GROUP, (float *)partials);
+  if ((err = cudaGetLastError()) != cudaSuccess) return err;
+  // 8 blocks of 256 per SM, each float4 of C once (1024^3: 262144 float4, 1056 blocks on an H100).
+  int sms;
+  if ((err = sm_count(&sms)) != cudaSuccess) return err;
+  const size_t want = (n4 + 255) / 256, cap = (size_t)sms * 8;
+  splitk_sum<<<(unsigned)(want < cap ? want : cap), 256, 0, stream>>>((const float4 *)partials, (float4 *)C, n4,
+                                                                      (unsigned)S);
   return cudaGetLastError();
 }

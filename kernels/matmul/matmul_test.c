@@ -272,9 +272,9 @@ static void assert_same_bits(const float *x, const float *y, size_t n, const cha
                   (double)x[i], (double)y[i]);
 }
 
-/* splitk sums its S partial tiles in one order whichever block finishes last: C has the same bits on
- * every run of one shape, also when runs are queued back to back (each leaves the tile counters at 0
- * for the next) and after a larger product has grown the stream's workspace in between. */
+/* splitk sums its S partial products in one fixed order (a second kernel): C has the same bits on
+ * every run of one shape, also when runs are queued back to back (each reuses the stream's workspace)
+ * and after a larger product has grown that workspace in between. */
 START_TEST(splitk_deterministic) {
   cudaStream_t s;
   size_t sms;
