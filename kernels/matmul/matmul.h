@@ -47,13 +47,12 @@ cudaError_t matmul_warptile(const float *A, const float *B, float *C, int M, int
 cudaError_t matmul_pipelined(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 
 /* Split-K over pipelined's tiles, for products with too few 128x128 tiles to fill the GPU: K is cut
- * into S parts (S = matmul_splitk_splits), tiles x S blocks each sum one part of a tile, and the last
- * of a tile's S blocks to finish adds the S partial tiles in the fixed order 0, 1, ..., S - 1 and
- * writes C: the result does not depend on the order the blocks ran in (the same bits on every call
- * for a given S), and it differs from pipelined's only in how each dot product is grouped. One launch;
- * the partials and the tiles' counters live in device memory of the current CUDA context kept per
- * stream (kernels/common/context_cache.h: allocated, or grown with a synchronisation of `stream`, on
- * the first call that needs more). S == 1 (enough tiles, or a shape pipelined does not take whole,
+ * into S parts (S = matmul_splitk_splits), tiles x S blocks each sum one part of a tile into a partial
+ * C, and a second kernel adds the S partials in the fixed order 0, 1, ..., S - 1 and writes C: the
+ * result does not depend on the order the blocks ran in (the same bits on every call for a given S),
+ * and it differs from pipelined's only in how each dot product is grouped. Two launches; the S partial
+ * C's live in device memory of the current CUDA context kept per stream (kernels/common/context_cache.h:
+ * allocated, or grown with a synchronisation of `stream`, on the first call that needs more). S == 1 (enough tiles, or a shape pipelined does not take whole,
  * or a pointer not 16-byte aligned) is matmul_pipelined. Needs sm_80 or newer. */
 cudaError_t matmul_splitk(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 
