@@ -242,10 +242,27 @@ static double noise_within(const double *x, size_t n, const change_point *c, siz
   return m < 2 ? relative_noise(x, n) : sum / (double)m * sqrt(M_PI) / 2 / trend_median(x, n);
 }
 
-/* Steps from the medians of the segments on either side. A step must be at least min_step, and
- * at least min_z standard errors of a difference of two medians (1.2533 sd sqrt(1/a + 1/b) for
- * segments of a and b rows): the weakest step short of that is dropped (its two segments become
- * one) until every step stands. */
+/* Rows of each side next to a change point that measure its step: a level's rows near the change
+ * say most about it, and a*b differences stay at most 10^4 on histories of 10^4 rows. */
+#define STEP_ROWS 100
+
+/* The step between x[0..a) and y[0..b): the median of the a b differences y[j] - x[i] (the
+ * Hodges-Lehmann shift). Timings come in few distinct values, and a difference of two medians then
+ * jumps between them: five +1 % steps drawn from the H100 history's residuals read as +0.57 % at
+ * one step (dropped under min_step) and +1.6 % at its neighbour. The pairwise median uses every row. */
+static double shift_between(const double *x, size_t a, const double *y, size_t b) {
+  double *d = malloc(a * b * sizeof *d);
+  for (size_t i = 0; i < a; i++)
+    for (size_t j = 0; j < b; j++) d[i * b + j] = y[j] - x[i];
+  double m = trend_median(d, a * b);
+  free(d);
+  return m;
+}
+
+/* Steps between the segments on either side (at most STEP_ROWS rows of each, next to the change),
+ * relative to the median before. A step must be at least min_step, and at least min_z standard
+ * errors of the shift (1.0233 sd sqrt(1/a + 1/b) for normal noise: sqrt(pi / 3)); the weakest step
+ * short of that is dropped (its two segments become one) until every step stands. */
 static size_t keep_large_steps(const double *x, size_t n, change_point *c, size_t k, const trend_params *p) {
   for (;;) {
     double sd = noise_within(x, n, c, k);
@@ -254,8 +271,11 @@ static size_t keep_large_steps(const double *x, size_t n, change_point *c, size_
     for (size_t i = 0; i < k; i++) {
       size_t from = i ? c[i - 1].index : 0, to = i + 1 < k ? c[i + 1].index : n;
       size_t a = c[i].index - from, b = to - c[i].index;
-      c[i].step = trend_median(x + c[i].index, b) / trend_median(x + from, a) - 1;
-      double need = fmax(p->min_step, p->min_z * 1.2533 * sd * sqrt(1.0 / (double)a + 1.0 / (double)b));
+      if (a > STEP_ROWS) a = STEP_ROWS;
+      if (b > STEP_ROWS) b = STEP_ROWS;
+      const double *before = x + c[i].index - a;
+      c[i].step = shift_between(before, a, x + c[i].index, b) / trend_median(before, a);
+      double need = fmax(p->min_step, p->min_z * 1.0233 * sd * sqrt(1.0 / (double)a + 1.0 / (double)b));
       double ratio = fabs(c[i].step) / need;
       if (ratio < weakest_ratio) weakest = i, weakest_ratio = ratio;
     }

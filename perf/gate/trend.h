@@ -3,8 +3,8 @@
  * Change points: E-Divisive means (Matteson & James 2014, the method of MongoDB's
  * signal-processing-algorithms), by binary segmentation. A segment is split where the
  * energy statistic Q (between-sides distance against within-side distances, alpha = 1) is
- * largest; the split stands when a permutation test gives p <= alpha and the medians on
- * its two sides differ by at least min_step. Q is computed for every split of a segment of
+ * largest; the split stands when a permutation test gives p <= alpha and its two sides differ
+ * by at least min_step (the median of the differences between them, over the median before). Q is computed for every split of a segment of
  * m values in O(m log m) (running sums of |xi - xk| over a Fenwick tree of ranks), so
  * a test with R permutations costs O(R m log m) instead of the textbook O(R m^2).
  *
@@ -18,7 +18,7 @@
 typedef struct {
   double alpha;       /* permutation test: a split stands at p <= alpha */
   int permutations;   /* R: p = (1 + #{permuted Q >= Q}) / (R + 1) */
-  double min_step;    /* |median after / median before - 1| below this is not a change */
+  double min_step;    /* |step| (change_point.step) below this is not a change */
   double min_z;       /* ... nor below min_z standard errors of that difference, from the series' noise */
   size_t min_segment; /* fewest rows on either side of a split (>= 2) */
   uint64_t seed;      /* the permutations' generator: the same input gives the same answer */
@@ -31,7 +31,9 @@ trend_params trend_defaults(void);
 
 typedef struct {
   size_t index; /* the first row of the new level */
-  double step;  /* median of the rows from index to the next change / median of those since the previous - 1 */
+  double step;  /* median of the differences (after - before) between the rows from index to the next change
+                 * and those since the previous one (at most 100 of each, next to index), over the median
+                 * before: the Hodges-Lehmann shift, relative */
   double p;     /* the permutation test's p-value when the split was made */
 } change_point;
 
