@@ -11,8 +11,11 @@ printf '#!/bin/sh\ntouch "%s/bazel_called"\nexit 1\n' "$work" >"$fake_bazel"
 chmod +x "$fake_bazel"
 fail() { echo "FAIL: $*"; exit 1; }
 
-check() {  # check WHAT EXPECTED_TEXT ARGS...: exit 2, the text in the message, no Bazel
-  local what="$1" text="$2" out st
+# exit2 WHAT TEXT ARGS...: runs ci/bless.sh ARGS (fake Bazel); it must exit 2 with TEXT in its
+# message, which is left in $out for the caller's further checks.
+out=""
+exit2() {
+  local what="$1" text="$2" st
   shift 2
   set +e
   out="$(cd "$work" && BAZEL="$fake_bazel" bash "$bless" --baselines="$work/baselines" "$@" 2>&1)"
@@ -20,9 +23,12 @@ check() {  # check WHAT EXPECTED_TEXT ARGS...: exit 2, the text in the message, 
   set -e
   echo "$what: exit $st: $out"
   [ "$st" -eq 2 ] || fail "$what: exit $st, expected 2"
-  grep -qF "$text" <<<"$out" || fail "$what: the message does not say '$text'"
-  grep -q 'artifacts folder of a gate run' <<<"$out" || fail "$what: the message does not say what to give"
-  [ ! -e "$work/bazel_called" ] || fail "$what: Bazel was started before the folders were checked"
+  grep -qF -- "$text" <<<"$out" || fail "$what: the message does not say '$text'"
+}
+check() {  # check WHAT EXPECTED_TEXT ARGS...: exit 2, the text in the message, no Bazel
+  exit2 "$@"
+  grep -q 'artifacts folder of a gate run' <<<"$out" || fail "$1: the message does not say what to give"
+  [ ! -e "$work/bazel_called" ] || fail "$1: Bazel was started before the folders were checked"
 }
 check "missing folder" "no folder no-such-artifacts" no-such-artifacts
 check "folder with no runs" "no perf runs in $work/empty" empty
@@ -40,17 +46,9 @@ round() {  # round DIR STATUS VERDICT: a soak round folder with one perf test
   printf '{\n "metric": "time",\n "verdicts": [\n  {\n   "name": "dot/cublas/N:1048576",\n   "verdict": "same"\n  },\n  {\n   "name": "dot/tree_host_finish/N:1048576",\n   "verdict": "%s",\n   "delta": 0.1\n  }\n ]\n}\n' "$3" >"$work/$1/perf/dot_perf_test/verdicts.json"
 }
 refused() {  # refused WHAT TEXT ARGS...: exit 2 naming TEXT and --accept-slower, no Bazel
-  local what="$1" text="$2" out st
-  shift 2
-  set +e
-  out="$(cd "$work" && BAZEL="$fake_bazel" bash "$bless" --baselines="$work/baselines" "$@" 2>&1)"
-  st=$?
-  set -e
-  echo "$what: exit $st: $out"
-  [ "$st" -eq 2 ] || fail "$what: exit $st, expected 2"
-  grep -qF -- "$text" <<<"$out" || fail "$what: the message does not say '$text'"
-  grep -qF -- "--accept-slower" <<<"$out" || fail "$what: the message does not name --accept-slower"
-  [ ! -e "$work/bazel_called" ] || fail "$what: Bazel was started for a failed round"
+  exit2 "$@"
+  grep -qF -- "--accept-slower" <<<"$out" || fail "$1: the message does not name --accept-slower"
+  [ ! -e "$work/bazel_called" ] || fail "$1: Bazel was started for a failed round"
 }
 round good 0 same
 round slow 1 slower
