@@ -9,6 +9,7 @@
 
 #include "perf/gate/compare.h"
 #include "perf/gate/figures.h"
+#include "perf/runner/testbed.h"
 
 enum { RENDER_OK = 0, RENDER_FAILED = 1, RENDER_BAD_INPUT = 2 };
 
@@ -77,7 +78,7 @@ typedef struct {
   double threshold; /* the threshold the gate applied to this row; NAN in files without the column */
   char verdict[16];
   char l2_flush[8]; /* "read", "write" or "hot"; rows from before the field: "write" */
-  char testbed[64]; /* the machine a row was measured on, where the history records it; else "" */
+  char testbed[TESTBED_MAX]; /* the machine a row was measured on, where the history records it; else "" */
 } history_row;
 
 typedef struct {

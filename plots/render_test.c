@@ -471,10 +471,15 @@ START_TEST(trends_are_marked_and_listed) {
 }
 END_TEST
 
-/* Rows of two testbeds are two series: a benchmark measured on rack1 and then, 3 % slower, on
- * rack2 has no change point and did not creep. */
+/* Rows of two testbeds are two series: a benchmark measured on one host and then, 3 % slower, on
+ * another has no change point and did not creep. The names are as long as `gate history` writes
+ * them: a detected name (an H200 host's, 74 characters, once made the report refuse the history)
+ * and the longest a testbed can have (TESTBED_MAX - 1). */
 START_TEST(testbeds_are_series_of_their_own) {
-  char dir[1200], path[1400], out[1300], errfile[1300], args[4096];
+  char dir[1200], path[1400], out[1300], errfile[1300], args[4096], longest[TESTBED_MAX];
+  const char *detected = "NVIDIA H100 80GB HBM3 x1 no NVLink | Intel(R) Xeon(R) Platinum 8480+ | driver 580.159.04";
+  memset(longest, 'h', sizeof longest - 1);
+  longest[sizeof longest - 1] = '\0';
   snprintf(dir, sizeof dir, "%s/testbed_hist", tmp);
   mkdir(dir, 0755);
   snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
@@ -483,7 +488,7 @@ START_TEST(testbeds_are_series_of_their_own) {
   fprintf(f, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,testbed\n");
   for (int i = 0; i < 40; i++)
     fprintf(f, "2026-12-02T%02d:%02d:00+00:00,%07dabc,%s,elementwise/add/N:1048576,%d,1e12,0.001,same,read,%s\n",
-            i / 60, i % 60, 2000000 + i, SLUG, (i < 20 ? 1000 : 1040) + i % 3 - 1, i < 20 ? "rack1" : "rack2");
+            i / 60, i % 60, 2000000 + i, SLUG, (i < 20 ? 1000 : 1040) + i % 3 - 1, i < 20 ? detected : longest);
   ck_assert_int_eq(fclose(f), 0);
   snprintf(out, sizeof out, "%s/testbed_out", tmp);
   snprintf(errfile, sizeof errfile, "%s/testbed.err", tmp);
