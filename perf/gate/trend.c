@@ -263,7 +263,7 @@ static double shift_between(const double *x, size_t a, const double *y, size_t b
  * relative to the median before. A step must be at least min_step, and at least min_z standard
  * errors of the shift (1.0233 sd sqrt(1/a + 1/b) for normal noise: sqrt(pi / 3)); the weakest step
  * short of that is dropped (its two segments become one) until every step stands. */
-static size_t keep_large_steps(const double *x, size_t n, change_point *c, size_t k, const trend_params *p) {
+size_t trend_keep_steps(const double *x, size_t n, change_point *c, size_t k, const trend_params *p) {
   for (;;) {
     double sd = noise_within(x, n, c, k);
     size_t weakest = k;
@@ -296,7 +296,7 @@ size_t find_change_points(const double *x, size_t n, const trend_params *params,
   segment(&s, 0, n);
   free_space(&s);
   qsort(s.found, s.nfound, sizeof *s.found, by_index);
-  size_t k = keep_large_steps(x, n, s.found, s.nfound, &p);
+  size_t k = trend_keep_steps(x, n, s.found, s.nfound, &p);
   if (!k) {
     free(s.found);
     return 0;

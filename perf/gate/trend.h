@@ -40,6 +40,12 @@ typedef struct {
 /* The change points of x[0..n), by index; *out is malloc'd (free it; NULL when none). */
 size_t find_change_points(const double *x, size_t n, const trend_params *params, change_point **out);
 
+/* The detector's last stage on change points c[0..k) (by index, p as found): measures each step
+ * (change_point.step) and drops the weakest short of min_step or min_z standard errors until every
+ * step stands; how many remain. Given the true rows of a synthetic history, it tells the most any
+ * placement of the change points could find (trend_synth --score). */
+size_t trend_keep_steps(const double *x, size_t n, change_point *c, size_t k, const trend_params *p);
+
 /* Creep: how far the level now (median of the last `window` rows) is from `reference`
  * (a baseline's time; <= 0: the median of the first `window` rows), as a fraction (+ slower).
  * NAN when there are too few rows: fewer than window with a reference, 2 x window without. */
