@@ -268,8 +268,8 @@ static void trends(FILE *o, const gpu_view *g) {
   fprintf(o, "<h3 id=\"");
   anchor(o, g, NULL);
   fprintf(o, "-trends\">Trends</h3>\n<p>Change points in each benchmark's history %s (E-Divisive means over its "
-             "newest 1000 rows, 10 rows at least; step: the median time after against before; p: the permutation "
-             "test). A step too small for the gate to stop, repeated over merges, shows here first. Crept: the "
+             "newest 1000 rows, 10 rows at least; step: the median of the differences between the rows after and "
+             "before it, against the median before; p: the permutation test). A step too small for the gate to stop, repeated over merges, shows here first. Crept: the "
              "median of a benchmark's last 5 rows is beyond the gate's threshold for it against %s, and has risen "
              "by as much since its first rows (the threshold: the gate's for that benchmark, or 3 standard errors "
              "of a median of 5 of its rows where it is noisier).</p>\n",
