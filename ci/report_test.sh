@@ -10,11 +10,13 @@
 #   - When the renderer fails, summary.md says so at the top and the job exits 5.
 #   - The tests run in two passes, the perf tests last; a failed test does not stop the perf pass
 #     (the job exits 3), a failed build does (exit 1).
+#   - With --history (in a copy of ci/ and baselines/), the real `gate history` appends the run's rows,
+#     its detected testbed in each, and the report reads the history just written (exit 0).
 #
-#   report_test.sh GATE_SH RENDER_BIN ARTIFACTS_TAR_GZ
+#   report_test.sh GATE_SH RENDER_BIN ARTIFACTS_TAR_GZ GATE_BIN
 set -euo pipefail
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }  # symbolic links kept: runfiles
-gate_sh="$(abs "$1")" render="$(abs "$2")" tarball="$(abs "$3")"
+gate_sh="$(abs "$1")" render="$(abs "$2")" tarball="$(abs "$3")" gate_bin="$(abs "$4")"
 repo="$(dirname "$(dirname "$gate_sh")")"  # ci/gate.sh runs from the repository root
 work="${TEST_TMPDIR:-$(mktemp -d)}/report_test"
 rm -rf "$work"
@@ -61,9 +63,14 @@ case "\$1" in
 esac
 BAZEL
 # The runner's testbed, and a gate that finds it in the baselines: the job judges against them.
+# Every other gate command (history) is the real gate's.
 mkdir -p "$work/bazel-bin/perf/tools" "$work/bazel-bin/perf/gate"
 printf '#!/bin/sh\necho "fixture testbed"\n' >"$work/bazel-bin/perf/tools/testbed"
-printf '#!/bin/sh\n[ "$1" = testbeds ] && printf "3\\t1\\tfixture testbed\\n"\n' >"$work/bazel-bin/perf/gate/gate"
+cat >"$work/bazel-bin/perf/gate/gate" <<GATE
+#!/bin/sh
+[ "\$1" = testbeds ] && { printf "3\\t1\\tfixture testbed\\n"; exit 0; }
+exec "$gate_bin" "\$@"
+GATE
 chmod +x "$work/bin/nvidia-smi" "$work/bin/bazel" "$work/bazel-bin/perf/tools/testbed" "$work/bazel-bin/perf/gate/gate"
 
 gate() {  # gate ARTIFACTS_DIR [BAZEL FLAGS]: runs the main job; its status in $st
@@ -140,3 +147,26 @@ ls "$work"/job5/perf/*_perf_test/*.json >/dev/null 2>&1 &&
 grep -q "perf test(s) did not run in this job" "$work/job5.log" ||
   { echo "FAIL: the job does not say it left older perf outputs out"; exit 1; }
 echo "ok: a job collects only the perf outputs of tests it ran"
+
+# 5. On the main branch: --history appends the run to the history, and the report reads it back. In a
+#    copy of ci/ and baselines/ (the job writes baselines/history/ of the folder it runs in). The
+#    fixture's runs name their detected testbed (81 characters), which the renderer once refused.
+mkdir -p "$work/repo"
+cp -RL "$repo/ci" "$repo/baselines" "$work/repo/"
+chmod -R u+w "$work/repo"
+csv="$work/repo/baselines/history/$slug.csv"
+rows_before="$(grep -c . "$csv")"
+testbed="$(sed -n 's/^ *"testbed": *"\([^"]*\)".*/\1/p' "$work"/testlogs/kernels/elementwise/elementwise_perf_test/test.outputs/*_bench.json | head -1)"
+[ "${#testbed}" -gt 64 ] || { echo "FAIL: the fixture's testbed '$testbed' is not a long detected name"; exit 1; }
+verdicts="$(cat "$work"/testlogs/kernels/*/*_perf_test/test.outputs/verdicts.json | grep -c '"verdict":')"
+main_gate_sh="$gate_sh"
+gate_sh="$work/repo/ci/gate.sh"  # it works in the folder above its own
+gate "$work/job6" --history
+gate_sh="$main_gate_sh"
+[ "$st" -eq 0 ] || { cat "$work/job6.log"; echo "FAIL: the main job with --history exited $st"; exit 1; }
+added="$(grep -cF ",$testbed" "$csv" || true)"
+[ "$(grep -c . "$csv")" -eq $((rows_before + added)) ] && [ "$added" -eq "$verdicts" ] ||
+  { echo "FAIL: $added rows with the testbed appended for $verdicts verdicts ($rows_before rows before, $(grep -c . "$csv") after)"; exit 1; }
+head -1 "$work/job6/summary.md" | grep -q "^Report: " && grep -q "^## Trends on $run_gpu" "$work/job6/summary.md" ||
+  { echo "FAIL: the report was not drawn from the history just appended"; head -5 "$work/job6/summary.md"; exit 1; }
+echo "ok: --history appended $added rows (testbed '$testbed') and the report and its Trends read them"
