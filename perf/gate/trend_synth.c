@@ -83,7 +83,7 @@ static void score(const source *src, size_t nsrc, double step, long every, long 
        noise_series[2] = {0};
   size_t quiet = 0;
   for (size_t b = 0; b < nsrc; b++) quiet += src[b].sd < 0.005;
-  double *x = malloc(nsrc * (size_t)flat_runs * sizeof *x);
+  double *x = malloc(nsrc * (size_t)(runs > flat_runs ? runs : flat_runs) * sizeof *x);
   change_point *truth = malloc((size_t)count * sizeof *truth), *c;
   for (uint64_t seed = 1; seed <= 10; seed++) {
     draw_all(src, nsrc, "steps", runs, step, every, count, seed, x);
@@ -155,6 +155,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: trend_synth --from=HISTORY.csv [--runs=N] [--shape=flat|steps|ramp] [--step=F] "
             "[--every=N] [--count=N] [--seed=S] OUT.csv\n       trend_synth --from=HISTORY.csv --score [--step=F] "
             "[--every=N] [--count=N]\n");
+    return 2;
+  }
+  if (scoring && every < 7) {
+    fprintf(stderr, "trend_synth: --score: --every=%ld leaves the last step %ld rows after it; the detector needs 5 "
+            "(give --every=7 or more)\n", every, every - 2);
     return 2;
   }
   history_table t;
