@@ -243,15 +243,30 @@ static int parse_name_cached(parsed_name *cache, size_t slots, const char *name,
   return 0;
 }
 
-static int history_row_of(const char *path, const history_entry *e, parsed_name *cache, size_t slots, history_row *r,
-                          char *err, size_t errlen) {
+/* The file's copy of testbed: rows of one testbed share it. */
+static const char *shared_testbed(history_file *h, const char *testbed) {
+  if (!testbed[0]) return "";
+  for (size_t i = h->ntestbeds; i-- > 0;)
+    if (!strcmp(h->testbeds[i], testbed)) return h->testbeds[i];
+  char **grown = realloc(h->testbeds, (h->ntestbeds + 1) * sizeof *grown);
+  char *copy = strdup(testbed);
+  if (!grown || !copy) {
+    fprintf(stderr, "render: out of memory\n");
+    exit(2);
+  }
+  h->testbeds = grown;
+  return h->testbeds[h->ntestbeds++] = copy;
+}
+
+static int history_row_of(const char *path, const history_entry *e, parsed_name *cache, size_t slots, history_file *h,
+                          history_row *r, char *err, size_t errlen) {
   memset(r, 0, sizeof *r);
   if (copy_field(path, e->line, "date", e->date, r->date, sizeof r->date, err, errlen) ||
       copy_field(path, e->line, "commit", e->commit, r->commit, sizeof r->commit, err, errlen) ||
       copy_field(path, e->line, "gpu", e->gpu, r->gpu, sizeof r->gpu, err, errlen) ||
-      copy_field(path, e->line, "benchmark", e->bench, r->bench, sizeof r->bench, err, errlen) ||
-      copy_field(path, e->line, "testbed", e->testbed, r->testbed, sizeof r->testbed, err, errlen))
+      copy_field(path, e->line, "benchmark", e->bench, r->bench, sizeof r->bench, err, errlen))
     return 1;
+  r->testbed = shared_testbed(h, e->testbed);
   char why[512];
   if (parse_name_cached(cache, slots, r->bench, &r->id, why, sizeof why))
     return fail(err, errlen, "%s: line %zu: field benchmark: %s", path, e->line, why);
@@ -280,15 +295,19 @@ int load_history_file(const char *path, history_file *out, char *err, size_t err
   size_t slots = 1024;
   parsed_name *cache = calloc(slots, sizeof *cache);
   int rc = 0;
-  for (size_t i = 0; i < t.n && !rc; i++) rc = history_row_of(path, &t.r[i], cache, slots, &out->r[i], err, errlen);
+  for (size_t i = 0; i < t.n && !rc; i++) rc = history_row_of(path, &t.r[i], cache, slots, out, &out->r[i], err, errlen);
   free(cache);
   out->n = rc ? 0 : t.n;
   history_table_free(&t);
-  if (rc) {
-    free(out->r);
-    out->r = NULL;
-  }
+  if (rc) free_history_file(out);
   return rc;
+}
+
+void free_history_file(history_file *h) {
+  for (size_t i = 0; i < h->ntestbeds; i++) free(h->testbeds[i]);
+  free(h->testbeds);
+  free(h->r);
+  h->testbeds = NULL, h->ntestbeds = 0, h->r = NULL, h->n = 0;
 }
 
 /* ---------- baselines ---------- */
@@ -404,7 +423,7 @@ void free_inputs(render_inputs *in) {
     free(in->runs[i].failed);
   }
   for (size_t i = 0; i < in->nverdicts; i++) free(in->verdicts[i].v);
-  for (size_t i = 0; i < in->nhist; i++) free(in->hist[i].r);
+  for (size_t i = 0; i < in->nhist; i++) free_history_file(&in->hist[i]);
   for (size_t i = 0; i < in->nbases; i++) {
     free(in->bases[i].self);
     free_figures(&in->bases[i].fig);

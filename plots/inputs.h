@@ -9,7 +9,6 @@
 
 #include "perf/gate/compare.h"
 #include "perf/gate/figures.h"
-#include "perf/runner/testbed.h"
 
 enum { RENDER_OK = 0, RENDER_FAILED = 1, RENDER_BAD_INPUT = 2 };
 
@@ -78,13 +77,17 @@ typedef struct {
   double threshold; /* the threshold the gate applied to this row; NAN in files without the column */
   char verdict[16];
   char l2_flush[8]; /* "read", "write" or "hot"; rows from before the field: "write" */
-  char testbed[TESTBED_MAX]; /* the machine a row was measured on, where the history records it; else "" */
+  const char *testbed; /* the machine a row was measured on, where the history records it; else "". As long
+                        * as the gate wrote it (a detected name runs to 80 characters and more); owned by the
+                        * history_file, which holds each testbed once: a history names few of them */
 } history_row;
 
 typedef struct {
   char path[PATH_LEN];
   history_row *r;
   size_t n;
+  char **testbeds; /* the distinct testbeds the rows point to */
+  size_t ntestbeds;
 } history_file;
 
 /* A baseline and, per benchmark, what the gate allows: the median of its run
@@ -115,6 +118,7 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
 /* A cut last row (no newline at its end, or a wrong number of fields: a write stopped short) is left
  * out, said on stderr, and the rows before it are read (history_table_load_to_cut). */
 int load_history_file(const char *path, history_file *out, char *err, size_t errlen);
+void free_history_file(history_file *h);
 int load_baseline_file(const char *path, const gate_policy *p, baseline_file *out, char *err, size_t errlen);
 
 /* Reads one input: a .csv is a history; a .json is told apart by its fields

@@ -17,6 +17,7 @@
 
 #include "plots/inputs.h"
 #include "plots/model.h"
+#include "perf/runner/testbed.h"
 #include "tests/support/check_run.h"
 
 #define FIX "plots/testdata"
@@ -157,7 +158,7 @@ START_TEST(history_fixture_is_read) {
   size_t slower = 0;
   for (size_t i = 0; i < h.n; i++) slower += !strcmp(h.r[i].verdict, "slower");
   ck_assert_uint_eq(slower, 3);
-  free(h.r);
+  free_history_file(&h);
 }
 END_TEST
 
@@ -752,7 +753,7 @@ START_TEST(history_methods_do_not_mix) {
   ck_assert_uint_eq(h.n, 72 + 40 + 4 + 9);
   ck_assert_str_eq(h.r[0].l2_flush, "write");
   ck_assert_str_eq(h.r[h.n - 1].l2_flush, "read");
-  free(h.r);
+  free_history_file(&h);
 
   char args[4096], errfile[1200], out[1200];
   snprintf(errfile, sizeof errfile, "%s/method.err", tmp);
@@ -833,7 +834,7 @@ START_TEST(cut_last_row_is_left_out) {
     char err[1024];
     ck_assert_msg(load_history_file(path, &h, err, sizeof err) == 0, "%s: %s", kCut[i].name, err);
     ck_assert_uint_eq(h.n, 72 + 40 + 4); /* the fixture's rows, none lost */
-    free(h.r);
+    free_history_file(&h);
     snprintf(errfile, sizeof errfile, "%s/cut_%s.err", tmp, kCut[i].name);
     snprintf(out, sizeof out, "%s/cut_%s_out", tmp, kCut[i].name);
     snprintf(args, sizeof args, "'%s' '%s'", path, out);
