@@ -417,17 +417,33 @@ START_TEST(band_is_the_threshold_applied) {
 }
 END_TEST
 
+/* A history of its own for a test: tmp/NAME/SLUG.csv, open for writing; its path in path. */
+static FILE *new_history(const char *name, char path[1400]) {
+  char dir[1200];
+  snprintf(dir, sizeof dir, "%s/%s", tmp, name);
+  mkdir(dir, 0755);
+  snprintf(path, 1400, "%s/" SLUG ".csv", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  return f;
+}
+
+/* Renders the history at path alone into tmp/NAME_out (its folder in out); fails unless it exits 0. */
+static void render_history(const char *name, const char *path, char out[1300]) {
+  char errfile[1300], args[4096];
+  snprintf(out, 1300, "%s/%s_out", tmp, name);
+  snprintf(errfile, sizeof errfile, "%s/%s.err", tmp, name);
+  snprintf(args, sizeof args, "'%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+}
+
 /* A history of its own: columns in another order, a testbed and a threshold column (used as
  * recorded), a +2 % step at run 16 of 30 in one benchmark and +4 % at run 21 in another. The
  * change points are marked on the chart, listed in the report's Trends section and trends.md,
  * and the +4 % step (against the first rows: no baseline) is creep beyond 3 %. */
 START_TEST(trends_are_marked_and_listed) {
-  char dir[1200], path[1400], out[1300], errfile[1300], args[4096];
-  snprintf(dir, sizeof dir, "%s/trend_hist", tmp);
-  mkdir(dir, 0755);
-  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
-  FILE *f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
+  char path[1400], out[1300];
+  FILE *f = new_history("trend_hist", path);
   fprintf(f, "testbed,benchmark,median_ns,date,commit,gpu,bytes_per_second,noise,verdict,l2_flush,threshold\n");
   for (int i = 0; i < 30; i++) {
     double wobble = i % 3 - 1; /* medians of whole segments stay exact */
@@ -437,10 +453,7 @@ START_TEST(trends_are_marked_and_listed) {
             "0.04\n", (i < 20 ? 900 : 936) + wobble, i % 24, 1000000 + i, SLUG);
   }
   ck_assert_int_eq(fclose(f), 0);
-  snprintf(out, sizeof out, "%s/trend_out", tmp);
-  snprintf(errfile, sizeof errfile, "%s/trend.err", tmp);
-  snprintf(args, sizeof args, "'%s' '%s'", path, out);
-  ck_assert_int_eq(run_render(args, errfile), 0);
+  render_history("trend", path, out);
 
   snprintf(path, sizeof path, "%s/data/" SLUG "-elementwise-history.marks.dat", out);
   char *marks = slurp(path, NULL);
@@ -477,24 +490,17 @@ END_TEST
  * them: a detected name (an H200 host's, 74 characters, once made the report refuse the history)
  * and the longest a testbed can have (TESTBED_MAX - 1). */
 START_TEST(testbeds_are_series_of_their_own) {
-  char dir[1200], path[1400], out[1300], errfile[1300], args[4096], longest[TESTBED_MAX];
+  char path[1400], out[1300], longest[TESTBED_MAX];
   const char *detected = "NVIDIA H100 80GB HBM3 x1 no NVLink | Intel(R) Xeon(R) Platinum 8480+ | driver 580.159.04";
   memset(longest, 'h', sizeof longest - 1);
   longest[sizeof longest - 1] = '\0';
-  snprintf(dir, sizeof dir, "%s/testbed_hist", tmp);
-  mkdir(dir, 0755);
-  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
-  FILE *f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
+  FILE *f = new_history("testbed_hist", path);
   fprintf(f, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,testbed\n");
   for (int i = 0; i < 40; i++)
     fprintf(f, "2026-12-02T%02d:%02d:00+00:00,%07dabc,%s,elementwise/add/N:1048576,%d,1e12,0.001,same,read,%s\n",
             i / 60, i % 60, 2000000 + i, SLUG, (i < 20 ? 1000 : 1040) + i % 3 - 1, i < 20 ? detected : longest);
   ck_assert_int_eq(fclose(f), 0);
-  snprintf(out, sizeof out, "%s/testbed_out", tmp);
-  snprintf(errfile, sizeof errfile, "%s/testbed.err", tmp);
-  snprintf(args, sizeof args, "'%s' '%s'", path, out);
-  ck_assert_int_eq(run_render(args, errfile), 0);
+  render_history("testbed", path, out);
   snprintf(path, sizeof path, "%s/trends.md", out);
   char *text = slurp(path, NULL);
   ck_assert_msg(strstr(text, "0 change points since the last bless, 0 crept") != NULL, "%s", text);
@@ -505,12 +511,8 @@ END_TEST
 /* 2000 runs: every row is in the data, the lines drawn are thinned, the SVG stays small, the x
  * axis keeps at most 10 labels, and runs are told apart by date and commit alone. */
 START_TEST(long_history_is_thinned) {
-  char dir[1200], path[1400], out[1300], errfile[1300], args[4096];
-  snprintf(dir, sizeof dir, "%s/long_hist", tmp);
-  mkdir(dir, 0755);
-  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
-  FILE *f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
+  char path[1400], out[1300];
+  FILE *f = new_history("long_hist", path);
   fprintf(f, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n");
   const char *variants[] = {"add", "add_float4", "saxpy"};
   for (int i = 0; i < 2000; i++)
@@ -519,10 +521,7 @@ START_TEST(long_history_is_thinned) {
               1 + i / 1440, i / 60 % 24, i % 60, i, SLUG, variants[v], 1000 + (i * 7919 + v * 31) % 13,
               i == 1234 ? "slower" : "same");
   ck_assert_int_eq(fclose(f), 0);
-  snprintf(out, sizeof out, "%s/long_out", tmp);
-  snprintf(errfile, sizeof errfile, "%s/long.err", tmp);
-  snprintf(args, sizeof args, "'%s' '%s'", path, out);
-  ck_assert_int_eq(run_render(args, errfile), 0);
+  render_history("long", path, out);
   snprintf(path, sizeof path, "%s/data/" SLUG "-elementwise-history.series.dat", out);
   size_t lines = count_lines(path);
   ck_assert_msg(lines > 3 * 150 && lines <= 3 * 300 + 2 + 3, "%zu lines drawn of 6000 rows", lines);

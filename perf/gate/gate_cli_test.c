@@ -785,11 +785,7 @@ static int gate_with_file_limit(rlim_t bytes, const char *args) {
   }
   int st;
   ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-  FILE *f = fopen(out, "r");
-  ck_assert_ptr_nonnull(f);
-  size_t got = fread(gate_output, 1, sizeof gate_output - 1, f);
-  gate_output[got] = '\0';
-  fclose(f);
+  read_gate_output(out);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 

@@ -156,12 +156,16 @@ static int vgate(const char *fmt, va_list ap) {
   FORMAT(out, "%s/gate.out", dir);
   FORMAT(cmd, "%s %s >'%s' 2>&1", gate_bin, args, out);
   int st = system(cmd);
-  FILE *f = fopen(out, "r");
+  read_gate_output(out);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+void read_gate_output(const char *path) {
+  FILE *f = fopen(path, "r");
   ck_assert_ptr_nonnull(f);
   size_t got = fread(gate_output, 1, sizeof gate_output - 1, f);
   gate_output[got] = '\0';
   fclose(f);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 int gate(const char *fmt, ...) {

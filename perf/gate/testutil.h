@@ -53,6 +53,8 @@ int run_gate(const char *args);
 /* Runs `gate ARGS` (a printf format) with stdout and stderr kept in gate_output; returns its exit status. */
 int gate(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern char gate_output[65536];
+/* Reads the file the gate's output went to into gate_output. */
+void read_gate_output(const char *path);
 /* Runs `gate ARGS` and fails the test, showing its output, unless it exits with `want`. */
 void expect_gate(int want, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Fails the test unless gate_output contains needle. */
