@@ -388,19 +388,19 @@ static void figure(FILE *o, const chart *c) {
 }
 
 static void summary(FILE *o, const report_model *m, const render_inputs *in) {
-  size_t count[5] = {0}, any = 0, failed_runs = 0;
+  size_t count[6] = {0}, any = 0, failed_runs = 0;
   for (size_t r = 0; r < in->nruns; r++) failed_runs += in->runs[r].nfailed;
   if (failed_runs)
     fprintf(o, "<p><span class=\"status fail\">%zu benchmark%s FAILED in the run</span> (self-check or CUDA error: "
                "see the tables)</p>\n", failed_runs, failed_runs == 1 ? "" : "s");
-  static const char *kNames[] = {"slower", "missing", "faster", "same", "new"};
+  static const char *kNames[] = {"slower", "missing", "faster", "same", "new", "unchanged"};
   for (size_t i = 0; i < m->ng; i++)
     for (size_t v = 0; v < m->g[i].nverdicts; v++)
       for (size_t k = 0; k < m->g[i].verdicts[v]->n; k++) {
         const verdict_row *r = &m->g[i].verdicts[v]->v[k];
         if (verdict_of(&m->g[i], r->name) != r) continue; /* counted once, as its last verdict */
         any = 1;
-        for (int j = 0; j < 5; j++) count[j] += !strcmp(r->verdict, kNames[j]);
+        for (int j = 0; j < 6; j++) count[j] += !strcmp(r->verdict, kNames[j]);
       }
   if (!any) {
     fprintf(o, "<p><span class=\"status none\">no verdicts</span> Charts and figures only; give the gate's "
@@ -410,6 +410,7 @@ static void summary(FILE *o, const report_model *m, const render_inputs *in) {
   int failed = count[0] + count[1] > 0;
   fprintf(o, "<p><span class=\"status %s\">gate %s</span> ", failed ? "fail" : "pass", failed ? "FAILED" : "passed");
   for (int j = 0; j < 5; j++) fprintf(o, "%s%zu %s", j ? ", " : "", count[j], kNames[j]);
+  if (count[5]) fprintf(o, ", %zu %s (A/B: the same timed work, not measured)", count[5], kNames[5]);
   fprintf(o, "</p>\n");
 }
 

@@ -117,7 +117,7 @@ int load_run_file(const char *path, run_file *out, char *err, size_t errlen) {
 
 /* ---------- verdicts.json ---------- */
 
-static const char *kVerdicts[] = {"faster", "same", "slower", "new", "missing", "unknown"};
+static const char *kVerdicts[] = {"faster", "same", "slower", "new", "missing", "unchanged", "unknown"};
 
 static int known_verdict(const char *v, int allow_unknown) {
   for (size_t i = 0; i < sizeof kVerdicts / sizeof *kVerdicts - (allow_unknown ? 0 : 1); i++)
@@ -180,13 +180,17 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
     }
     snprintf(r->name, sizeof r->name, "%s", json_string_value(name));
     if (!json_is_string(v) || !known_verdict(json_string_value(v), 0)) {
-      rc = fail(err, errlen, "%s: field verdicts[%zu].verdict: expected faster, same, slower, new or missing", path, i);
+      rc = fail(err, errlen, "%s: field verdicts[%zu].verdict: expected faster, same, slower, new, missing or unchanged",
+                path, i);
       break;
     }
     snprintf(r->verdict, sizeof r->verdict, "%s", json_string_value(v));
-    int is_new = !strcmp(r->verdict, "new"), is_missing = !strcmp(r->verdict, "missing");
+    /* unchanged (A/B, not measured): like new, no baseline side, and a run time only when a run measured it */
+    int is_unchanged = !strcmp(r->verdict, "unchanged");
+    int is_new = !strcmp(r->verdict, "new") || is_unchanged, is_missing = !strcmp(r->verdict, "missing");
     if (!is_new) rc = number_field(path, e, i, "baseline_ns", &r->baseline_ns, err, errlen);
-    if (!rc && !is_missing) rc = number_field(path, e, i, "run_ns", &r->run_ns, err, errlen);
+    if (!rc && !is_missing && (!is_new || json_object_get(e, "run_ns")))
+      rc = number_field(path, e, i, "run_ns", &r->run_ns, err, errlen);
     if (!rc && !is_new && !is_missing) {
       rc = number_field(path, e, i, "delta", &r->delta, err, errlen) ||
            number_field(path, e, i, "threshold", &r->threshold, err, errlen) ||

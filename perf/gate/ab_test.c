@@ -12,8 +12,11 @@
 #include "perf/gate/testutil.h"
 #include "tests/support/check_run.h"
 
+/* Which benchmark of base_set ab_run scales (0: add). */
+static size_t slow_index;
+
 /* Run file side/<k>.json: base_set on GPU-ab of testbed "fixture x1", each benchmark in 16 contexts
- * spread +-0.4 %, add (benchmark 0) `scale` times its base time. */
+ * spread +-0.4 %, benchmark slow_index `scale` times its base time. */
 static void ab_run(const char *side, unsigned k, unsigned seed, double scale) {
   char file[256];
   FORMAT(file, "%s/%u.json", side, k);
@@ -22,7 +25,8 @@ static void ab_run(const char *side, unsigned k, unsigned seed, double scale) {
   set_context(file, "testbed", json_string("fixture x1"));
   for (size_t b = 0; b < 3; b++) {
     double med[16];
-    for (int j = 0; j < 16; j++) med[j] = base_set[b].median_ns * (b == 0 ? scale : 1.0) * (1 + 0.002 * (j % 5 - 2));
+    for (int j = 0; j < 16; j++)
+      med[j] = base_set[b].median_ns * (b == slow_index ? scale : 1.0) * (1 + 0.002 * (j % 5 - 2));
     set_contexts(file, b, med, 16);
   }
 }
@@ -66,13 +70,14 @@ START_TEST(unchanged_binary_is_not_measured) {
   ck_assert_int_eq(system(copy), 0);
   expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 --baselines=%s --out_dir=%s", bench,
               at("u/base_bench"), bl, at("u"));
-  expect_output("unchanged (the benchmark binary and its kernels are identical on both sides): not measured");
-  ck_assert(file_has(at("u/summary.md"), "A/B against rev1: unchanged"));
+  expect_output("is the same binary on both sides: 3 benchmark(s) unchanged, not measured");
+  ck_assert(file_has(at("u/summary.md"), "A/B against rev1: passed"));
+  ck_assert(file_has(at("u/summary.md"), "3 A/B against rev1 on this GPU: 0 measured, 3 unchanged"));
   ck_assert_str_eq(order(), ""); /* neither side ran */
-  /* A benchmark the base does not have is new in this change: not compared, and not a failure. */
+  /* A family the base does not have is new in this change: not compared, and not a failure. */
   expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 --baselines=%s --out_dir=%s", bench,
               at("u/none"), bl, at("u"));
-  expect_output("new in this change");
+  expect_output("the base revision has no bench: 3 benchmark(s) new");
 }
 END_TEST
 
@@ -83,7 +88,9 @@ START_TEST(same_speed_passes_and_says_what_it_was_compared_with) {
   const char *base = side_bench("s/base"), *change = side_bench("s/change");
   expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 --baselines=%s --out_dir=%s", change, base, bl,
               at("s"));
-  expect_output("PASS: A/B against rev1, 3 compared, 0 slower");
+  expect_output("PASS: A/B against rev1, 3 benchmarks: 3 measured, 0 unchanged, 0 new; 0 slower");
+  /* No fingerprint (a runner without CUPTI): everything is measured, and it says so. */
+  expect_output("could not be recorded");
   /* ABBA: base, change, change, base. */
   ck_assert_str_eq(order(), "s/base 1\ns/change 1\ns/change 2\ns/base 2\n");
   json_error_t jerr;
@@ -93,7 +100,8 @@ START_TEST(same_speed_passes_and_says_what_it_was_compared_with) {
   ck_assert_str_eq(json_string_value(json_object_get(v, "testbed")), "fixture x1");
   json_t *e = json_array_get(json_object_get(v, "verdicts"), 0);
   ck_assert_str_eq(json_string_value(json_object_get(e, "verdict")), "same");
-  ck_assert_str_eq(json_string_value(json_object_get(e, "reference")), "this_gpu"); /* its own GPU's base runs */
+  ck_assert_str_eq(json_string_value(json_object_get(e, "compared_with")), "revision rev1");
+  ck_assert_str_eq(json_string_value(json_object_get(e, "reference")), "base_revision");
   ck_assert_int_eq(json_integer_value(json_object_get(e, "baseline_runs")), 2);
   ck_assert_int_eq(json_integer_value(json_object_get(e, "policy_version")), 4);
   json_decref(v);
@@ -155,9 +163,149 @@ START_TEST(a_testbed_without_baseline_runs_is_not_compared) {
   prepare("t/base", "t/change", 1, 1.0, 1.0);
   const char *change = side_bench("t/change");
   expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", change, bl, at("t"));
-  expect_output("has no run of this testbed, 'fixture x1': nothing was compared");
-  ck_assert(file_has(at("t/summary.md"), "not compared (no baseline of this testbed)"));
+  expect_output("has no run of this testbed, 'fixture x1', and no base revision was given: nothing was compared");
+  ck_assert(file_has(at("t/summary.md"), "NOT JUDGED (no baseline of this testbed, no base revision)"));
   ck_assert(!file_has(at("t/summary.md"), "| `elementwise/add/N:1`"));
+}
+END_TEST
+
+/* A fingerprint file (fingerprint.h) for base_set: runner `runner`, benchmark i's one kernel with
+ * machine code sass[i] and grid[i] blocks. */
+static void write_fp(const char *path, const char *runner, const char *const sass[3], const int grid[3]) {
+  char text[4096];
+  int len = snprintf(text, sizeof text, "{\"fingerprint_version\": 1, \"runner\": \"%s\", \"gpu\": \"%s\", "
+                     "\"benchmarks\": [", runner, H100);
+  for (int i = 0; i < 3; i++)
+    len += snprintf(text + len, sizeof text - (size_t)len, "%s{\"name\": \"%s\", \"host_round_trip\": false, "
+                    "\"complete\": true, \"work\": [\"kernel k%d sass=%s grid=%d,1,1 block=256,1,1 cluster=0,0,0 "
+                    "smem=0+0 regs=16 local=0\"]}", i ? ", " : "", base_set[i].name, i, sass[i], grid[i]);
+  snprintf(text + len, sizeof text - (size_t)len, "]}\n");
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The stand-ins start again from side/1.json. */
+static void rewind_sides(const char *a, const char *b) {
+  char path[600];
+  FORMAT(path, "%s/count", at(a));
+  remove(path);
+  FORMAT(path, "%s/count", at(b));
+  remove(path);
+}
+
+static const char *const kSass[3] = {"00000000000000a1", "00000000000000b2", "00000000000000c3"};
+static const int kGrid[3] = {128, 256, 512};
+
+/* Only the benchmarks whose timed work differs are measured (alone, ABBA), the others are unchanged;
+ * each fingerprint change marks exactly the benchmark that runs it. */
+START_TEST(only_what_changed_is_measured) {
+  write_text("order.log", "");
+  const char *bl = make_dir("w/bl");
+  prepare("w/base", "w/change", 3, 1.0, 1.0);
+  const char *base = side_bench("w/base"), *change = side_bench("w/change");
+  char fb[600], fc[600];
+  FORMAT(fb, "%s.fingerprint", base);
+  FORMAT(fc, "%s.fingerprint", change);
+  write_fp(fb, "runner1", kSass, kGrid);
+  const char *sass[3] = {kSass[0], "00000000000000ff", kSass[2]}; /* add_float4's kernel changed */
+  write_fp(fc, "runner1", sass, kGrid);
+  expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 --baselines=%s --out_dir=%s", change, base, bl,
+              at("w"));
+  expect_output("1 benchmark(s) of bench changed, 2 unchanged, 0 new; measuring the changed ones");
+  expect_output("elementwise/add_float4/N:1 (changed: kernel k1: its machine code)");
+  expect_output("PASS: A/B against rev1, 3 benchmarks: 1 measured, 2 unchanged, 0 new");
+  ck_assert_str_eq(order(), "w/base 1\nw/change 1\nw/change 2\nw/base 2\n");
+  json_error_t jerr;
+  json_t *v = json_load_file(at("w/verdicts.json"), 0, &jerr);
+  ck_assert_msg(v != NULL, "%s", jerr.text);
+  json_t *list = json_object_get(v, "verdicts");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "verdict")), "unchanged");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 1), "verdict")), "same");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 2), "verdict")), "unchanged");
+  json_decref(v);
+  /* A grid size, an extra memset-like operation, the runner: each marks exactly what it touches. */
+  int grid[3] = {kGrid[0], kGrid[1], 1024};
+  write_fp(fc, "runner1", kSass, grid);
+  rewind_sides("w/base", "w/change");
+  expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 --baselines=%s --out_dir=%s", change, base, bl,
+              at("w"));
+  expect_output("elementwise/saxpy/N:1 (changed: kernel k2: grid=512,1,1 -> grid=1024,1,1)");
+  expect_output("1 measured, 2 unchanged");
+  write_fp(fc, "runner2", kSass, kGrid);
+  rewind_sides("w/base", "w/change");
+  expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 --baselines=%s --out_dir=%s", change, base, bl,
+              at("w"));
+  expect_output("(changed: the runner changed (runner1 -> runner2))");
+  expect_output("3 measured, 0 unchanged");
+  write_fp(fc, "runner1", kSass, kGrid);
+  rewind_sides("w/base", "w/change");
+  write_text("order.log", "");
+  expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 --baselines=%s --out_dir=%s", change, base, bl,
+              at("w"));
+  ck_assert_str_eq(order(), ""); /* nothing measured */
+  expect_output("0 benchmark(s) of bench changed, 3 unchanged, 0 new: nothing to measure");
+}
+END_TEST
+
+/* A baseline of testbed "fixture x1" with runs of add and add_float4 but not saxpy (a variant added on
+ * main since its bless). */
+static const char *bless_two_of_three(const char *rel) {
+  const char *bl = make_dir(rel);
+  char files[3][512], args[2048] = "";
+  for (unsigned k = 0; k < 3; k++) {
+    FORMAT(files[k], "%s/r%u.json", rel, k);
+    write_run(files[k], H100, 132, 3000.0, base_set, 2, 900 + k);
+    set_gpu_uuid(files[k], "GPU-ab");
+    set_context(files[k], "testbed", json_string("fixture x1"));
+    double med[16];
+    for (size_t b = 0; b < 2; b++) {
+      for (int j = 0; j < 16; j++) med[j] = base_set[b].median_ns * (1 + 0.002 * (j % 5 - 2));
+      set_contexts(files[k], b, med, 16);
+    }
+    size_t used = strlen(args);
+    snprintf(args + used, sizeof args - used, " %s", at(files[k]));
+  }
+  expect_gate(0, "bless --baselines=%s%s", bl, args);
+  return bl;
+}
+
+/* A benchmark the testbed has no run of, but the base revision has, is judged A/B in the same check, not
+ * passed as "new"; without a base to A/B against it is NOT JUDGED, loudly. */
+START_TEST(a_benchmark_without_testbed_runs_is_judged_ab) {
+  write_text("order.log", "");
+  const char *bl = bless_two_of_three("x/bl");
+  slow_index = 2;
+  prepare("x/base", "x/change", 4, 1.10, 1.10); /* saxpy 10 % slower in the change */
+  slow_index = 0;
+  const char *base = side_bench("x/base"), *change = side_bench("x/change");
+  char fb[600], fc[600];
+  FORMAT(fb, "%s.fingerprint", base);
+  FORMAT(fc, "%s.fingerprint", change);
+  write_fp(fb, "runner1", kSass, kGrid);
+  const char *sass[3] = {kSass[0], kSass[1], "00000000000000ff"};
+  write_fp(fc, "runner1", sass, kGrid);
+  expect_gate(1, "check --bench=%s --against_bench=%s --against=rev1 --against_uncovered --min_delta_us=0.01 "
+              "--baselines=%s --out_dir=%s", change, base, bl, at("x"));
+  expect_output("1 benchmark(s) have no run of this testbed in the baseline: judging them A/B against rev1");
+  expect_output("REGRESSION elementwise/saxpy/N:1: slower by +10.0%");
+  /* The change's first run (the family, against the baseline), then saxpy alone ABBA and its confirmation. */
+  ck_assert_str_eq(order(), "x/change 1\nx/base 1\nx/change 2\nx/change 3\nx/base 2\nx/change 4\nx/base 3\n");
+  ck_assert(file_has(at("x/summary.md"), "Judged: 2 against the baseline"));
+  ck_assert(file_has(at("x/summary.md"), "1 A/B against rev1 on this GPU: 1 measured (`elementwise/saxpy/N:1`)"));
+  json_error_t jerr;
+  json_t *v = json_load_file(at("x/verdicts.json"), 0, &jerr);
+  ck_assert_msg(v != NULL, "%s", jerr.text);
+  json_t *list = json_object_get(v, "verdicts");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "compared_with")), "baseline");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 2), "compared_with")), "revision rev1");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 2), "verdict")), "slower");
+  json_decref(v);
+  /* No base revision: saxpy cannot be judged, and the check says so. */
+  rewind_sides("x/base", "x/change");
+  expect_gate(0, "check --bench=%s --min_delta_us=0.01 --baselines=%s --out_dir=%s", change, bl, at("x"));
+  expect_output("NOT JUDGED: 1 benchmark(s) of bench have no run of this testbed");
 }
 END_TEST
 
@@ -171,6 +319,8 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, a_slowdown_fails_once_confirmed);
   tcase_add_test(tc, a_slowdown_not_confirmed_passes);
   tcase_add_test(tc, a_testbed_without_baseline_runs_is_not_compared);
+  tcase_add_test(tc, only_what_changed_is_measured);
+  tcase_add_test(tc, a_benchmark_without_testbed_runs_is_judged_ab);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

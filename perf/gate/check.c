@@ -37,6 +37,8 @@ static char **bench_argv(const options *o, const char *json_out) {
   const char *sha = getenv("PERF_COMMIT");
   if (sha && *sha) argv[k++] = xasprintf("--benchmark_context=commit=%s", sha);
   for (int i = 0; i < o->nrest; i++) argv[k++] = xasprintf("%s", o->rest[i]);
+  /* Last: only these benchmarks (A/B's changed ones, the suspects a confirmation re-measures). */
+  if (o->filter) argv[k++] = xasprintf("--benchmark_filter=%s", o->filter);
   argv[k] = NULL;
   return argv;
 }
@@ -84,6 +86,12 @@ static void become_benchmark(pid_t gate, const sigset_t *mask, const struct siga
  * gate stopped by SIGTERM or SIGINT waits for the benchmark to end, then dies of the signal. */
 static int run_bench(const options *o, const char *json_out) {
   char **argv = bench_argv(o, json_out);
+  int rc = run_child(o->bench, argv);
+  free_argv(argv);
+  return rc;
+}
+
+int run_child(const char *bin, char **argv) {
   sigset_t block, mask;
   sigemptyset(&block);
   sigaddset(&block, SIGTERM);
@@ -98,13 +106,12 @@ static int run_bench(const options *o, const char *json_out) {
   pid_t pid = fork();
   if (pid == 0) {
     become_benchmark(gate, &mask, &old_term, &old_int);
-    execv(o->bench, argv);
-    fprintf(stderr, "gate: cannot run %s: %s\n", o->bench, strerror(errno));
+    execv(bin, argv);
+    fprintf(stderr, "gate: cannot run %s: %s\n", bin, strerror(errno));
     _exit(127);
   }
   bench_pid = pid;
   sigprocmask(SIG_SETMASK, &mask, NULL); /* a signal that came meanwhile is forwarded now */
-  free_argv(argv);
   int status = 0;
   pid_t w = -1;
   while (pid > 0 && (w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
@@ -120,6 +127,63 @@ static int run_bench(const options *o, const char *json_out) {
   }
   if (pid < 0 || w < 0) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+char **list_benchmarks(const char *bin, size_t *n) {
+  int fd[2];
+  if (pipe(fd) != 0) {
+    fprintf(stderr, "gate: pipe: %s\n", strerror(errno));
+    exit(EXIT_BAD_INPUT);
+  }
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    close(fd[0]);
+    close(fd[1]);
+    execl(bin, bin, "--benchmark_list_tests", (char *)NULL);
+    _exit(127);
+  }
+  close(fd[1]);
+  FILE *in = fdopen(fd[0], "r");
+  char **names = NULL, line[1024];
+  *n = 0;
+  while (in && fgets(line, sizeof line, in)) {
+    line[strcspn(line, "\n")] = '\0';
+    if (!line[0]) continue;
+    names = realloc(names, (*n + 2) * sizeof *names);
+    names[(*n)++] = xasprintf("%s", line);
+  }
+  if (in) fclose(in);
+  int status = 0;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "gate: %s --benchmark_list_tests failed (exit %d): cannot tell which benchmarks it has\n", bin,
+            pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    exit(EXIT_BAD_INPUT);
+  }
+  return names;
+}
+
+char *exact_names_filter(char *const *names, size_t n) {
+  size_t cap = 8;
+  for (size_t i = 0; i < n; i++) cap += 2 * strlen(names[i]) + 1;
+  char *f = malloc(cap), *p = f;
+  if (!f) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  p += sprintf(p, "^(");
+  for (size_t i = 0; i < n; i++) {
+    if (i) *p++ = '|';
+    for (const char *c = names[i]; *c; c++) {
+      if (strchr(".[]()*+?{}|^$\\", *c)) *p++ = '\\';
+      *p++ = *c;
+    }
+  }
+  sprintf(p, ")$");
+  return f;
 }
 
 /* A --baselines that is not a folder (a typo) would make every perf test pass with nothing
@@ -292,19 +356,23 @@ void confirm_slower(const gate_figures *family_base, const gate_figures *again, 
   }
 }
 
-/* Re-measures what looks slower in a fresh process before calling it a regression: a
- * confirmed one keeps the re-measured figures, one not confirmed becomes "same"; notes say which.
- * The whole family is run again, as the first run and the baseline's runs measured it: a process
- * that ran one benchmark alone (--benchmark_filter) measured odd-size transposes differently, e.g.
- * unroll4_row 4093x8191 on an H200 573.6 us alone against 558.7 us among its family (2026-11-25). */
+/* Re-measures what looks slower in a fresh process before calling it a regression: a confirmed one
+ * keeps the re-measured figures, one not confirmed becomes "same"; notes say which. Only the suspects
+ * are measured again, so a failing run costs what failed, not its family again. */
 static void recheck_slower(const options *o, const char *recheck_path, const gate_figures *family_base, comparison *c,
                            size_t n, char **notes) {
-  printf("\n%zu benchmark(s) look slower; re-measuring the family in a fresh process\n",
-         count_verdicts(c, n, VERDICT_SLOWER));
-  measure(o, recheck_path, 1);
+  char **suspects = calloc(n + 1, sizeof *suspects);
+  size_t ns = 0;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].v == VERDICT_SLOWER) suspects[ns++] = (char *)c[i].name;
+  options alone = *o;
+  alone.filter = exact_names_filter(suspects, ns);
+  printf("\n%zu benchmark(s) look slower; re-measuring them in a fresh process\n", ns);
+  measure(&alone, recheck_path, 1);
   gate_figures again;
   load_or_die(recheck_path, &again, 0);
   confirm_slower(family_base, &again, &o->policy, c, n, notes);
+  free(suspects);
 }
 
 /* Opens a report for writing, or says why not. */
@@ -330,8 +398,9 @@ int write_reports(const options *o, const char *out_dir, const char *bench_name,
   FILE *md = open_report(path);
   if (md) {
     if (o->summary_note) fprintf(md, "%s\n\n", o->summary_note);
-    char *title = o->against ? xasprintf("%s on %s, A/B against %s", bench_name, run->gpu.name, o->against)
-                             : xasprintf("%s on %s", bench_name, run->gpu.name);
+    const char *gpu = run ? run->gpu.name : "this GPU";
+    char *title = o->against ? xasprintf("%s on %s, A/B against %s", bench_name, gpu, o->against)
+                             : xasprintf("%s on %s", bench_name, gpu);
     write_markdown(md, title, c, n, notes, o->policy.metric);
     free(title);
     failed += close_out(md, path);
@@ -339,7 +408,9 @@ int write_reports(const options *o, const char *out_dir, const char *bench_name,
     failed++;
   }
   format_path(path, sizeof path, "%s/verdicts.json", out_dir);
-  if (write_verdicts_json(path, run, c, n, o->policy.metric, o->against, err, sizeof err)) {
+  /* Nothing measured (A/B, every benchmark unchanged or new): no run names the GPU and date that
+   * verdicts.json and the history need; summary.md and the JUnit XML say what was judged. */
+  if (run && write_verdicts_json(path, run, c, n, o->policy.metric, o->against, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     failed++;
   }
@@ -368,14 +439,21 @@ int report_failures(const comparison *c, size_t n) {
   return bad;
 }
 
-/* A run of a testbed that the baseline has no run of at all: nothing is compared (another testbed
- * never stands in, compare.h TESTBED); the gate says so and what to do. 1 when that is the case. */
-static int no_testbed_runs(const char *base_path, const gate_figures *family_base, const gate_figures *run,
-                           const char *out_dir, const char *bench_name) {
+/* 1 when the family's baseline has no run of the run's testbed at all (a run naming no testbed is compared
+ * with every run, compare.h TESTBED). */
+static int testbed_has_no_runs(const gate_figures *family_base, const gate_figures *run) {
   const char *testbed = testbed_of(run);
   if (!testbed[0]) return 0;
   for (size_t i = 0; i < family_base->nruns; i++)
     if (strcmp(family_base->runs[i].testbed, testbed) == 0) return 0;
+  return 1;
+}
+
+/* A run of a testbed that the baseline has no run of at all, and no base revision to A/B against: nothing is
+ * compared (another testbed never stands in, compare.h TESTBED); the gate says so and what to do. */
+static void no_testbed_runs(const char *base_path, const gate_figures *run, const char *out_dir,
+                            const char *bench_name) {
+  const char *testbed = testbed_of(run);
   /* The summary says it too: the report and the job's summary.md are where people look. */
   char path[4200], err[1024];
   format_path(path, sizeof path, "%s/summary.md", out_dir);
@@ -384,24 +462,21 @@ static int no_testbed_runs(const char *base_path, const gate_figures *family_bas
     fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
     exit(EXIT_BAD_INPUT);
   }
-  {
-    fprintf(md, "## %s on %s: not compared (no baseline of this testbed)\n\nTestbed `%s`: `%s` has no run of "
-            "it, and runs of other hosts never stand in. `ci/gate.sh` A/B-tests such a runner against its merge "
-            "base; to gate it against a baseline, bless the host in (`ci/soak.sh 2`, then "
-            "`ci/bless.sh --add soak/round*`).\n", bench_name, run->gpu.name, testbed, base_path);
-    if (close_report(md, path, err, sizeof err)) {
-      fprintf(stderr, "gate: %s\n", err);
-      exit(EXIT_BAD_INPUT);
-    }
+  fprintf(md, "## %s on %s: NOT JUDGED (no baseline of this testbed, no base revision)\n\nTestbed `%s`: `%s` has no "
+          "run of it, and runs of other hosts never stand in. `ci/gate.sh` A/B-tests such a runner against its merge "
+          "base; to gate it against a baseline, bless the host in (`ci/soak.sh 2`, then "
+          "`ci/bless.sh --add soak/round*`).\n", bench_name, run->gpu.name, testbed, base_path);
+  if (close_report(md, path, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    exit(EXIT_BAD_INPUT);
   }
   fprintf(stderr,
-          "\n*** NOTE: %s has no run of this testbed, '%s': nothing was compared (runs of other hosts never "
-          "stand in: docs/gate.md). ***\n"
+          "\n*** NOT JUDGED: %s has no run of this testbed, '%s', and no base revision was given: nothing was "
+          "compared (runs of other hosts never stand in: docs/gate.md). ***\n"
           "*** ci/gate.sh measures such a runner against its merge base instead (A/B on this GPU: ci/gate.sh "
           "--against=REV); to gate it against a baseline, bless the host in: ci/soak.sh 2, then "
           "ci/bless.sh --add soak/round*. ***\n\n",
           base_path, testbed);
-  return 1;
 }
 
 /* When none of the run's benchmarks is in the baseline (every verdict "new", and not for want of runs of
@@ -430,6 +505,39 @@ static char *nothing_in_baseline(const comparison *c, size_t n, const char *base
                    nfam > 1 ? ")" : "", code, strict ? "With --strict the check fails." : "With --strict it would fail.");
 }
 
+/* The benchmarks the baseline could not judge (new: the testbed has no run of them, or the baseline none
+ * at all), judged A/B against the base revision instead (ab_judge): unchanged, new there too, or
+ * measured. Their verdicts replace the "new" ones in c; a benchmark not measured A/B keeps the first
+ * run's figures for the report. */
+static void judge_uncovered_ab(options *o, const char *out_dir, const char *bench_name, comparison *c, size_t n,
+                               char **notes) {
+  size_t nnew = count_verdicts(c, n, VERDICT_NEW);
+  char **names = calloc(nnew + 1, sizeof *names);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].v == VERDICT_NEW) names[k++] = (char *)c[i].name;
+  printf("\n%zu benchmark(s) have no run of this testbed in the baseline: judging them A/B against %s\n", nnew,
+         o->against);
+  ab_result ar;
+  ab_judge(o, out_dir, bench_name, names, nnew, &ar);
+  for (size_t j = 0; j < ar.n; j++)
+    for (size_t i = 0; i < n; i++) {
+      if (strcmp(c[i].name, ar.c[j].name) != 0) continue;
+      comparison x = ar.c[j];
+      if (x.v == VERDICT_UNCHANGED || x.v == VERDICT_NEW) { /* the first run's figures, for the report */
+        x.run_ns = c[i].run_ns;
+        x.run_gbps = c[i].run_gbps;
+        x.run_copy_frac = c[i].run_copy_frac;
+        x.run_contexts = c[i].run_contexts;
+        x.run_samples = c[i].run_samples;
+      }
+      x.testbed = c[i].testbed;
+      c[i] = x;
+      notes[i] = ar.notes[j];
+    }
+  free(names);
+}
+
 int cmd_check(options *o) {
   if (!o->bench || !o->baselines) usage("check needs --bench=BIN and --baselines=DIR");
   check_baselines_folder(o->baselines);
@@ -438,14 +546,25 @@ int cmd_check(options *o) {
   const char *out_dir = o->out_dir ? o->out_dir : getenv("TEST_UNDECLARED_OUTPUTS_DIR");
   if (!out_dir) out_dir = ".";
   const char *bench_name = strrchr(o->bench, '/') ? strrchr(o->bench, '/') + 1 : o->bench;
-  /* A/B: ci/gate.sh --against=REV builds REV and names its bazel-bin in PERF_AB_BASE. */
-  const char *ab_base = getenv("PERF_AB_BASE");
+  /* A/B: ci/gate.sh builds the base revision and names its bazel-bin in PERF_AB_BASE: for every benchmark
+   * with PERF_AB_ALL=1 (--against=REV, or a testbed with no run in the baselines), else for those the
+   * baseline has no run of this testbed of (judge_uncovered_ab). */
+  const char *ab_base = getenv("PERF_AB_BASE"), *ab_all = getenv("PERF_AB_ALL");
+  int fallback = o->against_bench && o->against_uncovered;
   if (!o->against_bench && ab_base && *ab_base) {
+    struct stat st;
+    if (stat(ab_base, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "gate: PERF_AB_BASE=%s: not a folder: give the bazel-bin of the base revision's build "
+              "(ci/gate.sh does)\n", ab_base);
+      return EXIT_BAD_INPUT;
+    }
     o->against_bench = xasprintf("%s/%s", ab_base, o->bench);
     const char *label = getenv("PERF_AB_AGAINST");
     o->against = label && *label ? label : ab_base;
+    fallback = !(ab_all && strcmp(ab_all, "1") == 0);
   }
-  if (o->against_bench) return cmd_check_ab(o, out_dir, bench_name);
+  if (o->against_bench && !fallback) return cmd_check_ab(o, out_dir, bench_name);
+  if (fallback && !o->against) o->against = o->against_bench;
   char run_path[4096], recheck_path[4096], base_path[4096];
   format_path(run_path, sizeof run_path, "%s/%s.json", out_dir, bench_name);
   format_path(recheck_path, sizeof recheck_path, "%s/%s.recheck.json", out_dir, bench_name);
@@ -458,17 +577,35 @@ int cmd_check(options *o) {
   gate_figures run, base, family_base;
   load_or_die(run_path, &run, 0);
   format_path(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
-  if (!file_exists(base_path)) return no_baseline(o, out_dir, &run, base_path);
-  family_baseline(base_path, &run, &base, &family_base);
-  if (no_testbed_runs(base_path, &family_base, &run, out_dir, bench_name)) return o->strict ? EXIT_REGRESSION : EXIT_PASS;
-  family_same_method(base_path, bench_name, &run, &family_base);
+  if (!file_exists(base_path) && !fallback) return no_baseline(o, out_dir, &run, base_path);
   comparison *c;
-  size_t n = compare_figures(&family_base, &run, &o->policy, &c);
+  size_t n;
+  if (file_exists(base_path)) {
+    family_baseline(base_path, &run, &base, &family_base);
+    int none_of_testbed = testbed_has_no_runs(&family_base, &run);
+    if (none_of_testbed && !fallback) {
+      no_testbed_runs(base_path, &run, out_dir, bench_name);
+      return o->strict ? EXIT_REGRESSION : EXIT_PASS;
+    }
+    if (!none_of_testbed) family_same_method(base_path, bench_name, &run, &family_base);
+    n = compare_figures(&family_base, &run, &o->policy, &c);
+  } else { /* no baseline of this GPU model at all: every benchmark is new to it */
+    memset(&family_base, 0, sizeof family_base);
+    family_base.gpu = run.gpu;
+    n = compare_figures(&family_base, &run, &o->policy, &c);
+  }
   char **notes = calloc(n + 1, sizeof *notes);
   if (count_verdicts(c, n, VERDICT_SLOWER) && o->recheck) recheck_slower(o, recheck_path, &family_base, c, n, notes);
+  if (fallback && count_verdicts(c, n, VERDICT_NEW)) judge_uncovered_ab(o, out_dir, bench_name, c, n, notes);
+  o->against = NULL; /* the family was judged against the baseline; each A/B verdict names its revision */
+  size_t unjudged = 0;
+  for (size_t i = 0; i < n; i++) unjudged += c[i].v == VERDICT_NEW;
+  if (unjudged && !fallback)
+    fprintf(stderr, "\n*** NOT JUDGED: %zu benchmark(s) of %s have no run of this testbed in the baseline and no base "
+            "revision was given to A/B them against (ci/gate.sh gives the merge base): run ci/gate.sh, or bless them "
+            "in on this host. ***\n\n", unjudged, bench_name);
   char *none_in_base = nothing_in_baseline(c, n, base_path, bench_name, 0, o->strict);
   o->summary_note = nothing_in_baseline(c, n, base_path, bench_name, 1, o->strict);
-
   printf("\n");
   print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
   int unwritten = write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);

@@ -65,6 +65,7 @@ typedef struct comparison {
   int library_reference;  /* a library's kernel (cuBLAS, CUB, cudaMemcpy): beyond its threshold it marks the run
                              "environment changed" and never fails alone (verdict_fails) */
   unsigned reasons;       /* REASON_* bits: why the verdict is what it is (reason_names) */
+  const char *against;    /* NULL: judged against the baseline; else A/B against this revision (ab.c) */
 } comparison;
 
 /* Compares every benchmark of `base` and `run` (by name). Returns the number

@@ -64,6 +64,7 @@ const char *verdict_name(verdict v) {
     case VERDICT_SLOWER: return "slower";
     case VERDICT_NEW: return "new";
     case VERDICT_MISSING: return "missing";
+    case VERDICT_UNCHANGED: return "unchanged";
   }
   return "?";
 }
@@ -122,7 +123,8 @@ int verdict_fails(const comparison *c) {
 void reason_names(unsigned reasons, char *buf, size_t len) {
   static const char *const kNames[] = {"beyond_threshold", "significant", "above_floor", "confirmed",
                                        "not_confirmed", "library_reference", "no_run_of_this_testbed",
-                                       "run_has_no_testbed", "host_round_trip_under_6_runs"};
+                                       "run_has_no_testbed", "host_round_trip_under_6_runs",
+                                       "same_timed_work", "same_binary", "base_lacks_it"};
   size_t k = 0;
   if (len) buf[0] = '\0';
   for (size_t i = 0; i < sizeof kNames / sizeof *kNames; i++) {

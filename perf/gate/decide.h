@@ -8,7 +8,9 @@
 
 #include "perf/gate/adjust.h"
 
-typedef enum { VERDICT_FASTER, VERDICT_SAME, VERDICT_SLOWER, VERDICT_NEW, VERDICT_MISSING } verdict;
+/* UNCHANGED: judged A/B, and its timed work is the same at the base and the change (fingerprint.h): not
+ * measured, never fails. */
+typedef enum { VERDICT_FASTER, VERDICT_SAME, VERDICT_SLOWER, VERDICT_NEW, VERDICT_MISSING, VERDICT_UNCHANGED } verdict;
 
 #define GATE_MAX_FAMILY_TOLERANCES 16
 
@@ -58,6 +60,9 @@ enum {
   REASON_NO_TESTBED_RUNS = 1u << 6,  /* new for this testbed */
   REASON_NO_TESTBED = 1u << 7,       /* the run names no testbed: compared with every testbed's runs */
   REASON_FEW_HOST_RUNS = 1u << 8,    /* a host round trip with under HOST_ROUND_TRIP_MIN_RUNS runs: cannot fail */
+  REASON_SAME_TIMED_WORK = 1u << 9,  /* A/B: the same kernels, launches, memsets and copies on both sides */
+  REASON_SAME_BINARY = 1u << 10,     /* A/B: the benchmark binaries are identical */
+  REASON_BASE_LACKS_IT = 1u << 11,   /* new: the base revision has no such benchmark either */
 };
 
 /* HOST_ROUND_TRIP_MIN_RUNS: a benchmark that times a host round trip fails only against this many

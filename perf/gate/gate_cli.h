@@ -26,9 +26,11 @@ typedef struct {
   /* check, A/B: the base revision's benchmark binary, measured interleaved with --bench on this GPU
    * instead of comparing with a baseline (perf/gate/ab.c), and what that revision is called */
   const char *against_bench, *against;
+  int against_uncovered; /* check: with against_bench, A/B only what the baseline has no run of this testbed of */
   const char *label_testbed; /* testbeds --label: the testbed of the runs made before the field */
   int pairs; /* check, A/B: how many base/change pairs of processes (ABBA order) */
   const char *summary_note; /* check: a warning written at the top of summary.md (NULL: none) */
+  const char *filter; /* check: measure only the benchmarks this --benchmark_filter selects (NULL: all) */
   char **rest; /* positional arguments, or benchmark flags after -- for check */
   int nrest;
 } options;
@@ -56,7 +58,7 @@ size_t count_verdicts(const comparison *c, size_t n, verdict v);
 void confirm_slower(const gate_figures *family_base, const gate_figures *again, const gate_policy *policy,
                     comparison *c, size_t n, char **notes);
 /* summary.md and verdicts.json in out_dir, and the JUnit XML to $XML_OUTPUT_FILE when set; the number
- * that could not be written (each said on stderr). */
+ * that could not be written (each said on stderr). run NULL (nothing was measured): no verdicts.json. */
 int write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
                   const comparison *c, size_t n, const char *const *notes);
 
@@ -69,6 +71,30 @@ void measure_bench(const options *o, const char *bench, const char *json_out, in
 void remove_stale(const char *dir, const char *name);
 /* gate check in A/B mode (o->against_bench): perf/gate/ab.c. */
 int cmd_check_ab(options *o, const char *out_dir, const char *bench_name);
+
+/* Runs bin with argv (argv[0] included, NULL-terminated) as the benchmark is run: tied to the gate,
+ * signals forwarded. Returns its exit status, or -1 when it could not start. */
+int run_child(const char *bin, char **argv);
+/* The names `bin --benchmark_list_tests` prints (malloc'ed, *n of them), or exits 2 saying why. */
+char **list_benchmarks(const char *bin, size_t *n);
+/* A --benchmark_filter that selects exactly these names: ^(a|b|...)$, each name's specials escaped. */
+char *exact_names_filter(char *const *names, size_t n);
+
+/* What ab_judge found: a verdict per name (unchanged and new ones unmeasured), a note per verdict (why it
+ * was measured, whether a slower one was confirmed), the benchmarks the change removed (only when
+ * judging a whole family) and the change's merged measurements (NULL when nothing was measured). */
+typedef struct {
+  comparison *c;
+  char **notes;
+  size_t n;
+  char **removed;
+  size_t nremoved;
+  gate_figures *run;
+} ab_result;
+/* Judges `only` (nonly names; NULL: every benchmark of o->bench) A/B against o->against_bench: the same
+ * binary or the same timed work (fingerprint.h) is unchanged, a name the base lacks is new, the rest are
+ * measured alone in pairs of processes and a slower one confirmed by the suspects alone (ab.c). */
+void ab_judge(options *o, const char *out_dir, const char *bench_name, char **only, size_t nonly, ab_result *res);
 
 /* An exclusive flock of a baselines folder (bless.c): the descriptor that holds it, or -1 after saying why. */
 int lock_folder(const char *dir);

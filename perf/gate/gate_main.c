@@ -23,7 +23,10 @@
  *       A/B (--against_bench=BASE_BIN, or PERF_AB_BASE=DIR for DIR/BIN; ci/gate.sh --against=REV): the
  *       base revision's build of the benchmark and BIN are measured in turn on this GPU (--pairs=N
  *       pairs of processes, ABBA order) and judged as a runner against its own runs, with the same
- *       confirmation; identical binaries are "unchanged", not measured (perf/gate/ab.c).
+ *       confirmation; identical binaries, or benchmarks whose timed work is the same on both sides
+ *       (BENCH --fingerprint_out), are "unchanged", not measured (perf/gate/ab.c). --against_uncovered
+ *       (PERF_AB_BASE without PERF_AB_ALL=1): judge against the baseline, and A/B only the benchmarks
+ *       it has no run of this testbed of.
  *   gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json
  *       Judges a run already measured, as gate check did or would now: against FILE, or the
  *       baseline of its GPU in DIR; --recheck gives the re-measure gate check wrote beside it
@@ -127,7 +130,7 @@ static options parse(int argc, char **argv) {
       {"recheck", required_argument, 0, 'R'},    {"long_contexts", required_argument, 0, 'L'},
       {"only", required_argument, 0, 'O'},       {"warmup", required_argument, 0, 'W'},
       {"against_bench", required_argument, 0, 'X'}, {"against", required_argument, 0, 'Y'},
-      {"pairs", required_argument, 0, 'P'},     {"label", required_argument, 0, 'l'},
+      {"pairs", required_argument, 0, 'P'},     {"against_uncovered", no_argument, 0, 'U'},     {"label", required_argument, 0, 'l'},
       {"accept-slower", no_argument, 0, 'S'},
       {0, 0, 0, 0}};
   int c;
@@ -167,6 +170,7 @@ static options parse(int argc, char **argv) {
       case 'Y': o.against = optarg; break;
       case 'l': o.label_testbed = optarg; break;
       case 'P': o.pairs = integer_arg("pairs", optarg, 1, 20); break;
+      case 'U': o.against_uncovered = 1; break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
       case 'h': print_usage(stdout); exit(EXIT_PASS);
       default: usage("unknown flag");

@@ -113,11 +113,11 @@ static const char *verdict_of(const char *vpath, json_t *list, const char *bench
     snprintf(field, sizeof field, "verdicts[%zu].verdict", j);
     csv_text(vpath, field, said);
     /* The renderer (plots/) refuses a whole history file over one verdict it does not know. */
-    static const char *const kWords[] = {"faster", "same", "slower", "new", "missing"};
+    static const char *const kWords[] = {"faster", "same", "slower", "new", "missing", "unchanged"};
     size_t w = 0;
     while (w < sizeof kWords / sizeof *kWords && strcmp(said, kWords[w]) != 0) w++;
     if (w == sizeof kWords / sizeof *kWords) {
-      fprintf(stderr, "gate: %s: field %s: '%s' is not a verdict (faster, same, slower, new or missing), and the "
+      fprintf(stderr, "gate: %s: field %s: '%s' is not a verdict (faster, same, slower, new, missing or unchanged), and the "
               "history's renderer would refuse the whole file over it; give the verdicts.json that gate check "
               "wrote for this run\n", vpath, field, said);
       exit(EXIT_BAD_INPUT);

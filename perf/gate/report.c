@@ -38,21 +38,42 @@ static void count_text(size_t n, char *buf, size_t len) {
 }
 
 /* What stands behind each side: "96 ctx/12k vs 16 ctx/1.6k" (contexts / samples). */
+/* Whether c has each side's measures: not for a verdict with no measurement on that side. */
+static int has_base(const comparison *c) { return c->v != VERDICT_NEW && c->v != VERDICT_UNCHANGED; }
+static int has_run(const comparison *c) {
+  return c->v != VERDICT_MISSING && isfinite(c->run_ns) && c->run_ns > 0;
+}
+static int has_delta(const comparison *c) { return has_base(c) && c->v != VERDICT_MISSING; }
+static size_t count_unchanged(const comparison *c, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += c[i].v == VERDICT_UNCHANGED;
+  return k;
+}
+
 void evidence_text(const comparison *c, char *buf, size_t len) {
   char bs[16], rs[16];
   count_text(c->base_samples, bs, sizeof bs);
   count_text(c->run_samples, rs, sizeof rs);
-  if (c->v == VERDICT_NEW && c->no_testbed_runs)
+  if (c->v == VERDICT_UNCHANGED) {
+    snprintf(buf, len, "A/B vs %s: %s, not measured", c->against ? c->against : "the base",
+             c->reasons & REASON_SAME_BINARY ? "the same benchmark binary" : "the same timed work");
+    return;
+  }
+  if (c->v == VERDICT_NEW && (c->reasons & REASON_BASE_LACKS_IT))
+    snprintf(buf, len, "new: %s has none of it either", c->against ? c->against : "the base");
+  else if (c->v == VERDICT_NEW && c->no_testbed_runs)
     snprintf(buf, len, "new: %zu ctx/%s, no run of this testbed", c->run_contexts, rs);
   else if (c->v == VERDICT_NEW) snprintf(buf, len, "new: %zu ctx/%s", c->run_contexts, rs);
   else if (c->v == VERDICT_MISSING) snprintf(buf, len, "%zu ctx/%s vs none", c->base_contexts, bs);
+  else if (c->against)
+    snprintf(buf, len, "A/B vs %s: %zu ctx/%s vs %zu ctx/%s", c->against, c->base_contexts, bs, c->run_contexts, rs);
   else snprintf(buf, len, "%zu ctx/%s vs %zu ctx/%s", c->base_contexts, bs, c->run_contexts, rs);
   size_t used = strlen(buf);
   if (c->run_set_aside + c->base_set_aside > 0 && used < len) /* interrupted contexts (compare.h) */
     snprintf(buf + used, len - used, ", set aside %zu/%zu ctx", c->base_set_aside, c->run_set_aside);
   used = strlen(buf);
   /* shown, not taken off (LAUNCH_PROBE_SHOWN_ONLY) */
-  if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING && isfinite(c->launch_probe_ns) && used < len)
+  if (has_delta(c) && isfinite(c->launch_probe_ns) && used < len)
     snprintf(buf + used, len - used, ", launch probe %+.2f us", c->launch_probe_ns / 1e3);
   used = strlen(buf);
   if ((c->reasons & REASON_FEW_HOST_RUNS) && used < len) {
@@ -60,12 +81,14 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
              HOST_ROUND_TRIP_MIN_RUNS);
     used = strlen(buf);
   }
-  if (c->v != VERDICT_NEW && (c->reasons & REASON_NO_TESTBED) && used < len) {
+  if (has_base(c) && (c->reasons & REASON_NO_TESTBED) && used < len) {
     snprintf(buf + used, len - used, ", every testbed (the run names none)");
     used = strlen(buf);
   }
-  if (c->v != VERDICT_NEW && used < len) { /* which runs the baseline's side is (compare.h) */
-    if (c->own_gpu) snprintf(buf + used, len - used, ", this GPU's %zu runs", c->base_runs);
+  if (has_base(c) && used < len) { /* which runs the baseline's side is (compare.h) */
+    if (c->against)
+      snprintf(buf + used, len - used, ", %zu base processes", c->base_runs);
+    else if (c->own_gpu) snprintf(buf + used, len - used, ", this GPU's %zu runs", c->base_runs);
     else if (c->host_round_trip)
       snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s, a host round trip", c->base_runs, c->base_gpus,
                c->base_gpus == 1 ? "" : "s");
@@ -126,13 +149,13 @@ void print_table(FILE *out, const comparison *c, size_t n, const char *const *no
     char base[32] = "-", now[32] = "-", delta[32] = "-", allowed[32] = "-", gbps[32] = "-", frac[32] = "-",
          p[32] = "-", evidence[192];
     evidence_text(x, evidence, sizeof evidence);
-    if (x->v != VERDICT_NEW) snprintf(base, sizeof base, "%.3f", x->base_ns / 1e3);
-    if (x->v != VERDICT_MISSING) {
+    if (has_base(x)) snprintf(base, sizeof base, "%.3f", x->base_ns / 1e3);
+    if (has_run(x)) {
       snprintf(now, sizeof now, "%.3f", x->run_ns / 1e3);
       snprintf(gbps, sizeof gbps, "%.1f", x->run_gbps);
       if (x->run_copy_frac > 0) snprintf(frac, sizeof frac, "%.1f%%", 100 * x->run_copy_frac);
     }
-    if (x->v != VERDICT_NEW && x->v != VERDICT_MISSING) {
+    if (has_delta(x)) {
       snprintf(delta, sizeof delta, "%+.2f%%", 100 * x->delta);
       snprintf(allowed, sizeof allowed, "%.1f%%", 100 * x->threshold);
       snprintf(p, sizeof p, "%.2g", x->delta >= 0 ? x->p_slower : x->p_faster);
@@ -150,6 +173,45 @@ static void md_cell(FILE *out, const char *s) {
     if (*s == '|') fputc('\\', out);
     fputc(*s, out);
   }
+}
+
+/* The names of the verdicts that `pick` selects, as `a`, `b`, ... */
+static void name_list(FILE *out, const comparison *c, size_t n, int (*pick)(const comparison *)) {
+  for (size_t i = 0, k = 0; i < n; i++)
+    if (pick(&c[i])) {
+      fputs(k++ ? ", `" : " (`", out);
+      md_cell(out, c[i].name);
+      fputs("`", out);
+    }
+  fputs(")", out);
+}
+static int by_baseline(const comparison *c) { return !c->against && c->v != VERDICT_NEW; }
+static int ab_measured(const comparison *c) { return c->against && c->v != VERDICT_NEW && c->v != VERDICT_UNCHANGED; }
+static int ab_unchanged(const comparison *c) { return c->v == VERDICT_UNCHANGED; }
+static int new_here(const comparison *c) { return c->v == VERDICT_NEW; }
+
+void write_reference_summary(FILE *out, const comparison *c, size_t n) {
+  size_t baseline = 0, measured = 0, unchanged = 0, added = 0;
+  const char *against = NULL;
+  for (size_t i = 0; i < n; i++) {
+    baseline += by_baseline(&c[i]);
+    measured += ab_measured(&c[i]);
+    unchanged += ab_unchanged(&c[i]);
+    added += new_here(&c[i]);
+    if (c[i].against) against = c[i].against;
+  }
+  fprintf(out, "Judged: %zu against the baseline's runs of this testbed", baseline);
+  if (against) {
+    fprintf(out, "; %zu A/B against %s on this GPU: %zu measured", measured + unchanged, against, measured);
+    if (measured) name_list(out, c, n, ab_measured);
+    fprintf(out, ", %zu unchanged (the same timed work, not measured)", unchanged);
+  }
+  fprintf(out, "; %zu new", added);
+  if (added) {
+    name_list(out, c, n, new_here);
+    fprintf(out, ", %s", against ? "which the base revision lacks too" : "not judged");
+  }
+  fprintf(out, ".\n\n");
 }
 
 void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
@@ -175,8 +237,9 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
   }
   if (n && c[0].testbed && c[0].testbed[0])
     fprintf(out, "Testbed: `%s`; the baseline's side is its runs alone.\n\n", c[0].testbed);
-  fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing (gated on %s).\n\n", n, slower, faster,
-          added, missing, metric_name(metric));
+  fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing, %zu unchanged (gated on %s).\n\n", n,
+          slower, faster, added, missing, count_unchanged(c, n), metric_name(metric));
+  write_reference_summary(out, c, n);
   fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
                "own runs when the baseline holds two or more (\"this GPU's N runs\"), else of its "
                "GPUs whose copy probe is within %.1f %% of this run's, when there are two or more (\"N runs of M "
@@ -195,12 +258,12 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
     fputs("| `", out);
     md_cell(out, x->name);
     fputs("` | ", out);
-    if (x->v == VERDICT_NEW) fprintf(out, "- | ");
+    if (!has_base(x)) fprintf(out, "- | ");
     else fprintf(out, "%.3f | ", x->base_ns / 1e3);
     char evidence[192];
     evidence_text(x, evidence, sizeof evidence);
-    if (x->v == VERDICT_MISSING) fprintf(out, "- | - | - | - | - | - | %s | ", evidence);
-    else if (x->v == VERDICT_NEW)
+    if (!has_run(x)) fprintf(out, "- | - | - | - | - | - | %s | ", evidence);
+    else if (!has_delta(x))
       fprintf(out, "%.3f | - | - | - | %.1f | %.1f%% | %s | ", x->run_ns / 1e3, x->run_gbps, 100 * x->run_copy_frac,
               evidence);
     else
@@ -250,7 +313,7 @@ void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, co
     } else {
       fprintf(out, "<system-out>");
       xml_escaped(out, verdict_name(c[i].v));
-      if (c[i].v != VERDICT_NEW) fprintf(out, " %+.2f%%", 100 * c[i].delta);
+      if (has_delta(&c[i])) fprintf(out, " %+.2f%%", 100 * c[i].delta);
       if (notes && notes[i]) {
         fputc(' ', out);
         xml_escaped(out, notes[i]);
@@ -275,9 +338,11 @@ static json_t *verdict_json(const comparison *c) {
                         c->library_reference);
   int bad = !e;
   if (c->testbed && c->testbed[0]) bad |= !e || json_object_set_new(e, "testbed", json_string(c->testbed));
-  if (c->v != VERDICT_NEW) bad |= !e || json_object_set_new(e, "baseline_ns", json_real(c->base_ns));
-  if (c->v != VERDICT_MISSING) bad |= !e || json_object_set_new(e, "run_ns", json_real(c->run_ns));
-  if (c->v != VERDICT_NEW && c->v != VERDICT_MISSING) {
+  bad |= !e || json_object_set_new(e, "compared_with", c->against ? json_sprintf("revision %s", c->against)
+                                                                  : json_string("baseline"));
+  if (has_base(c)) bad |= !e || json_object_set_new(e, "baseline_ns", json_real(c->base_ns));
+  if (has_run(c)) bad |= !e || json_object_set_new(e, "run_ns", json_real(c->run_ns));
+  if (has_delta(c)) {
     bad |= !e || json_object_set_new(e, "delta", json_real(c->delta));
     bad |= !e || json_object_set_new(e, "threshold", json_real(c->threshold));
     bad |= !e || json_object_set_new(e, "baseline_noise", json_real(c->noise));
@@ -285,9 +350,10 @@ static json_t *verdict_json(const comparison *c) {
     bad |= !e || json_object_set_new(e, "p_faster", json_real(c->p_faster));
     if (isfinite(c->launch_probe_ns)) bad |= !e || json_object_set_new(e, "launch_probe_ns", json_real(c->launch_probe_ns));
   }
-  if (c->v != VERDICT_NEW) {
+  if (has_base(c)) {
     static const char *const kReference[] = {"this_gpu", "same_kind", "all_gpus", "all_gpus", "all_gpus"};
-    bad |= !e || json_object_set_new(e, "reference", json_string(kReference[reference_of(c)]));
+    bad |= !e || json_object_set_new(e, "reference", json_string(c->against ? "base_revision"
+                                                                            : kReference[reference_of(c)]));
     bad |= !e || json_object_set_new(e, "baseline_gpus", json_integer((json_int_t)c->base_gpus));
     if (!c->own_gpu) bad |= !e || json_object_set_new(e, "kind_gpus", json_integer((json_int_t)c->kind_gpus));
     bad |= !e || json_object_set_new(e, "baseline_runs", json_integer((json_int_t)c->base_runs));
@@ -295,7 +361,7 @@ static json_t *verdict_json(const comparison *c) {
     bad |= !e || json_object_set_new(e, "baseline_samples", json_integer((json_int_t)c->base_samples));
     bad |= !e || json_object_set_new(e, "baseline_contexts_set_aside", json_integer((json_int_t)c->base_set_aside));
   }
-  if (c->v != VERDICT_MISSING) {
+  if (has_run(c)) {
     bad |= !e || json_object_set_new(e, "run_contexts", json_integer((json_int_t)c->run_contexts));
     bad |= !e || json_object_set_new(e, "run_samples", json_integer((json_int_t)c->run_samples));
     bad |= !e || json_object_set_new(e, "run_contexts_set_aside", json_integer((json_int_t)c->run_set_aside));

@@ -14,6 +14,10 @@ int close_report(FILE *f, const char *path, char *err, size_t errlen);
 void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, gate_metric metric);
 void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
                     gate_metric metric);
+/* One paragraph of summary.md: how many benchmarks each reference judged (the baseline's runs of this
+ * testbed, A/B against the base revision: measured or unchanged, none: new), naming the A/B-measured and
+ * new ones. */
+void write_reference_summary(FILE *out, const comparison *c, size_t n);
 void write_junit(FILE *out, const char *suite, const comparison *c, size_t n, const char *const *notes);
 /* What stands behind each side of a comparison: contexts and samples, baseline vs new. */
 void evidence_text(const comparison *c, char *buf, size_t len);

@@ -64,13 +64,20 @@ const char *make_dir(const char *rel);
 /* An executable shell script dir/rel: BENCH_ARGS then body; returns dir/rel (a copy of its own). */
 const char *make_bench(const char *rel, const char *body);
 /* Sets $out, $filter, $again (1 in a re-measurement: its output is <bench>.recheck.json) and $args
- * from the gate's flags. A re-measurement runs the whole family, as the first run: a filter there
- * is an error (exit 2). */
+ * from the gate's flags. --benchmark_list_tests prints <bench>.names (default: base_set's names);
+ * --fingerprint_out copies <bench>.fingerprint (none: exit 1, as a runner without CUPTI) and notes the
+ * filter in <bench>.calls. A re-measurement measures only the suspects: one without a filter is an
+ * error (exit 2). */
 #define BENCH_ARGS                                                                                   \
-  "out=; filter=; again=; args=\"$*\"\nfor a; do case $a in --benchmark_out=*) out=${a#--benchmark_out=};; " \
-  "--benchmark_filter=*) filter=${a#--benchmark_filter=};; esac; done\n"                            \
+  "out=; filter=; again=; list=; fp=; args=\"$*\"\nfor a; do case $a in --benchmark_out=*) out=${a#--benchmark_out=};; " \
+  "--benchmark_filter=*) filter=${a#--benchmark_filter=};; --benchmark_list_tests) list=1;; "          \
+  "--fingerprint_out=*) fp=${a#--fingerprint_out=};; esac; done\n"                                  \
   "case $out in *.recheck.json) again=1;; esac\n"                                                   \
-  "if [ -n \"$again\" ] && [ -n \"$filter\" ]; then echo \"stand-in: a filtered re-measure\" >&2; exit 2; fi\n"
+  "if [ -n \"$list\" ]; then if [ -f \"$0.names\" ]; then cat \"$0.names\"; else printf "            \
+  "'elementwise/add/N:1\\nelementwise/add_float4/N:1\\nelementwise/saxpy/N:1\\n'; fi; exit 0; fi\n"     \
+  "if [ -n \"$fp\" ]; then [ -f \"$0.fingerprint\" ] || { echo 'stand-in: no fingerprint' >&2; exit 1; }; " \
+  "cp \"$0.fingerprint\" \"$fp\"; echo \"fingerprint $filter\" >> \"$0.calls\"; exit 0; fi\n"              \
+  "if [ -n \"$again\" ] && [ -z \"$filter\" ]; then echo \"stand-in: an unfiltered re-measure\" >&2; exit 2; fi\n"
 
 /* Sets up dir and gate_bin from main's arguments; 0 when fine. */
 int test_setup(int argc, char **argv);
