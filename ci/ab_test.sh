@@ -4,7 +4,8 @@
 #   1. a runner whose testbed the baselines have no run of is A/B-tested against the merge base with
 #      main: the base is built in a worktree, only the perf pass is told where its build is, and the
 #      summary says what it was compared with;
-#   2. a runner whose testbed is in the baselines is judged against them (no base is built);
+#   2. a runner whose testbed is in the baselines is judged against them (no base is built), unless some
+#      benchmark has no run of the testbed: then the base is built and the perf pass A/B-tests those alone;
 #   3. --against=REV A/B-tests against REV whatever the baselines hold; --baseline never A/B-tests;
 #   4. a revision that is not one is bad input (exit 2); --history appends nothing in A/B mode.
 #
@@ -30,8 +31,8 @@ change_sha="$(git -C "$repo" rev-parse --short=12 HEAD)"
 
 printf '#!/bin/sh\necho "NVIDIA H100 80GB HBM3"\n' >"$work/bin/nvidia-smi"
 printf '#!/bin/sh\necho "$TESTBED"\n' >"$work/bazel-bin/perf/tools/testbed"
-# gate testbeds FILE: the baselines hold runs of "fixture x1" only.
-printf '#!/bin/sh\n[ "$1" = testbeds ] && printf "3\\t1\\tfixture x1\\n"\n' >"$work/bazel-bin/perf/gate/gate"
+# gate testbeds FILE: the baselines hold runs of "fixture x1" only; --uncovered lists $UNCOVERED.
+printf '#!/bin/sh\ncase "$2" in --uncovered=*) [ -z "$UNCOVERED" ] || echo "$UNCOVERED"; exit 0 ;; esac\n[ "$1" = testbeds ] && printf "3\\t1\\tfixture x1\\n"\n' >"$work/bazel-bin/perf/gate/gate"
 cat >"$work/bin/bazel" <<BAZEL
 #!/bin/sh
 echo "\$(pwd) \$*" >>"$work/calls"
@@ -64,13 +65,13 @@ perf_call() { grep -- "--test_tag_filters=perf" "$work/calls" || true; }
 # 1. A testbed without a baseline: A/B against the merge base with main.
 name=auto; job auto "fixture x2"
 [ "$st" -eq 0 ] || fail "the A/B job exited $st"
-grep -q "the baselines have no run of this testbed: A/B against the merge base with main, $base_sha" "$work/auto.log" ||
+grep -q "the baselines have no run of this testbed: every benchmark A/B against the merge base, $base_sha" "$work/auto.log" ||
   fail "the job does not say it A/B-tests against the merge base $base_sha"
 grep -q "^$work/base-auto build //kernels/\.\.\. --config=gpu --disk_cache=$work/cache" "$work/calls" ||
   fail "the base was not built in its worktree with the shared disk cache"
 [ "$(git -C "$work/base-auto" rev-parse --short=12 HEAD)" = "$base_sha" ] || fail "the worktree is not at the merge base"
-perf_call | grep -q -- "--test_env=PERF_AB_BASE=$work/base-bin --test_env=PERF_AB_AGAINST=$base_sha" ||
-  fail "the perf pass was not told where the base's build is"
+perf_call | grep -q -- "--test_env=PERF_AB_BASE=$work/base-bin --test_env=PERF_AB_AGAINST=$base_sha --test_env=PERF_AB_ALL=1" ||
+  fail "the perf pass was not told where the base's build is, for every benchmark"
 if grep -- "--test_tag_filters=-perf" "$work/calls" | grep -q PERF_AB_BASE; then
   fail "the correctness pass was given the base (its cached results would be lost)"
 fi
@@ -81,10 +82,19 @@ echo "ok: a testbed without a baseline is A/B-tested against the merge base, bui
 # 2. A testbed the baselines hold: judged against them.
 name=baseline; job baseline "fixture x1"
 [ "$st" -eq 0 ] || fail "the baseline job exited $st"
-if grep -q "build //kernels" "$work/calls" || grep -q PERF_AB "$work/calls"; then fail "a base was built or named"; fi
-grep -q "Judged against the baseline's runs of this testbed" "$work/baseline/summary.md" ||
+if grep -q "^$work/base-baseline " "$work/calls" || grep -q PERF_AB "$work/calls"; then fail "a base was built or named"; fi
+grep -q "Judged against the baseline's runs of this testbed." "$work/baseline/summary.md" ||
   fail "summary.md does not say it was judged against the baseline"
 echo "ok: a testbed in the baselines is judged against them"
+name=uncovered; UNCOVERED="matmul/splitk/M:1024/N:1024/K:1024" job uncovered "fixture x1"
+[ "$st" -eq 0 ] || fail "the job with a benchmark the testbed has no run of exited $st"
+grep -q "^$work/base-uncovered build //kernels/\.\.\. --config=gpu --disk_cache=$work/cache" "$work/calls" ||
+  fail "the base was not built for the benchmark the testbed has no run of"
+perf_call | grep -q -- "--test_env=PERF_AB_AGAINST=$base_sha --test_env=PERF_AB_ALL=0" ||
+  fail "the perf pass was not told to A/B only what the baseline cannot judge"
+grep -q "the 1 benchmark(s) it has no run of A/B against $base_sha" "$work/uncovered/summary.md" ||
+  fail "summary.md does not say which reference judged what"
+echo "ok: a benchmark the testbed has no run of is judged A/B against the merge base in the same job"
 
 # 3. --against=REV whatever the baselines hold; --baseline never A/B.
 name=against; job against "fixture x1" --against=main

@@ -72,26 +72,50 @@ export CUDA_PERF_GPU_MODEL
 bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)"
 testbed="$("$bin/perf/tools/testbed")" || exit 2
 echo "gate: this runner's testbed: $testbed"
+merge_base() {  # the merge base of HEAD with the main branch, or exit 2 saying what to do
+  local main="${PERF_MAIN_BRANCH:-}"
+  if [ -z "$main" ]; then
+    main=main
+    git rev-parse -q --verify origin/main >/dev/null && main=origin/main
+  fi
+  git merge-base HEAD "$main" 2>/dev/null ||
+    { echo "gate: $1, and there is no merge base of HEAD and $main to A/B against: give --against=REV, set PERF_MAIN_BRANCH, or pass --baseline to leave them unjudged (docs/gate.md)" >&2; exit 2; }
+}
+# Which reference judges each benchmark (docs/gate.md): the baseline's runs of this testbed; where it has none
+# of a benchmark, A/B against the merge base in the same perf test; with no run of the testbed at all, A/B for
+# every benchmark. The base is built only when some benchmark needs it.
+ab_all=0
+uncovered=""
 if [ "$mode" = auto ]; then
-  mode=ab
+  baseline_file=""
   for f in baselines/*.json; do
     [ -f "$f" ] || continue
-    if "$bin/perf/gate/gate" testbeds "$f" | cut -f3 | grep -Fxq -- "$testbed"; then mode=baseline; break; fi
+    if "$bin/perf/gate/gate" testbeds "$f" | cut -f3 | grep -Fxq -- "$testbed"; then baseline_file="$f"; break; fi
   done
-  if [ "$mode" = ab ]; then
-    main="${PERF_MAIN_BRANCH:-}"
-    if [ -z "$main" ]; then
-      main=main
-      git rev-parse -q --verify origin/main >/dev/null && main=origin/main
+  if [ -z "$baseline_file" ]; then
+    mode=ab
+    ab_all=1
+    against="$(merge_base "the baselines have no run of this testbed")"
+    echo "gate: the baselines have no run of this testbed: every benchmark A/B against the merge base, $(git rev-parse --short=12 "$against")"
+  else
+    mode=baseline
+    "${bazel[@]}" build //kernels/... --config=gpu "${bazel_flags[@]}" >>"$artifacts/build_tools.log" 2>&1 ||
+      { tail -20 "$artifacts/build_tools.log"; echo "gate: //kernels/... did not build" >&2; exit 1; }
+    benches=()
+    for b in "$bin"/kernels/*/*_bench; do [ -x "$b" ] && benches+=("$b"); done
+    uncovered="$("$bin/perf/gate/gate" testbeds --uncovered="$testbed" "$baseline_file" ${benches[@]+"${benches[@]}"})" || exit 2
+    if [ -n "$uncovered" ]; then
+      against="$(merge_base "$(grep -c . <<<"$uncovered") benchmark(s) have no run of this testbed in $baseline_file")"
+      echo "gate: $(grep -c . <<<"$uncovered") benchmark(s) have no run of this testbed in $baseline_file: judged A/B against the merge base, $(git rev-parse --short=12 "$against"):"
+      sed 's/^/  /' <<<"$uncovered"
     fi
-    against="$(git merge-base HEAD "$main" 2>/dev/null)" ||
-      { echo "gate: the baselines have no run of this testbed, and there is no merge base of HEAD and $main to A/B against: give --against=REV, set PERF_MAIN_BRANCH, or bless this host in (docs/gate.md)" >&2; exit 2; }
-    echo "gate: the baselines have no run of this testbed: A/B against the merge base with $main, $(git rev-parse --short=12 "$against")"
   fi
+elif [ "$mode" = ab ]; then
+  ab_all=1
 fi
 ab_flags=()
 ab_perf_flags=()
-if [ "$mode" = ab ]; then
+if [ -n "$against" ]; then
   base_rev="$(git rev-parse --verify -q "$against^{commit}")" ||
     { echo "gate: --against=$against: not a revision of this repository (fetch it, or give a commit)" >&2; exit 2; }
   base_short="$(git rev-parse --short=12 "$base_rev")"
@@ -105,19 +129,21 @@ if [ "$mode" = ab ]; then
   fi
   read -r -a base_flags <<<"${PERF_AB_BAZEL_FLAGS:-}"
   echo "gate: building the base, $base_short, in $worktree"
-  (cd "$worktree" && "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" "${base_flags[@]}") \
+  (cd "$worktree" && "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" ${base_flags[@]+"${base_flags[@]}"}) \
     >"$artifacts/build_base.log" 2>&1 ||
     { tail -20 "$artifacts/build_base.log"; echo "gate: the base, $base_short, did not build (artifacts/build_base.log)" >&2; exit 2; }
-  base_bin="$(cd "$worktree" && "${bazel[@]}" info bazel-bin --config=gpu "${base_flags[@]}" 2>/dev/null)"
+  base_bin="$(cd "$worktree" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null)"
   ab_flags=(--disk_cache="$cache")
   # Only the perf tests need to know the base (the correctness tests' cached results stay valid).
-  ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short")
+  ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short"
+                 --test_env=PERF_AB_ALL="$ab_all")
 fi
 
-# Outputs of this job's tests only: a perf test's logs older than this stamp are another job's (a test
-# filtered out this time, a family since removed) and are never collected or appended to the history.
-stamp="$artifacts/.job_started"
-: >"$stamp"
+# Outputs of this job's tests only: a perf test that ran writes its test.log anew; the logs of earlier jobs
+# are removed first, so one filtered out this time (or a family since removed) is never collected or appended
+# to the history. (A stamp's mtime did that once; a clock stepping back, or a test in the stamp's second, fooled it.)
+testlogs="$("${bazel[@]}" info bazel-testlogs --config=gpu 2>/dev/null)" || { echo "gate: bazel info bazel-testlogs failed" >&2; exit 2; }
+rm -f "$testlogs"/kernels/*/*_perf_test/test.log
 slot_log="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}/slots.log"
 since="$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)"
 # Two passes of one command: first everything but the perf tests (they build every target, and the
@@ -161,11 +187,10 @@ unpack() {
   if command -v unzip >/dev/null; then unzip -qo "$1" -d "$2"
   else python3 -m zipfile -e "$1" "$2"; fi
 }
-testlogs="$("${bazel[@]}" info bazel-testlogs --config=gpu 2>/dev/null)" || echo "gate: bazel info failed: no test logs collected"
 stale=0
 for dir in "$testlogs"/kernels/*/*_perf_test; do
   [ -d "$dir" ] || continue
-  if [ ! "$dir/test.log" -nt "$stamp" ]; then stale=$((stale + 1)); continue; fi
+  if [ ! -f "$dir/test.log" ]; then stale=$((stale + 1)); continue; fi
   name="$(basename "$dir")"
   out="$artifacts/perf/$name"
   mkdir -p "$out"
@@ -243,6 +268,8 @@ summary="$artifacts/summary.md"
   echo "Testbed: \`$testbed\`."
   if [ "$mode" = ab ]; then
     echo "Judged A/B against $base_short on this runner's own GPU (no baseline of this testbed, or --against)."
+  elif [ -n "$uncovered" ]; then
+    echo "Judged against the baseline's runs of this testbed; the $(grep -c . <<<"$uncovered") benchmark(s) it has no run of A/B against $base_short on this runner's own GPU (each perf test's table says which)."
   else
     echo "Judged against the baseline's runs of this testbed."
   fi

@@ -29,6 +29,8 @@ void print_usage(FILE *out) {
           "      GPU, N pairs of processes; an identical binary is reported unchanged and not measured\n"
           "  gate migrate BASELINE.json...\n"
           "      rewrite baselines in the current format (their runs and figures unchanged)\n"
+          "  gate testbeds --uncovered=TESTBED BASELINE.json BENCH_BIN...\n"
+          "      list the benchmarks of the binaries that the baseline has no run of TESTBED of\n"
           "  gate testbeds [--label=TESTBED] BASELINE.json\n"
           "      list the testbeds (runner host classes) the baseline has runs of; --label names the testbed\n"
           "      of its runs that have none (a migration of baselines made before testbeds)\n"

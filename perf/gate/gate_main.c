@@ -53,6 +53,9 @@
  *   gate migrate BASELINE.json...
  *       Rewrites baselines in the current format (figures.h BASELINE_SCHEMA_VERSION), atomically under the
  *       folder's lock; runs and figures unchanged.
+ *   gate testbeds --uncovered=TESTBED BASELINE.json BENCH_BIN...
+ *       Lists the benchmarks of the binaries that BASELINE.json has no run of TESTBED of: those a check
+ *       against it would A/B against the merge base (ci/gate.sh builds the base only when there are any).
  *   gate testbeds [--label=TESTBED] BASELINE.json
  *       Lists the testbeds the baseline has runs of (runs, GPUs, testbed per line; "(none)" for runs
  *       made before the field); --label names the testbed of those runs (a migration), under the
@@ -131,6 +134,7 @@ static options parse(int argc, char **argv) {
       {"only", required_argument, 0, 'O'},       {"warmup", required_argument, 0, 'W'},
       {"against_bench", required_argument, 0, 'X'}, {"against", required_argument, 0, 'Y'},
       {"pairs", required_argument, 0, 'P'},     {"against_uncovered", no_argument, 0, 'U'},     {"label", required_argument, 0, 'l'},
+      {"uncovered", required_argument, 0, 'V'},
       {"accept-slower", no_argument, 0, 'S'},
       {0, 0, 0, 0}};
   int c;
@@ -169,6 +173,7 @@ static options parse(int argc, char **argv) {
       case 'X': o.against_bench = optarg; break;
       case 'Y': o.against = optarg; break;
       case 'l': o.label_testbed = optarg; break;
+      case 'V': o.uncovered_testbed = optarg; break;
       case 'P': o.pairs = integer_arg("pairs", optarg, 1, 20); break;
       case 'U': o.against_uncovered = 1; break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;

@@ -29,7 +29,31 @@ static void list(const gate_figures *f) {
   }
 }
 
+/* The benchmarks of bins[0..n) that f has no run of testbed t of, one per line. */
+static void uncovered(const gate_figures *f, const char *t, char **bins, int n) {
+  for (int k = 0; k < n; k++) {
+    size_t count;
+    char **names = list_benchmarks(bins[k], &count);
+    for (size_t i = 0; i < count; i++) {
+      const gate_bench *b = find_bench(f, names[i]);
+      int covered = 0;
+      for (size_t m = 0; b && m < b->nruns && !covered; m++) covered = strcmp(f->runs[b->runs[m].run].testbed, t) == 0;
+      if (!covered) printf("%s\n", names[i]);
+      free(names[i]);
+    }
+    free(names);
+  }
+}
+
 int cmd_testbeds(options *o) {
+  if (o->uncovered_testbed) {
+    if (o->nrest < 1) usage("testbeds --uncovered=TESTBED needs BASELINE.json and benchmark binaries");
+    gate_figures f;
+    load_or_die(o->rest[0], &f, 1);
+    uncovered(&f, o->uncovered_testbed, o->rest + 1, o->nrest - 1);
+    free_figures(&f);
+    return EXIT_PASS;
+  }
   if (o->nrest != 1) usage("testbeds needs one BASELINE.json");
   const char *path = o->rest[0];
   if (!o->label_testbed) {
