@@ -31,6 +31,7 @@ enum {
   OPT_CONTEXTS,
   OPT_CONTEXTS_BELOW,
   OPT_LONG_CONTEXTS,
+  OPT_FINGERPRINT_OUT,
   OPT_HELP,
 };
 
@@ -56,6 +57,7 @@ static const struct option kOptions[] = {
     {"contexts", required_argument, NULL, OPT_CONTEXTS},
     {"contexts_below", required_argument, NULL, OPT_CONTEXTS_BELOW},
     {"long_contexts", required_argument, NULL, OPT_LONG_CONTEXTS},
+    {"fingerprint_out", required_argument, NULL, OPT_FINGERPRINT_OUT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -131,6 +133,11 @@ void flags_usage(FILE *f, const char *prog) {
           "                                      each with min_time/l (at most 200 samples) and no\n"
           "                                      --max_noise target; l <= k (default 0: the first context\n"
           "                                      alone, with the noise target)\n"
+          "  --fingerprint_out=<file>            time nothing: run each selected benchmark's timed region\n"
+          "                                      once under CUPTI and write to <file> (JSON) what it ran on\n"
+          "                                      the GPU: kernels with a hash of their machine code, launch\n"
+          "                                      shapes, memcpys and memsets (needs libcupti; CUPTI_LIBRARY\n"
+          "                                      names it)\n"
           "  --help                              this text\n"
           "Environment: BENCH_SEED=<n> fixes the random inputs (default: drawn from the clock; the seed is\n"
           "  in the JSON context); BENCH_NVML_LIBRARY=<path> loads NVML from <path> instead of libnvidia-ml.so.1.\n"
@@ -373,6 +380,13 @@ static int set_gpu_flag(int c, const char *name, const char *v, bench_options *o
       if (int_flag(name, v, 0, 256, NULL, &l, err, errlen)) return FLAG_BAD;
       o->long_contexts = (int)l;
       return FLAG_SET;
+    case OPT_FINGERPRINT_OUT:
+      if (!*v) {
+        set_err(err, errlen, "--%s: expected a file name", name);
+        return FLAG_BAD;
+      }
+      o->fingerprint_out = v;
+      return FLAG_SET;
     default: return FLAG_NOT_MINE;
   }
 }
@@ -411,6 +425,12 @@ flags_status flags_parse(int argc, char **argv, bench_options *o, char *err, siz
   if (o->long_contexts > 0 && (o->contexts < 2 || o->long_contexts > o->contexts)) {
     set_err(err, errlen, "--long_contexts=%d: needs --contexts=k with k >= 2 and k >= %d (it picks the first %d of "
             "those k contexts; --contexts is %d)", o->long_contexts, o->long_contexts, o->long_contexts, o->contexts);
+    return FLAGS_ERROR;
+  }
+  /* The fingerprint run times nothing: there are no results to write or list beside it. */
+  if (o->fingerprint_out && (o->out_path || o->list_tests)) {
+    set_err(err, errlen, "--fingerprint_out=%s cannot be combined with %s: a fingerprint run measures nothing",
+            o->fingerprint_out, o->out_path ? "--benchmark_out" : "--benchmark_list_tests");
     return FLAGS_ERROR;
   }
   return FLAGS_OK;

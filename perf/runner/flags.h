@@ -43,6 +43,7 @@ typedef struct {
   int contexts;                /* --contexts: measure short benchmarks again in this many CUDA contexts */
   double contexts_below_s;     /* --contexts_below: a benchmark is short below this median */
   int long_contexts;           /* --long_contexts: the first this many of them measure the long ones too */
+  const char *fingerprint_out; /* --fingerprint_out: record what each timed region runs, time nothing */
 } bench_options;
 
 typedef enum { FLAGS_OK = 0, FLAGS_HELP = 1, FLAGS_ERROR = 2 } flags_status;

@@ -43,8 +43,10 @@ START_TEST(defaults) {
   ck_assert_int_eq(g_opt.contexts, 1);
   ck_assert_double_eq_tol(g_opt.contexts_below_s, 50e-6, 1e-15);
   ck_assert_int_eq(g_opt.long_contexts, 0);
+  ck_assert_ptr_null(g_opt.fingerprint_out);
 }
 END_TEST
+
 
 START_TEST(google_benchmark_flags) {
   ck_assert_int_eq(parse("--benchmark_filter=add_float4/N:1048576$", "--benchmark_list_tests",
@@ -178,6 +180,22 @@ START_TEST(bad_flags_and_values) {
 }
 END_TEST
 
+START_TEST(fingerprint_out) {
+  ck_assert_int_eq(parse("--fingerprint_out=/tmp/fp.json", "--benchmark_filter=add", "--device=1", NULL), FLAGS_OK);
+  ck_assert_str_eq(g_opt.fingerprint_out, "/tmp/fp.json");
+  ck_assert_str_eq(g_opt.filter, "add");
+  ck_assert_int_eq(g_opt.device, 1);
+  expect_error("--fingerprint_out=", "file name");
+  /* A fingerprint run measures nothing: no results file, no listing beside it. */
+  ck_assert_int_eq(parse("--fingerprint_out=fp.json", "--benchmark_out=r.json", NULL), FLAGS_ERROR);
+  ck_assert_ptr_nonnull(strstr(g_err, "--fingerprint_out=fp.json cannot be combined with --benchmark_out"));
+  ck_assert_int_eq(parse("--benchmark_list_tests", "--fingerprint_out=fp.json", NULL), FLAGS_ERROR);
+  ck_assert_ptr_nonnull(strstr(g_err, "cannot be combined with --benchmark_list_tests"));
+  /* Listing explicitly turned off is no listing. */
+  ck_assert_int_eq(parse("--benchmark_list_tests=false", "--fingerprint_out=fp.json", NULL), FLAGS_OK);
+}
+END_TEST
+
 START_TEST(reparse_resets_state) {
   ck_assert_int_eq(parse("--hot", "--benchmark_context=a=1", NULL), FLAGS_OK);
   ck_assert_int_eq(parse(NULL), FLAGS_OK);
@@ -196,6 +214,7 @@ int main(void) {
   tcase_add_test(tc, help);
   tcase_add_test(tc, bad_flags_and_values);
   tcase_add_test(tc, reparse_resets_state);
+  tcase_add_test(tc, fingerprint_out);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
