@@ -247,6 +247,24 @@ START_TEST(no_gpu_is_a_clear_error_in_every_family) {
 }
 END_TEST
 
+/* --fingerprint_out: beside --benchmark_out a usage error; without a GPU (or CUPTI) exit 1, no file. */
+START_TEST(fingerprint_out_without_a_gpu) {
+  const char *tmp = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
+  char path[4096], flag[4200];
+  snprintf(path, sizeof path, "%s/fp.%d.json", tmp, (int)getpid());
+  snprintf(flag, sizeof flag, "--fingerprint_out=%s", path);
+  const char *both[] = {g_family[0].bin, flag, "--benchmark_out=r.json", NULL};
+  ck_assert_int_eq(run(both), 2);
+  ck_assert_ptr_nonnull(strstr(g_err, "cannot be combined with --benchmark_out"));
+  ck_assert_ptr_nonnull(strstr(g_err, "usage:"));
+  const char *argv[] = {g_family[0].bin, flag, NULL};
+  ck_assert_int_eq(run(argv), 1);
+  ck_assert_msg(strstr(g_err, "--fingerprint_out: ") || strstr(g_err, "no usable CUDA device"), "stderr '%s'", g_err);
+  ck_assert_str_eq(g_out, "");
+  ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
 START_TEST(filter_matching_nothing_fails) {
   const char *argv[] = {g_family[0].bin, "--benchmark_filter=nothing_is_called_this", NULL};
   ck_assert_int_eq(run(argv), 1);
@@ -274,6 +292,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, bad_flags_exit_two);
   tcase_add_test(tc, no_gpu_is_a_clear_error_in_every_family);
   tcase_add_test(tc, filter_matching_nothing_fails);
+  tcase_add_test(tc, fingerprint_out_without_a_gpu);
   suite_add_tcase(s, tc);
   return run_suite_in_process(s);
 }

@@ -181,8 +181,9 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
   (void)size;
   pthread_mutex_lock(&g.lock);
   CUpti_Activity *r = NULL;
-  CUptiResult st;
-  while ((st = g.next_record(buffer, valid, &r)) == CUPTI_SUCCESS) keep_record(r);
+  CUptiResult st = CUPTI_ERROR_MAX_LIMIT_REACHED;
+  if (buffer && valid > 0)
+    while ((st = g.next_record(buffer, valid, &r)) == CUPTI_SUCCESS) keep_record(r);
   if (st != CUPTI_ERROR_MAX_LIMIT_REACHED) g.failed = 1;
   size_t dropped = 0;
   if (g.dropped_records(ctx, stream, &dropped) == CUPTI_SUCCESS) g.dropped += dropped;
