@@ -1,5 +1,5 @@
 /* CPU tests of the per-kernel cubin hashes, on real cubins nvcc built from
- * perf/runner/testdata/cubin_*.cu (BUILD): each copy of cubin_base.cu changes one thing, and
+ * perf/runner/testdata/cubin_kernels.cu (BUILD, CUBIN_VARIANTS): each variant changes one thing, and
  * exactly the kernels that change must get a new hash. Malformed images are refused, never read
  * past their end. */
 #include <check.h>
