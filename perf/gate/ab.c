@@ -218,13 +218,10 @@ void ab_judge(options *o, const char *out_dir, const char *bench_name, char **on
   if (nslow && o->recheck) {
     /* The suspects alone, in a fresh process of the change judged against every base process, with one
      * more base process after it measuring them alike. */
-    char **suspects = calloc(nslow + 1, sizeof *suspects);
-    size_t ns = 0;
-    for (size_t i = 0; i < nc; i++)
-      if (c[i].v == VERDICT_SLOWER) suspects[ns++] = (char *)c[i].name;
     options confirm = *o;
-    confirm.filter = exact_names_filter(suspects, ns);
-    printf("\n%zu benchmark(s) look slower; re-measuring them alone, the change and the base in fresh processes\n", ns);
+    confirm.filter = suspects_filter(c, nc);
+    printf("\n%zu benchmark(s) look slower; re-measuring them alone, the change and the base in fresh processes\n",
+           nslow);
     measure_bench(&confirm, NULL, change[pairs], 1);
     measure_bench(&confirm, o->against_bench, base[pairs], 1);
     gate_figures *b_all = calloc(1, sizeof *b_all), *again = calloc(1, sizeof *again);

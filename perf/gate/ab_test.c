@@ -12,6 +12,18 @@
 #include "perf/gate/testutil.h"
 #include "tests/support/check_run.h"
 
+/* Field `key` of verdict i in the verdicts file `rel` (a copy that outlives the file's JSON). */
+static char *verdict_field(const char *rel, size_t i, const char *key) {
+  json_error_t jerr;
+  json_t *v = json_load_file(at(rel), 0, &jerr);
+  ck_assert_msg(v != NULL, "%s", jerr.text);
+  const char *text = json_string_value(json_object_get(json_array_get(json_object_get(v, "verdicts"), i), key));
+  ck_assert_msg(text != NULL, "%s: verdicts[%zu].%s is not a string", rel, i, key);
+  char *copy = strdup(text);
+  json_decref(v);
+  return copy;
+}
+
 /* Which benchmark of base_set ab_run scales (0: add). */
 static size_t slow_index;
 
@@ -217,14 +229,9 @@ START_TEST(only_what_changed_is_measured) {
   expect_output("elementwise/add_float4/N:1 (changed: kernel k1: its machine code)");
   expect_output("PASS: A/B against rev1, 3 benchmarks: 1 measured, 2 unchanged, 0 new");
   ck_assert_str_eq(order(), "w/base 1\nw/change 1\nw/change 2\nw/base 2\n");
-  json_error_t jerr;
-  json_t *v = json_load_file(at("w/verdicts.json"), 0, &jerr);
-  ck_assert_msg(v != NULL, "%s", jerr.text);
-  json_t *list = json_object_get(v, "verdicts");
-  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "verdict")), "unchanged");
-  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 1), "verdict")), "same");
-  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 2), "verdict")), "unchanged");
-  json_decref(v);
+  ck_assert_str_eq(verdict_field("w/verdicts.json", 0, "verdict"), "unchanged");
+  ck_assert_str_eq(verdict_field("w/verdicts.json", 1, "verdict"), "same");
+  ck_assert_str_eq(verdict_field("w/verdicts.json", 2, "verdict"), "unchanged");
   /* A grid size, an extra memset-like operation, the runner: each marks exactly what it touches. */
   int grid[3] = {kGrid[0], kGrid[1], 1024};
   write_fp(fc, "runner1", kSass, grid);
@@ -294,14 +301,9 @@ START_TEST(a_benchmark_without_testbed_runs_is_judged_ab) {
   ck_assert_str_eq(order(), "x/change 1\nx/base 1\nx/change 2\nx/change 3\nx/base 2\nx/change 4\nx/base 3\n");
   ck_assert(file_has(at("x/summary.md"), "Judged: 2 against the baseline"));
   ck_assert(file_has(at("x/summary.md"), "1 A/B against rev1 on this GPU: 1 measured (`elementwise/saxpy/N:1`)"));
-  json_error_t jerr;
-  json_t *v = json_load_file(at("x/verdicts.json"), 0, &jerr);
-  ck_assert_msg(v != NULL, "%s", jerr.text);
-  json_t *list = json_object_get(v, "verdicts");
-  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "compared_with")), "baseline");
-  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 2), "compared_with")), "revision rev1");
-  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 2), "verdict")), "slower");
-  json_decref(v);
+  ck_assert_str_eq(verdict_field("x/verdicts.json", 0, "compared_with"), "baseline");
+  ck_assert_str_eq(verdict_field("x/verdicts.json", 2, "compared_with"), "revision rev1");
+  ck_assert_str_eq(verdict_field("x/verdicts.json", 2, "verdict"), "slower");
   /* No base revision: saxpy cannot be judged, and the check says so. */
   rewind_sides("x/base", "x/change");
   expect_gate(0, "check --bench=%s --min_delta_us=0.01 --baselines=%s --out_dir=%s", change, bl, at("x"));

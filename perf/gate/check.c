@@ -166,6 +166,16 @@ char **list_benchmarks(const char *bin, size_t *n) {
   return names;
 }
 
+char *suspects_filter(const comparison *c, size_t n) {
+  char **suspects = calloc(n + 1, sizeof *suspects);
+  size_t ns = 0;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].v == VERDICT_SLOWER) suspects[ns++] = (char *)c[i].name;
+  char *filter = exact_names_filter(suspects, ns);
+  free(suspects);
+  return filter;
+}
+
 char *exact_names_filter(char *const *names, size_t n) {
   size_t cap = 8;
   for (size_t i = 0; i < n; i++) cap += 2 * strlen(names[i]) + 1;
@@ -361,18 +371,13 @@ void confirm_slower(const gate_figures *family_base, const gate_figures *again, 
  * are measured again, so a failing run costs what failed, not its family again. */
 static void recheck_slower(const options *o, const char *recheck_path, const gate_figures *family_base, comparison *c,
                            size_t n, char **notes) {
-  char **suspects = calloc(n + 1, sizeof *suspects);
-  size_t ns = 0;
-  for (size_t i = 0; i < n; i++)
-    if (c[i].v == VERDICT_SLOWER) suspects[ns++] = (char *)c[i].name;
   options alone = *o;
-  alone.filter = exact_names_filter(suspects, ns);
-  printf("\n%zu benchmark(s) look slower; re-measuring them in a fresh process\n", ns);
+  alone.filter = suspects_filter(c, n);
+  printf("\n%zu benchmark(s) look slower; re-measuring them in a fresh process\n", count_verdicts(c, n, VERDICT_SLOWER));
   measure(&alone, recheck_path, 1);
   gate_figures again;
   load_or_die(recheck_path, &again, 0);
   confirm_slower(family_base, &again, &o->policy, c, n, notes);
-  free(suspects);
 }
 
 /* Opens a report for writing, or says why not. */

@@ -80,6 +80,8 @@ int run_child(const char *bin, char **argv);
 char **list_benchmarks(const char *bin, size_t *n);
 /* A --benchmark_filter that selects exactly these names: ^(a|b|...)$, each name's specials escaped. */
 char *exact_names_filter(char *const *names, size_t n);
+/* The filter of the slower verdicts of c: what a confirmation measures again. */
+char *suspects_filter(const comparison *c, size_t n);
 
 /* What ab_judge found: a verdict per name (unchanged and new ones unmeasured), a note per verdict (why it
  * was measured, whether a slower one was confirmed), the benchmarks the change removed (only when
