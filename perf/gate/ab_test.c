@@ -304,6 +304,14 @@ START_TEST(a_benchmark_without_testbed_runs_is_judged_ab) {
   ck_assert_str_eq(verdict_field("x/verdicts.json", 0, "compared_with"), "baseline");
   ck_assert_str_eq(verdict_field("x/verdicts.json", 2, "compared_with"), "revision rev1");
   ck_assert_str_eq(verdict_field("x/verdicts.json", 2, "verdict"), "slower");
+  /* A GPU model with no baseline at all: everything A/B, only saxpy measured. */
+  rewind_sides("x/base", "x/change");
+  const char *none = make_dir("x/none");
+  expect_gate(1, "check --bench=%s --against_bench=%s --against=rev1 --against_uncovered --min_delta_us=0.01 "
+              "--baselines=%s --out_dir=%s", change, base, none, at("x"));
+  expect_output("3 benchmark(s) have no run of this testbed in the baseline: judging them A/B against rev1");
+  expect_output("REGRESSION elementwise/saxpy/N:1: slower by +10.0%");
+  ck_assert(file_has(at("x/summary.md"), "2 unchanged (the same timed work, not measured)"));
   /* No base revision: saxpy cannot be judged, and the check says so. */
   rewind_sides("x/base", "x/change");
   expect_gate(0, "check --bench=%s --min_delta_us=0.01 --baselines=%s --out_dir=%s", change, bl, at("x"));
