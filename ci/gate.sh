@@ -10,17 +10,20 @@
 #   --artifacts=DIR  where to put results (default: artifacts/)
 #   --history        append this run to baselines/history/<gpu>.csv if the gate passed
 #                    (CI does this on the main branch only; not in A/B mode)
-#   --against=REV    A/B: judge the change against revision REV measured on this runner's own GPU
+#   --against=REV    A/B: judge every benchmark against revision REV measured on this runner's own GPU
 #                    instead of against the baseline: REV is built in a worktree (sharing a disk
-#                    cache, so unchanged targets are not rebuilt), and each family's benchmark of both
-#                    sides runs in turn in one perf test (perf/gate/ab.c). A family whose benchmark
-#                    binary is identical on both sides is "unchanged" and not measured. The default
-#                    when the baselines have no run of this runner's testbed (its class of host,
+#                    cache, so unchanged targets are not rebuilt), and each family's benchmarks of both
+#                    sides run in turn in one perf test (perf/gate/ab.c). Only benchmarks whose timed
+#                    work differs (kernels' machine code, launches, memsets, copies: BENCH
+#                    --fingerprint_out) are measured; the rest are "unchanged". The default when the
+#                    baselines have no run of this runner's testbed (its class of host,
 #                    perf/runner/testbed.h), with REV the merge base with $PERF_MAIN_BRANCH (default:
-#                    origin/main, else main). BAZEL FLAGS apply to the change only; the base is built
-#                    with --config=gpu and $PERF_AB_BAZEL_FLAGS.
-#   --baseline       judge against the baseline even when it has no run of this testbed (each perf
-#                    test then says so and compares nothing)
+#                    origin/main, else main). When they have runs of it, the benchmarks they have no run
+#                    of (gate testbeds --uncovered) are judged A/B against that merge base in the same
+#                    perf tests, and the base is built only then. BAZEL FLAGS apply to the change only;
+#                    the base is built with --config=gpu and $PERF_AB_BAZEL_FLAGS.
+#   --baseline       never A/B: judge against the baseline alone (a benchmark it has no run of this
+#                    testbed of is then NOT JUDGED, and each perf test says so)
 # Also keeps the GPU slot records of the run (artifacts/slots.log: test, GPU, lock, start, end)
 # and their summary by ci/slots_report.sh (artifacts/slots.txt).
 # Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel), except
