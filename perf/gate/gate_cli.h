@@ -1,6 +1,8 @@
 /* What the gate's commands (check.c, ab.c, compare_cmd.c, bless.c, history.c, testbeds.c,
  * trends_cmd.c) share: exit codes, options, paths given by the user, loading inputs or exiting 2
- * (cli.c). gate_main.c parses the options and dispatches to cmd_*. */
+ * (cli.c); running a benchmark binary (bench_process.c) and a check's confirmation and outputs
+ * (check_outputs.c), which check.c and ab.c both use. gate_main.c parses the options and dispatches
+ * to cmd_*. */
 #ifndef PERF_GATE_GATE_CLI_H
 #define PERF_GATE_GATE_CLI_H
 

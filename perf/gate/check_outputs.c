@@ -1,0 +1,101 @@
+/* What a check leaves behind (check.c, ab.c): the confirmation of slower verdicts by a re-measure, and
+ * summary.md, verdicts.json and the JUnit XML, and the failures said on stderr. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf/gate/gate_cli.h"
+#include "perf/gate/report.h"
+
+void confirm_slower(const gate_figures *family_base, const gate_figures *again, const gate_policy *policy,
+                    comparison *c, size_t n, char **notes) {
+  comparison *c2;
+  size_t n2 = compare_figures(family_base, again, policy, &c2);
+  for (size_t i = 0; i < n; i++) {
+    if (c[i].v != VERDICT_SLOWER) continue;
+    int found = 0;
+    for (size_t j = 0; j < n2 && !found; j++) {
+      if (strcmp(c2[j].name, c[i].name) != 0 || c2[j].v == VERDICT_MISSING) continue;
+      found = 1;
+      if (c2[j].v == VERDICT_SLOWER) {
+        notes[i] = xasprintf("(confirmed: first %+.2f%%, re-measured %+.2f%%)", 100 * c[i].delta, 100 * c2[j].delta);
+        c[i] = c2[j]; /* report the re-measured figures */
+        c[i].reasons |= REASON_CONFIRMED;
+      } else {
+        notes[i] = xasprintf("(first %+.2f%%, not confirmed: re-measured %+.2f%%)", 100 * c[i].delta,
+                             100 * c2[j].delta);
+        c[i].v = VERDICT_SAME;
+        c[i].reasons = (c[i].reasons & ~REASON_LIBRARY_REFERENCE) | REASON_NOT_CONFIRMED;
+      }
+      c[i].name = strdup(c[i].name);
+    }
+    /* Only when re-judging (gate compare --recheck): the re-measure did not include it. */
+    if (!found) notes[i] = xasprintf("(not in the re-measure: unconfirmed)");
+  }
+}
+
+/* Opens a report for writing, or says why not. */
+static FILE *open_report(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
+  return f;
+}
+
+/* Closes a report; 0 when all of it was written, else says why. */
+static int close_out(FILE *f, const char *path) {
+  char err[1024];
+  if (close_report(f, path, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "gate: %s\n", err);
+  return 1;
+}
+
+int write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
+                  const comparison *c, size_t n, const char *const *notes) {
+  char path[4200], err[1024];
+  int failed = 0;
+  format_path(path, sizeof path, "%s/summary.md", out_dir);
+  FILE *md = open_report(path);
+  if (md) {
+    if (o->summary_note) fprintf(md, "%s\n\n", o->summary_note);
+    const char *gpu = run ? run->gpu.name : "this GPU";
+    char *title = o->against ? xasprintf("%s on %s, A/B against %s", bench_name, gpu, o->against)
+                             : xasprintf("%s on %s", bench_name, gpu);
+    write_markdown(md, title, c, n, notes, o->policy.metric);
+    free(title);
+    failed += close_out(md, path);
+  } else {
+    failed++;
+  }
+  format_path(path, sizeof path, "%s/verdicts.json", out_dir);
+  /* Nothing measured (A/B, every benchmark unchanged or new): no run names the GPU and date that
+   * verdicts.json and the history need; summary.md and the JUnit XML say what was judged. */
+  if (run && write_verdicts_json(path, run, c, n, o->policy.metric, o->against, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    failed++;
+  }
+  const char *xml = getenv("XML_OUTPUT_FILE");
+  if (xml && *xml) {
+    FILE *jx = open_report(xml);
+    if (jx) {
+      write_junit(jx, bench_name, c, n, notes);
+      failed += close_out(jx, xml);
+    } else {
+      failed++;
+    }
+  }
+  return failed;
+}
+
+int report_failures(const comparison *c, size_t n) {
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (c[i].v != VERDICT_SLOWER && c[i].v != VERDICT_MISSING) continue;
+    char msg[1024];
+    failure_message(&c[i], msg, sizeof msg);
+    fprintf(stderr, "%s %s\n", verdict_fails(&c[i]) ? "REGRESSION" : "ENVIRONMENT CHANGED", msg);
+    bad |= verdict_fails(&c[i]);
+  }
+  return bad;
+}
