@@ -4,8 +4,9 @@
 #   1. a runner whose testbed the baselines have no run of is A/B-tested against the merge base with
 #      main: the base is built in a worktree, only the perf pass is told where its build is, and the
 #      summary says what it was compared with;
-#   2. a runner whose testbed is in the baselines is judged against them (no base is built), unless some
-#      benchmark has no run of the testbed: then the base is built and the perf pass A/B-tests those alone;
+#   2. a runner whose testbed is in the baselines is judged against them; on a branch the merge base is
+#      built and named to the perf pass (A/B for what the baseline cannot judge or settle alone: a benchmark
+#      the testbed has no run of, a slower reading against other kinds of GPU); on main no base is built;
 #   3. --against=REV A/B-tests against REV whatever the baselines hold; --baseline never A/B-tests;
 #   4. a revision that is not one is bad input (exit 2); --history appends nothing in A/B mode.
 #
@@ -79,13 +80,24 @@ grep -q "Judged A/B against $base_sha" "$work/auto/summary.md" || fail "summary.
 grep -q 'Testbed: `fixture x2`' "$work/auto/summary.md" || fail "summary.md does not name the testbed"
 echo "ok: a testbed without a baseline is A/B-tested against the merge base, built in a worktree"
 
-# 2. A testbed the baselines hold: judged against them.
+# 2. A testbed the baselines hold: judged against them; on a branch the merge base is built too, to settle a
+# slower reading against other kinds of GPU alone (PERF_AB_ALL=0); on the main branch itself nothing is.
 name=baseline; job baseline "fixture x1"
 [ "$st" -eq 0 ] || fail "the baseline job exited $st"
-if grep -q "^$work/base-baseline " "$work/calls" || grep -q PERF_AB "$work/calls"; then fail "a base was built or named"; fi
-grep -q "Judged against the baseline's runs of this testbed." "$work/baseline/summary.md" ||
+grep -q "^$work/base-baseline build //kernels/\.\.\. --config=gpu --disk_cache=$work/cache" "$work/calls" ||
+  fail "the merge base was not built to settle readings against other kinds of GPU"
+perf_call | grep -q -- "--test_env=PERF_AB_AGAINST=$base_sha --test_env=PERF_AB_ALL=0" ||
+  fail "the perf pass was not told of the merge base for what the baseline cannot settle alone"
+grep -q "a slower reading against other kinds of GPU alone A/B against $base_sha" "$work/baseline/summary.md" ||
+  fail "summary.md does not say what settles a reading against other kinds"
+git -C "$repo" checkout -q main
+name=onmain; job onmain "fixture x1"
+git -C "$repo" checkout -q change
+[ "$st" -eq 0 ] || fail "the baseline job on main exited $st"
+if grep -q "^$work/base-onmain " "$work/calls" || grep -q PERF_AB "$work/calls"; then fail "a base was built on main"; fi
+grep -q "Judged against the baseline's runs of this testbed." "$work/onmain/summary.md" ||
   fail "summary.md does not say it was judged against the baseline"
-echo "ok: a testbed in the baselines is judged against them"
+echo "ok: a testbed in the baselines is judged against them; a branch's merge base settles other kinds' readings"
 name=uncovered; UNCOVERED="matmul/splitk/M:1024/N:1024/K:1024" job uncovered "fixture x1"
 [ "$st" -eq 0 ] || fail "the job with a benchmark the testbed has no run of exited $st"
 grep -q "^$work/base-uncovered build //kernels/\.\.\. --config=gpu --disk_cache=$work/cache" "$work/calls" ||

@@ -20,7 +20,8 @@
 #                    perf/runner/testbed.h), with REV the merge base with $PERF_MAIN_BRANCH (default:
 #                    origin/main, else main). When they have runs of it, the benchmarks they have no run
 #                    of (gate testbeds --uncovered) are judged A/B against that merge base in the same
-#                    perf tests, and the base is built only then. BAZEL FLAGS apply to the change only;
+#                    perf tests; the merge base is built whenever HEAD differs from it, and a slower
+#                    reading against other kinds of GPU alone is settled A/B too. BAZEL FLAGS apply to the change only;
 #                    the base is built with --config=gpu and $PERF_AB_BAZEL_FLAGS.
 #   --baseline       never A/B: judge against the baseline alone (a benchmark it has no run of this
 #                    testbed of is then NOT JUDGED, and each perf test says so)
@@ -75,20 +76,27 @@ export CUDA_PERF_GPU_MODEL
 bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)"
 testbed="$("$bin/perf/tools/testbed")" || exit 2
 echo "gate: this runner's testbed: $testbed"
-merge_base() {  # the merge base of HEAD with the main branch, or exit 2 saying what to do
+main_branch() {
   local main="${PERF_MAIN_BRANCH:-}"
   if [ -z "$main" ]; then
     main=main
     git rev-parse -q --verify origin/main >/dev/null && main=origin/main
   fi
-  git merge-base HEAD "$main" 2>/dev/null ||
-    { echo "gate: $1, and there is no merge base of HEAD and $main to A/B against: give --against=REV, set PERF_MAIN_BRANCH, or pass --baseline to leave them unjudged (docs/gate.md)" >&2; exit 2; }
+  echo "$main"
+}
+merge_base() {  # the merge base of HEAD with the main branch, or exit 2 saying what to do
+  git merge-base HEAD "$(main_branch)" 2>/dev/null ||
+    { echo "gate: $1, and there is no merge base of HEAD and $(main_branch) to A/B against: give --against=REV, set PERF_MAIN_BRANCH, or pass --baseline to leave them unjudged (docs/gate.md)" >&2; exit 2; }
 }
 # Which reference judges each benchmark (docs/gate.md): the baseline's runs of this testbed; where it has none
 # of a benchmark, A/B against the merge base in the same perf test; with no run of the testbed at all, A/B for
 # every benchmark. The base is built only when some benchmark needs it.
 ab_all=0
 uncovered=""
+kinds_only=0
+# Both builds of an A/B share a disk cache, so the base rebuilds only what the change touched.
+cache="${PERF_AB_DISK_CACHE:-${HOME:-${TMPDIR:-/tmp}}/.cache/cuda-perf-ab}"
+mkdir -p "$cache"
 if [ "$mode" = auto ]; then
   baseline_file=""
   for f in baselines/*.json; do
@@ -102,7 +110,7 @@ if [ "$mode" = auto ]; then
     echo "gate: the baselines have no run of this testbed: every benchmark A/B against the merge base, $(git rev-parse --short=12 "$against")"
   else
     mode=baseline
-    "${bazel[@]}" build //kernels/... --config=gpu "${bazel_flags[@]}" >>"$artifacts/build_tools.log" 2>&1 ||
+    "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" "${bazel_flags[@]}" >>"$artifacts/build_tools.log" 2>&1 ||
       { tail -20 "$artifacts/build_tools.log"; echo "gate: //kernels/... did not build" >&2; exit 1; }
     benches=()
     for b in "$bin"/kernels/*/*_bench; do [ -x "$b" ] && benches+=("$b"); done
@@ -111,21 +119,27 @@ if [ "$mode" = auto ]; then
       against="$(merge_base "$(grep -c . <<<"$uncovered") benchmark(s) have no run of this testbed in $baseline_file")"
       echo "gate: $(grep -c . <<<"$uncovered") benchmark(s) have no run of this testbed in $baseline_file: judged A/B against the merge base, $(git rev-parse --short=12 "$against"):"
       sed 's/^/  /' <<<"$uncovered"
+    elif against="$(git merge-base HEAD "$(main_branch)" 2>/dev/null)" &&
+         { [ "$(git rev-parse HEAD)" != "$against" ] || ! git diff --quiet HEAD --; }; then
+      # Not needed to judge, but at hand: a slower reading against other kinds of GPU alone (this GPU's kind
+      # has no run in the baseline) is settled A/B against it (docs/gate.md). On the main branch itself
+      # there is nothing to A/B against.
+      kinds_only=1
+      echo "gate: the merge base, $(git rev-parse --short=12 "$against"), is built too: a slower reading against other kinds of GPU alone is settled A/B against it"
+    else
+      against=""
     fi
   fi
 elif [ "$mode" = ab ]; then
   ab_all=1
 fi
-ab_flags=()
+ab_flags=(--disk_cache="$cache")
 ab_perf_flags=()
 if [ -n "$against" ]; then
   base_rev="$(git rev-parse --verify -q "$against^{commit}")" ||
     { echo "gate: --against=$against: not a revision of this repository (fetch it, or give a commit)" >&2; exit 2; }
   base_short="$(git rev-parse --short=12 "$base_rev")"
-  # Both builds share a disk cache, so the base rebuilds only what the change touched.
-  cache="${PERF_AB_DISK_CACHE:-$HOME/.cache/cuda-perf-ab}"
   worktree="${PERF_AB_WORKTREE:-${TMPDIR:-/tmp}/cuda-perf-ab-$base_short}"
-  mkdir -p "$cache"
   if [ ! -d "$worktree" ]; then
     git worktree add --detach "$worktree" "$base_rev" >/dev/null ||
       { echo "gate: could not make a worktree of $base_short at $worktree" >&2; exit 2; }
@@ -136,7 +150,6 @@ if [ -n "$against" ]; then
     >"$artifacts/build_base.log" 2>&1 ||
     { tail -20 "$artifacts/build_base.log"; echo "gate: the base, $base_short, did not build (artifacts/build_base.log)" >&2; exit 2; }
   base_bin="$(cd "$worktree" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null)"
-  ab_flags=(--disk_cache="$cache")
   # Only the perf tests need to know the base (the correctness tests' cached results stay valid).
   ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short"
                  --test_env=PERF_AB_ALL="$ab_all")
@@ -273,6 +286,8 @@ summary="$artifacts/summary.md"
     echo "Judged A/B against $base_short on this runner's own GPU (no baseline of this testbed, or --against)."
   elif [ -n "$uncovered" ]; then
     echo "Judged against the baseline's runs of this testbed; the $(grep -c . <<<"$uncovered") benchmark(s) it has no run of A/B against $base_short on this runner's own GPU (each perf test's table says which)."
+  elif [ "$kinds_only" -eq 1 ]; then
+    echo "Judged against the baseline's runs of this testbed; a slower reading against other kinds of GPU alone A/B against $base_short on this runner's own GPU (each perf test's table says which)."
   else
     echo "Judged against the baseline's runs of this testbed."
   fi

@@ -76,7 +76,7 @@ chmod +x "$work/bin/nvidia-smi" "$work/bin/bazel" "$work/bazel-bin/perf/tools/te
 gate() {  # gate ARTIFACTS_DIR [BAZEL FLAGS]: runs the main job; its status in $st
   set +e
   PATH="$work/bin:$PATH" BAZEL="$work/bin/bazel" PERF_COMMIT=fixture GPU_SLOT_DIR="$work/slots" \
-    GITHUB_STEP_SUMMARY="$work/step_summary.md" bash "$gate_sh" --artifacts="$1" "${@:2}" >"$1.log" 2>&1
+    PERF_AB_DISK_CACHE="$work/cache" GITHUB_STEP_SUMMARY="$work/step_summary.md" bash "$gate_sh" --artifacts="$1" "${@:2}" >"$1.log" 2>&1
   st=$?
   set -e
 }
@@ -124,7 +124,8 @@ echo "ok: a failed render is the first line of summary.md and the step summary, 
 # 3. Two passes: everything but the perf tests, then the perf tests; a failed test keeps the perf pass.
 passes() { : >"$work/test_calls"; FIRST_PASS_STATUS=$1 gate "$work/job3"; got="$(tr '\n' '|' <"$work/test_calls")"; }
 passes 0
-[ "$st" -eq 0 ] && [ "$got" = "test //... --config=gpu --test_tag_filters=-perf|test //... --config=gpu --test_tag_filters=perf|" ] ||
+dc="--disk_cache=$work/cache"
+[ "$st" -eq 0 ] && [ "$got" = "test //... --config=gpu --test_tag_filters=-perf $dc|test //... --config=gpu --test_tag_filters=perf $dc|" ] ||
   { echo "FAIL: the main job exited $st after running the tests as: $got"; exit 1; }
 passes 3
 [ "$st" -eq 3 ] && [ "$(grep -c . "$work/test_calls")" -eq 2 ] ||
@@ -135,7 +136,7 @@ passes 1
 : >"$work/test_calls"
 FIRST_PASS_STATUS=0 gate "$work/job4" --test_tag_filters=perf
 got="$(tr '\n' '|' <"$work/test_calls")"
-[ "$got" = "test //... --config=gpu --test_tag_filters=perf --test_tag_filters=perf|" ] ||
+[ "$got" = "test //... --config=gpu --test_tag_filters=perf $dc --test_tag_filters=perf|" ] ||
   { echo "FAIL: with the caller's tag filter the main job ran: $got"; exit 1; }
 echo "ok: correctness tests first, then the perf tests; a failed test keeps the perf pass (exit 3), a failed build stops the job; the caller's tag filter makes one pass"
 

@@ -119,7 +119,8 @@ static comparison unmeasured(const char *name, verdict v, unsigned reasons, cons
   return x;
 }
 
-void ab_judge(options *o, const char *out_dir, const char *bench_name, char **only, size_t nonly, ab_result *res) {
+void ab_judge(options *o, const char *out_dir, const char *bench_name, char **only, size_t nonly, char **suspects,
+              size_t nsuspects, ab_result *res) {
   memset(res, 0, sizeof *res);
   const char *against = o->against;
   size_t n;
@@ -174,11 +175,16 @@ void ab_judge(options *o, const char *out_dir, const char *bench_name, char **on
     fp_class cls = !has_name(base_names, nbase, names[i]) ? FP_NEW
                    : known ? fp_classify(&fb, &fc, names[i], why, sizeof why)
                            : FP_CHANGED;
+    /* A suspect is measured even with the same timed work: something already read it slower, and kernel
+     * arguments, which the fingerprint leaves out, could have changed. */
+    int suspect = has_name(suspects, nsuspects, names[i]);
     if (cls == FP_NEW) res->c[i] = unmeasured(names[i], VERDICT_NEW, REASON_BASE_LACKS_IT, against);
-    else if (cls == FP_UNCHANGED) res->c[i] = unmeasured(names[i], VERDICT_UNCHANGED, REASON_SAME_TIMED_WORK, against);
+    else if (cls == FP_UNCHANGED && !suspect)
+      res->c[i] = unmeasured(names[i], VERDICT_UNCHANGED, REASON_SAME_TIMED_WORK, against);
     else {
       changed[nchanged++] = names[i];
-      res->notes[i] = xasprintf("(changed: %s)", known ? why : "its timed work could not be recorded");
+      res->notes[i] = cls == FP_UNCHANGED ? xasprintf("(measured: a suspect, though its timed work is the same)")
+                                          : xasprintf("(changed: %s)", known ? why : "its timed work could not be recorded");
     }
   }
   printf("A/B against %s: %zu benchmark(s) of %s changed, %zu unchanged, %zu new%s\n", against, nchanged, bench_name,
@@ -246,7 +252,7 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
   remove_stale(out_dir, "verdicts.json");
   remove_stale(out_dir, "summary.md");
   ab_result res;
-  ab_judge(o, out_dir, bench_name, NULL, 0, &res);
+  ab_judge(o, out_dir, bench_name, NULL, 0, NULL, 0, &res);
   comparison *c = res.c;
   size_t n = res.n;
   if (res.nremoved) {

@@ -256,18 +256,18 @@ START_TEST(only_what_changed_is_measured) {
 }
 END_TEST
 
-/* A baseline of testbed "fixture x1" with runs of add and add_float4 but not saxpy (a variant added on
- * main since its bless). */
-static const char *bless_two_of_three(const char *rel) {
+/* A baseline of testbed "fixture x1": three runs of base_set's first nbench benchmarks on GPU `uuid`, whose copy
+ * probe reads copy_gbps (ab_run's GPU reads 3000). */
+static const char *bless_runs(const char *rel, size_t nbench, const char *uuid, double copy_gbps) {
   const char *bl = make_dir(rel);
   char files[3][512], args[2048] = "";
   for (unsigned k = 0; k < 3; k++) {
     FORMAT(files[k], "%s/r%u.json", rel, k);
-    write_run(files[k], H100, 132, 3000.0, base_set, 2, 900 + k);
-    set_gpu_uuid(files[k], "GPU-ab");
+    write_run(files[k], H100, 132, copy_gbps, base_set, nbench, 900 + k);
+    set_gpu_uuid(files[k], uuid);
     set_context(files[k], "testbed", json_string("fixture x1"));
     double med[16];
-    for (size_t b = 0; b < 2; b++) {
+    for (size_t b = 0; b < nbench; b++) {
       for (int j = 0; j < 16; j++) med[j] = base_set[b].median_ns * (1 + 0.002 * (j % 5 - 2));
       set_contexts(files[k], b, med, 16);
     }
@@ -277,6 +277,9 @@ static const char *bless_two_of_three(const char *rel) {
   expect_gate(0, "bless --baselines=%s%s", bl, args);
   return bl;
 }
+
+/* Runs of add and add_float4 but not saxpy (a variant added on main since its bless). */
+static const char *bless_two_of_three(const char *rel) { return bless_runs(rel, 2, "GPU-ab", 3000.0); }
 
 /* A benchmark the testbed has no run of, but the base revision has, is judged A/B in the same check, not
  * passed as "new"; without a base to A/B against it is NOT JUDGED, loudly. */
@@ -319,6 +322,52 @@ START_TEST(a_benchmark_without_testbed_runs_is_judged_ab) {
 }
 END_TEST
 
+/* OTHER_KINDS (check.c): a slower reading against other kinds of GPU alone (the baseline has no run of this GPU or
+ * its kind) is settled A/B when there is a base, measured even with the same timed work: the kinds' difference,
+ * on both sides alike, passes; a change slower on this GPU too fails; without a base the reading stands. */
+START_TEST(a_slower_reading_against_other_kinds_is_settled_ab) {
+  write_text("order.log", "");
+  const char *bl = bless_runs("k/bl", 3, "GPU-other", 3100.0); /* another kind: its copy 3.3 % faster */
+  make_dir("k/base");
+  make_dir("k/change");
+  for (unsigned k = 1; k <= 4; k++) { /* add runs 5 % slower on this GPU's kind, at the base and in the change */
+    ab_run("k/base", k, 100 * k + 1, 1.05);
+    ab_run("k/change", k, 100 * k + 2, 1.05);
+  }
+  const char *base = side_bench("k/base"), *change = side_bench("k/change");
+  char fb[600], fc[600];
+  FORMAT(fb, "%s.fingerprint", base);
+  FORMAT(fc, "%s.fingerprint", change);
+  write_fp(fb, "runner1", kSass, kGrid);
+  write_fp(fc, "runner1", kSass, kGrid); /* the same timed work */
+  const char *args = "--against_uncovered --min_delta_us=0.01";
+  expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 %s --baselines=%s --out_dir=%s", change, base,
+              args, bl, at("k"));
+  expect_output("1 benchmark(s) look slower against other kinds of GPU alone");
+  expect_output("elementwise/add/N:1 (measured: a suspect, though its timed work is the same)");
+  /* Not re-measured against the baseline: the change's run, then add alone ABBA. */
+  ck_assert_str_eq(order(), "k/change 1\nk/base 1\nk/change 2\nk/change 3\nk/base 2\n");
+  ck_assert_str_eq(verdict_field("k/verdicts.json", 0, "verdict"), "same");
+  ck_assert_str_eq(verdict_field("k/verdicts.json", 0, "compared_with"), "revision rev1");
+  ck_assert_str_eq(verdict_field("k/verdicts.json", 1, "compared_with"), "baseline");
+  ck_assert(file_has(at("k/summary.md"), "1 of them because the baseline.s other kinds of GPU alone read them slower "
+                                         "(`elementwise/add/N:1`)")); /* (a regex: file_has quotes with ') */
+  ck_assert(file_has(at("k/verdicts.json"), "other_kinds_read_slower"));
+  /* The change 5 % slower than the base on this GPU: A/B fails it. */
+  for (unsigned k = 2; k <= 4; k++) ab_run("k/change", k, 100 * k + 2, 1.05 * 1.05);
+  rewind_sides("k/base", "k/change");
+  expect_gate(1, "check --bench=%s --against_bench=%s --against=rev1 %s --baselines=%s --out_dir=%s", change, base,
+              args, bl, at("k"));
+  expect_output("REGRESSION elementwise/add/N:1: slower by +5.0%");
+  ck_assert_str_eq(verdict_field("k/verdicts.json", 0, "compared_with"), "revision rev1");
+  /* No base: the baseline's reading stands, confirmed against the same runs. */
+  rewind_sides("k/base", "k/change");
+  expect_gate(1, "check --bench=%s --min_delta_us=0.01 --baselines=%s --out_dir=%s", change, bl, at("k"));
+  expect_output("Judged against other kinds of this GPU model");
+  ck_assert_str_eq(verdict_field("k/verdicts.json", 0, "compared_with"), "baseline");
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return EXIT_FAILURE;
   Suite *s = suite_create("ab");
@@ -331,6 +380,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, a_testbed_without_baseline_runs_is_not_compared);
   tcase_add_test(tc, only_what_changed_is_measured);
   tcase_add_test(tc, a_benchmark_without_testbed_runs_is_judged_ab);
+  tcase_add_test(tc, a_slower_reading_against_other_kinds_is_settled_ab);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

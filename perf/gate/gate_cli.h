@@ -98,8 +98,10 @@ typedef struct {
 } ab_result;
 /* Judges `only` (nonly names; NULL: every benchmark of o->bench) A/B against o->against_bench: the same
  * binary or the same timed work (fingerprint.h) is unchanged, a name the base lacks is new, the rest are
- * measured alone in pairs of processes and a slower one confirmed by the suspects alone (ab.c). */
-void ab_judge(options *o, const char *out_dir, const char *bench_name, char **only, size_t nonly, ab_result *res);
+ * measured alone in pairs of processes and a slower one confirmed by the suspects alone (ab.c). The
+ * `suspects` (nsuspects names of `only`) are measured unless the binaries are identical. */
+void ab_judge(options *o, const char *out_dir, const char *bench_name, char **only, size_t nonly, char **suspects,
+              size_t nsuspects, ab_result *res);
 
 /* An exclusive flock of a baselines folder (bless.c): the descriptor that holds it, or -1 after saying why. */
 int lock_folder(const char *dir);
