@@ -6,7 +6,7 @@
 #      summary says what it was compared with;
 #   2. a runner whose testbed is in the baselines is judged against them; on a branch the merge base is
 #      built and named to the perf pass (A/B for what the baseline cannot judge or settle alone: a benchmark
-#      the testbed has no run of, a slower reading against other kinds of GPU); on main no base is built;
+#      the testbed has no run of, a reading of other kinds of GPU alone); on main no base is built;
 #   3. --against=REV A/B-tests against REV whatever the baselines hold; --baseline never A/B-tests;
 #   4. a revision that is not one is bad input (exit 2); --history appends nothing in A/B mode.
 #
@@ -88,7 +88,7 @@ grep -q "^$work/base-baseline build //kernels/\.\.\. --config=gpu --disk_cache=$
   fail "the merge base was not built to settle readings against other kinds of GPU"
 perf_call | grep -q -- "--test_env=PERF_AB_AGAINST=$base_sha --test_env=PERF_AB_ALL=0" ||
   fail "the perf pass was not told of the merge base for what the baseline cannot settle alone"
-grep -q "a slower reading against other kinds of GPU alone A/B against $base_sha" "$work/baseline/summary.md" ||
+grep -q "a reading of other kinds of GPU alone A/B against $base_sha" "$work/baseline/summary.md" ||
   fail "summary.md does not say what settles a reading against other kinds"
 git -C "$repo" checkout -q main
 name=onmain; job onmain "fixture x1"

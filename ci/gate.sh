@@ -20,7 +20,7 @@
 #                    perf/runner/testbed.h), with REV the merge base with $PERF_MAIN_BRANCH (default:
 #                    origin/main, else main). When they have runs of it, the benchmarks they have no run
 #                    of (gate testbeds --uncovered) are judged A/B against that merge base in the same
-#                    perf tests; the merge base is built whenever HEAD differs from it, and a slower
+#                    perf tests; the merge base is built whenever HEAD differs from it, and a
 #                    reading against other kinds of GPU alone is settled A/B too. BAZEL FLAGS apply to the change only;
 #                    the base is built with --config=gpu and $PERF_AB_BAZEL_FLAGS.
 #   --baseline       never A/B: judge against the baseline alone (a benchmark it has no run of this
@@ -121,11 +121,11 @@ if [ "$mode" = auto ]; then
       sed 's/^/  /' <<<"$uncovered"
     elif against="$(git merge-base HEAD "$(main_branch)" 2>/dev/null)" &&
          { [ "$(git rev-parse HEAD)" != "$against" ] || ! git diff --quiet HEAD --; }; then
-      # Not needed to judge, but at hand: a slower reading against other kinds of GPU alone (this GPU's kind
+      # Not needed to judge, but at hand: a reading of other kinds of GPU alone (this GPU's kind
       # has no run in the baseline) is settled A/B against it (docs/gate.md). On the main branch itself
       # there is nothing to A/B against.
       kinds_only=1
-      echo "gate: the merge base, $(git rev-parse --short=12 "$against"), is built too: a slower reading against other kinds of GPU alone is settled A/B against it"
+      echo "gate: the merge base, $(git rev-parse --short=12 "$against"), is built too: a reading of other kinds of GPU alone is settled A/B against it"
     else
       against=""
     fi
@@ -287,7 +287,7 @@ summary="$artifacts/summary.md"
   elif [ -n "$uncovered" ]; then
     echo "Judged against the baseline's runs of this testbed; the $(grep -c . <<<"$uncovered") benchmark(s) it has no run of A/B against $base_short on this runner's own GPU (each perf test's table says which)."
   elif [ "$kinds_only" -eq 1 ]; then
-    echo "Judged against the baseline's runs of this testbed; a slower reading against other kinds of GPU alone A/B against $base_short on this runner's own GPU (each perf test's table says which)."
+    echo "Judged against the baseline's runs of this testbed; a reading of other kinds of GPU alone A/B against $base_short on this runner's own GPU (each perf test's table says which)."
   else
     echo "Judged against the baseline's runs of this testbed."
   fi

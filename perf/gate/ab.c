@@ -183,8 +183,9 @@ void ab_judge(options *o, const char *out_dir, const char *bench_name, char **on
       res->c[i] = unmeasured(names[i], VERDICT_UNCHANGED, REASON_SAME_TIMED_WORK, against);
     else {
       changed[nchanged++] = names[i];
-      res->notes[i] = cls == FP_UNCHANGED ? xasprintf("(measured: a suspect, though its timed work is the same)")
-                                          : xasprintf("(changed: %s)", known ? why : "its timed work could not be recorded");
+      res->notes[i] = cls == FP_UNCHANGED
+                          ? xasprintf("(measured: a suspect, though its timed work is the same)")
+                          : xasprintf("(changed: %s)", known ? why : "its timed work could not be recorded");
     }
   }
   printf("A/B against %s: %zu benchmark(s) of %s changed, %zu unchanged, %zu new%s\n", against, nchanged, bench_name,

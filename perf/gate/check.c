@@ -199,34 +199,40 @@ static char *nothing_in_baseline(const comparison *c, size_t n, const char *base
                    nfam > 1 ? ")" : "", code, strict ? "With --strict the check fails." : "With --strict it would fail.");
 }
 
-/* OTHER_KINDS: a slower verdict against other kinds of GPU alone (the testbed has no run of this GPU, and too few
- * or none of its kind: REF_ALL_GPUS, REF_OTHER_KINDS) can be the kinds' difference, not the change's: on a 2-GPU
- * H200 host of no kind in the baseline, unchanged code read reduce/v7_shuffle_vec4 2^28 +4.37 %, and +4.12 %
- * re-measured, against 3.0 % allowed (docs/RESULTS.md, #55 U4). With a base revision to A/B against, such a
- * verdict is settled A/B on this GPU instead (a re-measure against the same runs would only repeat it). */
-static int other_kinds_suspect(const comparison *x) {
+/* OTHER_KINDS: a reading against other kinds of GPU alone (the testbed has no run of this GPU, and too few or none
+ * of its kind: REF_ALL_GPUS, REF_OTHER_KINDS) can be the kinds' difference, not the change's: on a 2-GPU H200 host
+ * of no kind in the baseline, unchanged code read reduce/v7_shuffle_vec4 2^28 +4.37 %, and +4.12 % re-measured,
+ * against 3.0 % allowed (docs/RESULTS.md, #55 U4), and such hosts read transposes and matmuls 3-4 % faster. With a
+ * base revision to A/B against, such a reading is settled A/B on this GPU instead (a re-measure against the same
+ * runs would only repeat it): OTHER_KINDS_SLOWER, a suspect, always measured; OTHER_KINDS_FASTER, unchanged when
+ * its timed work is the same as at the base. */
+enum { OTHER_KINDS_NONE, OTHER_KINDS_SLOWER, OTHER_KINDS_FASTER };
+static int other_kinds_reading(const comparison *x) {
   gate_reference r = reference_of(x);
-  return verdict_fails(x) && x->v == VERDICT_SLOWER && (r == REF_ALL_GPUS || r == REF_OTHER_KINDS);
+  if (r != REF_ALL_GPUS && r != REF_OTHER_KINDS) return OTHER_KINDS_NONE;
+  if (x->v == VERDICT_SLOWER && verdict_fails(x)) return OTHER_KINDS_SLOWER;
+  return x->v == VERDICT_FASTER ? OTHER_KINDS_FASTER : OTHER_KINDS_NONE;
 }
 
 /* The benchmarks the baseline cannot judge, judged A/B against the base revision instead (ab_judge): those the
- * testbed has no run of (new: the baseline has no run of them here, or none at all) and the OTHER_KINDS suspects
- * (suspect[i]; always measured). Their verdicts replace c's; a benchmark not measured A/B keeps the first run's
- * figures for the report, and a suspect's note keeps what the baseline read. */
+ * testbed has no run of (new: the baseline has no run of them here, or none at all) and the readings of other kinds
+ * alone (kinds[i], OTHER_KINDS). Their verdicts replace c's; a benchmark not measured A/B keeps the first run's
+ * figures for the report, and the note of a reading of other kinds keeps what they read. */
 static void judge_ab_instead(options *o, const char *out_dir, const char *bench_name, comparison *c, size_t n,
-                             char **notes, const int *suspect) {
+                             char **notes, const int *kinds) {
   char **names = calloc(n + 1, sizeof *names), **suspects = calloc(n + 1, sizeof *suspects);
-  size_t k = 0, nsuspects = 0;
+  size_t k = 0, nsuspects = 0, nkinds = 0;
   for (size_t i = 0; i < n; i++) {
-    if (c[i].v == VERDICT_NEW || suspect[i]) names[k++] = (char *)c[i].name;
-    if (suspect[i]) suspects[nsuspects++] = (char *)c[i].name;
+    if (c[i].v == VERDICT_NEW || kinds[i]) names[k++] = (char *)c[i].name;
+    if (kinds[i] == OTHER_KINDS_SLOWER) suspects[nsuspects++] = (char *)c[i].name;
+    nkinds += kinds[i] != OTHER_KINDS_NONE;
   }
-  if (k > nsuspects)
+  if (k > nkinds)
     printf("\n%zu benchmark(s) have no run of this testbed in the baseline: judging them A/B against %s\n",
-           k - nsuspects, o->against);
-  if (nsuspects)
-    printf("\n%zu benchmark(s) look slower against other kinds of GPU alone (the baseline has no run of this GPU's "
-           "kind): judging them A/B against %s\n", nsuspects, o->against);
+           k - nkinds, o->against);
+  if (nkinds)
+    printf("\n%zu benchmark(s) read slower (%zu) or faster against other kinds of GPU alone (the baseline has no run "
+           "of this GPU's kind): judging them A/B against %s\n", nkinds, nsuspects, o->against);
   ab_result ar;
   if (k) ab_judge(o, out_dir, bench_name, names, k, suspects, nsuspects, &ar);
   for (size_t j = 0; k && j < ar.n; j++)
@@ -241,8 +247,8 @@ static void judge_ab_instead(options *o, const char *out_dir, const char *bench_
         x.run_samples = c[i].run_samples;
       }
       x.testbed = c[i].testbed;
-      if (suspect[i]) {
-        x.reasons |= REASON_OTHER_KINDS_READ_SLOWER;
+      if (kinds[i]) {
+        x.reasons |= REASON_OTHER_KINDS_DIFFER;
         char *both = xasprintf("%s %s", notes[i], ar.notes[j] ? ar.notes[j] : "");
         free(notes[i]);
         notes[i] = both;
@@ -312,16 +318,16 @@ int cmd_check(options *o) {
     n = compare_figures(&family_base, &run, &o->policy, &c);
   }
   char **notes = calloc(n + 1, sizeof *notes);
-  int *suspect = calloc(n + 1, sizeof *suspect);
+  int *kinds = calloc(n + 1, sizeof *kinds);
   for (size_t i = 0; fallback && i < n; i++)
-    if ((suspect[i] = other_kinds_suspect(&c[i]))) { /* settled A/B below, not re-measured against the baseline */
+    if ((kinds[i] = other_kinds_reading(&c[i]))) { /* settled A/B below, not re-measured against the baseline */
       notes[i] = xasprintf("(the baseline's other kinds of GPU read it %+.2f%%, allowed %.1f%%)", 100 * c[i].delta,
                            100 * c[i].threshold);
       c[i].v = VERDICT_SAME;
     }
   if (count_verdicts(c, n, VERDICT_SLOWER) && o->recheck) recheck_slower(o, recheck_path, &family_base, c, n, notes);
-  if (fallback) judge_ab_instead(o, out_dir, bench_name, c, n, notes, suspect);
-  free(suspect);
+  if (fallback) judge_ab_instead(o, out_dir, bench_name, c, n, notes, kinds);
+  free(kinds);
   o->against = NULL; /* the family was judged against the baseline; each A/B verdict names its revision */
   size_t unjudged = 0;
   for (size_t i = 0; i < n; i++) unjudged += c[i].v == VERDICT_NEW;

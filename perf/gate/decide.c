@@ -125,7 +125,7 @@ void reason_names(unsigned reasons, char *buf, size_t len) {
                                        "not_confirmed", "library_reference", "no_run_of_this_testbed",
                                        "run_has_no_testbed", "host_round_trip_under_6_runs",
                                        "same_timed_work", "same_binary", "base_lacks_it",
-                                       "other_kinds_read_slower"};
+                                       "other_kinds_differ"};
   size_t k = 0;
   if (len) buf[0] = '\0';
   for (size_t i = 0; i < sizeof kNames / sizeof *kNames; i++) {

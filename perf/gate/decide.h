@@ -63,7 +63,7 @@ enum {
   REASON_SAME_TIMED_WORK = 1u << 9,  /* A/B: the same kernels, launches, memsets and copies on both sides */
   REASON_SAME_BINARY = 1u << 10,     /* A/B: the benchmark binaries are identical */
   REASON_BASE_LACKS_IT = 1u << 11,   /* new: the base revision has no such benchmark either */
-  REASON_OTHER_KINDS_READ_SLOWER = 1u << 12, /* the baseline's other kinds of GPU alone read it slower: judged A/B */
+  REASON_OTHER_KINDS_DIFFER = 1u << 12, /* the baseline's other kinds of GPU alone read it slower or faster: A/B */
 };
 
 /* HOST_ROUND_TRIP_MIN_RUNS: a benchmark that times a host round trip fails only against this many
