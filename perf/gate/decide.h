@@ -71,7 +71,7 @@ enum {
  * process in three runs in a slow state (+18 %, docs/RESULTS.md), which two or three runs rarely
  * show: on a 2-GPU H200 host blessed in from two soak rounds, dot/tree_host_finish 2^20 read +4.1 %
  * in the next, unchanged, round against 3.0 % allowed. Until its testbed has that many runs it is
- * reported ("same", reason host_round_trip_under_6_runs) and does not gate. */
+ * reported ("same", reason host_round_trip_under_6_runs), slower or faster, and does not gate. */
 #define HOST_ROUND_TRIP_MIN_RUNS 6
 /* The names of the bits of `reasons`, comma-separated, into buf ("" when none). */
 void reason_names(unsigned reasons, char *buf, size_t len);

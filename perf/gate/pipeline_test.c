@@ -168,6 +168,9 @@ START_TEST(decide_threshold_verdict_and_reasons) {
   x = decided(1040, &p, 1, HOST_ROUND_TRIP_MIN_RUNS - 1);
   ck_assert_int_eq(x.v, VERDICT_SAME);
   ck_assert(x.reasons & REASON_FEW_HOST_RUNS);
+  x = decided(960, &p, 1, HOST_ROUND_TRIP_MIN_RUNS - 1); /* nor faster */
+  ck_assert_int_eq(x.v, VERDICT_SAME);
+  ck_assert(x.reasons & REASON_FEW_HOST_RUNS);
   x = decided(1040, &p, 1, HOST_ROUND_TRIP_MIN_RUNS);
   ck_assert_int_eq(x.v, VERDICT_SLOWER);
   /* The labels of the run: a library reference that is slower does not fail; no testbed is said. */
