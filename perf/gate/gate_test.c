@@ -429,6 +429,16 @@ START_TEST(interrupted_contexts_are_set_aside) {
   ck_assert_uint_eq(kept_contexts(v, 16, kept), 15);
   v[4] = 7000 * 1.12;                  /* 12 %: set aside */
   ck_assert_uint_eq(kept_contexts(v, 16, kept), 14);
+  /* More than one in eight far out is a pattern, not interruptions: all kept (OUTLIER_CAP). */
+  double some[16];
+  for (int i = 0; i < 16; i++) some[i] = 7000 + 30 * (i % 5);
+  for (int i = 0; i < 7; i++) some[2 * i] *= 1.5; /* 7 of 16 at +50 % */
+  ck_assert_uint_eq(kept_contexts(some, 16, kept), 16);
+  ck_assert_double_eq(kept[0], some[0]);
+  some[2] = some[6] = some[8] = some[10] = some[12] = 7000; /* 2 of 16: interruptions */
+  ck_assert_uint_eq(kept_contexts(some, 16, kept), 14);
+  some[2] = 7000 * 1.5; /* 3 of 16 */
+  ck_assert_uint_eq(kept_contexts(some, 16, kept), 16);
   /* A long benchmark's four contexts (an H100's dot/tree_host_finish 2^24): the interrupted one
    * goes; two of four far from the other two are a spread, not an outlier: all kept. */
   double four[4] = {71056, 106112, 71408, 71216};
