@@ -147,6 +147,7 @@ typedef struct {
   size_t errlen;
   int failed;
   int baseline; /* a baseline, not a run file: a bad figure there is fixed by re-blessing it */
+  json_t *repetitions; /* a run file: name -> the repetition_index values of its iteration entries read so far */
 } ctx;
 
 static json_t *field(ctx *c, json_t *obj, const char *where, const char *key, int type) {
@@ -456,7 +457,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
   if (!root) return 1;
-  ctx c = {path, err, errlen, 0, 1};
+  ctx c = {path, err, errlen, 0, 1, NULL};
   json_t *ver = field(&c, root, "", "schema_version", JSON_INTEGER);
   if (ver && (json_integer_value(ver) < BASELINE_OLDEST_SCHEMA_VERSION ||
               json_integer_value(ver) > BASELINE_SCHEMA_VERSION))
@@ -723,7 +724,7 @@ static char *baseline_text(json_t *root) {
 }
 
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen) {
-  ctx c = {path, err, errlen, 0, 1};
+  ctx c = {path, err, errlen, 0, 1, NULL};
   const gate_gpu *g = &f->gpu;
   finite_field(&c, "gpu", "mem_clock_mhz", g->mem_clock_mhz);
   json_t *runs = runs_json(&c, f), *bs = benchmarks_json(&c, f);
@@ -873,6 +874,30 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
   read_launch_probe(c, cx, info);
 }
 
+/* Entries of one name are pooled only as repetitions of it: each with its own repetition_index. Two
+ * entries of one repetition (a file concatenated or edited) would be counted twice (#56 W04). 0, or 1 after
+ * saying why. */
+static int distinct_repetition(ctx *c, json_t *e, const char *where, const char *name) {
+  json_t *index = json_object_get(e, "repetition_index"), *seen = json_object_get(c->repetitions, name);
+  if (seen) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(seen, i, v) {
+      if (json_equal(v, index ? index : json_null())) {
+        c->failed = fail(c->err, c->errlen, "%s: field %s: a second entry of '%s' for the same repetition (%s): "
+                         "one run file holds each repetition once; re-run the benchmark rather than join files",
+                         c->path, where, name, index ? "its repetition_index repeats" : "no repetition_index");
+        return 1;
+      }
+    }
+  } else {
+    seen = json_array();
+    json_object_set_new(c->repetitions, name, seen);
+  }
+  json_array_append_new(seen, index ? json_deep_copy(index) : json_null());
+  return 0;
+}
+
 /* One "iteration" entry: its samples join those of earlier repetitions of the same benchmark. */
 static void read_iteration(ctx *c, json_t *e, const char *where, const char *name, gate_figures *out) {
   char unit[16] = "";
@@ -885,7 +910,7 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
   double real = positive(c, e, where, "real_time") * scale;
   double bps = positive(c, e, where, "bytes_per_second");
   json_t *s = field(c, e, where, "samples", JSON_ARRAY);
-  if (c->failed || physical_ns(c, real, where, "real_time", -1)) return;
+  if (c->failed || physical_ns(c, real, where, "real_time", -1) || distinct_repetition(c, e, where, name)) return;
   if (json_array_size(s) == 0) {
     c->failed = fail(c->err, c->errlen, "%s: field %s.samples: empty (every repetition keeps its samples)", c->path,
                      where);
@@ -1003,7 +1028,7 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
   if (!root) return 1;
-  ctx c = {path, err, errlen, 0, 0};
+  ctx c = {path, err, errlen, 0, 0, json_object()};
   json_t *cx = field(&c, root, "", "context", JSON_OBJECT);
   json_t *ver = field(&c, cx, "context", "json_schema_version", JSON_INTEGER);
   if (ver && json_integer_value(ver) != 1)
@@ -1040,6 +1065,7 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
                     "that matched no benchmark?)", path);
   run_medians(&c, out);
   if (!c.failed && x) read_extras(root, out, x);
+  json_decref(c.repetitions);
   json_decref(root);
   if (c.failed) free_figures(out);
   return c.failed;

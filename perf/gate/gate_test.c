@@ -565,6 +565,23 @@ START_TEST(bad_input_is_named) {
              " \"driver_version\": \"\", \"runtime_version\": \"\"}}, \"benchmarks\": [{\"name\": \"a/b\", \"run_type\":"
              " \"iteration\", \"error_occurred\": true, \"error_message\": \"self-check failed\"}]}");
   expect_error(load_run(at("failed.json"), &f, err, sizeof err), err, "self-check failed");
+  /* One repetition's entry twice (#56 W04) is refused; two repetitions of a benchmark are pooled. */
+  write_run("twice.json", H100, 132, 3000.0, base_set, 3, 1);
+  json_error_t jerr;
+  json_t *doc = json_load_file(at("twice.json"), 0, &jerr);
+  ck_assert_ptr_nonnull(doc);
+  json_t *list = json_object_get(doc, "benchmarks");
+  json_array_append_new(list, json_deep_copy(json_array_get(list, 0)));
+  ck_assert_int_eq(json_dump_file(doc, at("twice.json"), 0), 0);
+  expect_error(load_run(at("twice.json"), &f, err, sizeof err), err,
+               "a second entry of 'elementwise/add/N:1' for the same repetition");
+  json_object_set_new(json_array_get(list, 0), "repetition_index", json_integer(0));
+  json_object_set_new(json_array_get(list, 3), "repetition_index", json_integer(1));
+  ck_assert_int_eq(json_dump_file(doc, at("twice.json"), 0), 0);
+  json_decref(doc);
+  ck_assert_msg(load_run(at("twice.json"), &f, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(f.n, 3);
+  free_figures(&f);
 }
 END_TEST
 
