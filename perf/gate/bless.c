@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perf/gate/context_stats.h"
@@ -36,6 +37,41 @@ static int distinct_runs(char **paths, const gate_figures *runs, int n) {
                 paths[j], x->date, x->host, x->gpu_uuid);
         return 1;
       }
+    }
+  return 0;
+}
+
+/* The UTC time of an ISO 8601 date as the runner writes it (2026-11-25T16:52:12+00:00, or Z); 0 when it
+ * reads so, else 1. */
+static int iso_time(const char *date, time_t *t) {
+  struct tm tm;
+  memset(&tm, 0, sizeof tm);
+  const char *rest = strptime(date, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!rest) return 1;
+  if (*rest == '.') rest += 1 + strspn(rest + 1, "0123456789"); /* fractions of a second */
+  long offset = 0;
+  int hh, mm;
+  if ((rest[0] == '+' || rest[0] == '-') && sscanf(rest + 1, "%2d:%2d", &hh, &mm) == 2)
+    offset = (rest[0] == '+' ? 1 : -1) * (hh * 3600L + mm * 60L);
+  else if (strcmp(rest, "Z") != 0 && rest[0] != '\0')
+    return 1;
+  *t = timegm(&tm) - offset;
+  return 0;
+}
+
+/* FUTURE_DATES: a run dated more than a day after this machine's clock is refused. Its date orders the
+ * baseline's runs and the history ("since the last bless"): one run dated 2099 put every later change point
+ * before the last bless, and none was shown (#56 W08). A runner with a wrong clock: fix it, re-run. */
+static int no_future_runs(char **paths, const gate_figures *runs, int n) {
+  time_t now = time(NULL), t;
+  for (int i = 0; i < n; i++)
+    if (iso_time(runs[i].runs[0].date, &t) == 0 && t > now + 86400) {
+      char today[32];
+      strftime(today, sizeof today, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+      fprintf(stderr, "gate: %s: field context.date: %s lies in the future (this machine's clock reads %s): the "
+              "runner's clock is wrong; set it right and re-run the benchmark (its date orders the history)\n",
+              paths[i], runs[i].runs[0].date, today);
+      return 1;
     }
   return 0;
 }
@@ -266,7 +302,7 @@ int cmd_bless(options *o) {
     paths[i] = xasprintf("%s", user_path(o->rest[i], buf, sizeof buf));
     load_or_die(paths[i], &runs[i], 0);
   }
-  if (distinct_runs(paths, runs, o->nrest)) return EXIT_BAD_INPUT;
+  if (distinct_runs(paths, runs, o->nrest) || no_future_runs(paths, runs, o->nrest)) return EXIT_BAD_INPUT;
   int nruns = o->nrest;
   if (o->only && keep_matching(o->only, runs, paths, &nruns)) return EXIT_BAD_INPUT;
   gate_figures merged;

@@ -218,6 +218,12 @@ START_TEST(one_run_counts_once) {
   expect_output("dup/b.json and ");
   expect_output("dup/b_copy.json are the same run");
   ck_assert_int_ne(access(at("dup/bl/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
+  /* A run dated in the future (a runner's wrong clock) would order the history wrongly (#56 W08). */
+  write_run("dup/future.json", H100, 132, 3000.0, base_set, 3, 4);
+  set_context("dup/future.json", "date", json_string("2099-01-01T00:00:00+00:00"));
+  expect_gate(2, "bless --baselines=%s %s %s %s", bl, at("dup/a.json"), at("dup/b.json"), at("dup/future.json"));
+  expect_output("dup/future.json: field context.date: 2099-01-01T00:00:00+00:00 lies in the future");
+  ck_assert_int_ne(access(at("dup/bl/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
   expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("dup/a.json"), at("dup/b.json"), at("dup/c.json"));
   expect_output("Blessed 3 benchmarks from 3 run(s)");
 }
