@@ -122,4 +122,22 @@ name=hist; job hist "fixture x2" --history
 grep -q "not appended in A/B mode" "$work/hist.log" || fail "--history in A/B mode does not say it appends nothing"
 [ ! -e "$repo/baselines/history" ] || fail "history rows were appended in A/B mode"
 echo "ok: a bad revision is exit 2; A/B appends no history"
+
+# 5. --against with --baseline is refused (#56 A09: the last one won); so is an artifacts folder the job does not
+# own, the repository itself, and nothing in it is deleted (#56 D12: ./perf and ./tests were).
+name=both; job both "fixture x1" --against=main --baseline
+[ "$st" -eq 2 ] && grep -q "choose one" "$work/both.log" || fail "--against with --baseline: exit $st"
+name=both2; job both2 "fixture x1" --baseline --against=main
+[ "$st" -eq 2 ] || fail "--baseline with --against: exit $st"
+mkdir -p "$repo/perf" "$repo/tests" && echo keep >"$repo/perf/source.c" && echo keep >"$repo/tests/test.c"
+name=owned
+set +e
+(cd "$repo" && PATH="$work/bin:$PATH" BAZEL="$work/bin/bazel" TESTBED="fixture x1" bash ci/gate.sh --artifacts=.) \
+  >"$work/owned.log" 2>&1
+st=$?
+set -e
+[ "$st" -eq 2 ] && [ -f "$repo/perf/source.c" ] && [ -f "$repo/tests/test.c" ] || fail "--artifacts=. exited $st"
+grep -q "holds files no earlier job of ci/gate.sh wrote" "$work/owned.log" || fail "--artifacts=. does not say why"
+rm -rf "$repo/perf" "$repo/tests"
+echo "ok: --against with --baseline and an artifacts folder the job does not own are refused, nothing deleted"
 [ "$change_sha" != "$base_sha" ]

@@ -44,9 +44,11 @@ for a in "$@"; do
   case "$a" in
     --artifacts=*) artifacts="${a#--artifacts=}" ;;
     --history) history=1 ;;
-    --against=*) against="${a#--against=}"; mode=ab
+    --against=*) [ "$mode" != baseline ] || { echo "gate: --against and --baseline: choose one (A/B, or never A/B)" >&2; exit 2; }
+                 against="${a#--against=}"; mode=ab
                  [ -n "$against" ] || { echo "gate: --against= needs a revision (e.g. --against=origin/main)" >&2; exit 2; } ;;
-    --baseline) mode=baseline ;;
+    --baseline) [ "$mode" != ab ] || { echo "gate: --against and --baseline: choose one (A/B, or never A/B)" >&2; exit 2; }
+                mode=baseline ;;
     *) bazel_flags+=("$a") ;;
   esac
 done
@@ -58,7 +60,16 @@ for i in "${!bazel[@]}"; do
   case "${bazel[$i]}" in /*) ;; *) [ -f "${bazel[$i]}" ] && bazel[$i]="$PWD/${bazel[$i]}" ;; esac
 done
 [ -n "${BAZEL:-}" ] || bash ci/setup.sh
-mkdir -p "$artifacts"
+# The job removes the results of an earlier job from its folder, so it writes only into a folder it owns: a new or
+# empty one, or one an earlier job marked (.cuda-perf-artifacts). --artifacts=. once deleted ./perf and ./tests,
+# sources and all (#56 D12).
+if [ -d "$artifacts" ] && [ ! -f "$artifacts/.cuda-perf-artifacts" ] && [ -n "$(ls -A "$artifacts")" ]; then
+  echo "gate: --artifacts=$artifacts: the folder holds files no earlier job of ci/gate.sh wrote (it has no" \
+    ".cuda-perf-artifacts), and the job replaces what it finds there: give a new or empty folder" >&2
+  exit 2
+fi
+mkdir -p "$artifacts" && touch "$artifacts/.cuda-perf-artifacts" ||
+  { echo "gate: --artifacts=$artifacts: cannot create the folder or write in it" >&2; exit 2; }
 artifacts="$(cd "$artifacts" && pwd)"
 # Results of an earlier job must not mix with this one's.
 rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log" \
