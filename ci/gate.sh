@@ -7,7 +7,8 @@
 #
 #   ci/gate.sh [--artifacts=DIR] [--history] [--against=REV | --baseline] [BAZEL FLAGS...]
 #
-#   --artifacts=DIR  where to put results (default: artifacts/)
+#   --artifacts=DIR  where to put results (default: artifacts/): a new or empty folder, or one an
+#                    earlier job wrote (.cuda-perf-artifacts); the job replaces its results there
 #   --history        append this run to baselines/history/<gpu>.csv if the gate passed
 #                    (CI does this on the main branch only; not in A/B mode)
 #   --against=REV    A/B: judge every benchmark against revision REV measured on this runner's own GPU
