@@ -37,14 +37,16 @@ printf '#!/bin/sh\ncase "$2" in --uncovered=*) [ -z "$UNCOVERED" ] || echo "$UNC
 cat >"$work/bin/bazel" <<BAZEL
 #!/bin/sh
 echo "\$(pwd) \$*" >>"$work/calls"
+tl="$work/testlogs"  # -c dbg: another output folder, as Bazel's
+case " \$* " in *" -c dbg "*) tl="$work/testlogs-dbg" ;; esac
 case "\$1" in
   build) exit 0 ;;
   info) case "\$2" in
           bazel-bin) case "\$(pwd)" in "$repo") echo "$work/bazel-bin" ;; *) echo "$work/base-bin" ;; esac ;;
-          *) echo "$work/testlogs" ;;
+          *) echo "\$tl" ;;
         esac ;;
   test) case "\$*" in *--test_tag_filters=-perf*) exit 0 ;; esac
-        d="$work/testlogs/kernels/copy/copy_perf_test"; mkdir -p "\$d/test.outputs"; echo ran >"\$d/test.log"
+        d="\$tl/kernels/copy/copy_perf_test"; mkdir -p "\$d/test.outputs"; echo ran >"\$d/test.log"
         echo "## copy_bench: stand-in" >"\$d/test.outputs/summary.md"; exit 0 ;;
   *) echo "stand-in bazel: unexpected \$*" >&2; exit 2 ;;
 esac
@@ -122,6 +124,10 @@ name=hist; job hist "fixture x2" --history
 grep -q "not appended in A/B mode" "$work/hist.log" || fail "--history in A/B mode does not say it appends nothing"
 [ ! -e "$repo/baselines/history" ] || fail "history rows were appended in A/B mode"
 echo "ok: a bad revision is exit 2; A/B appends no history"
+name=dbg; job dbg "fixture x1" -c dbg
+[ "$st" -eq 0 ] && [ -f "$work/dbg/perf/copy_perf_test/summary.md" ] ||
+  fail "with -c dbg the perf tests' outputs were looked for in another folder (exit $st; #56 A13)"
+echo "ok: the perf tests' outputs are collected from the folder of the flags given (-c dbg)"
 
 # 5. --against with --baseline is refused (#56 A09: the last one won); so is an artifacts folder the job does not
 # own, the repository itself, and nothing in it is deleted (#56 D12: ./perf and ./tests were).

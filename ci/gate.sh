@@ -170,7 +170,7 @@ fi
 # Outputs of this job's tests only: a perf test that ran writes its test.log anew; the logs of earlier jobs
 # are removed first, so one filtered out this time (or a family since removed) is never collected or appended
 # to the history. (A stamp's mtime did that once; a clock stepping back, or a test in the stamp's second, fooled it.)
-testlogs="$("${bazel[@]}" info bazel-testlogs --config=gpu 2>/dev/null)" || { echo "gate: bazel info bazel-testlogs failed" >&2; exit 2; }
+testlogs="$("${bazel[@]}" info bazel-testlogs --config=gpu "${bazel_flags[@]}" 2>/dev/null)" || { echo "gate: bazel info bazel-testlogs failed" >&2; exit 2; }
 rm -f "$testlogs"/kernels/*/*_perf_test/test.log
 slot_log="${GPU_SLOT_DIR:-/tmp/cuda-perf-gpu-locks}/slots.log"
 since="$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)"
