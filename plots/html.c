@@ -173,7 +173,9 @@ static void context_table(FILE *o, const gpu_view *g, const render_inputs *in) {
     const gate_gpu *gpu = &r->gpu;
     fprintf(o, "<tr><th>GPU</th><td>");
     esc(o, gpu->name);
-    fprintf(o, " (compute capability %s, %d SMs)</td></tr>\n", r->compute_capability, gpu->sm_count);
+    fputs(" (compute capability ", o);
+    esc(o, r->compute_capability); /* the run file's words, as every string of it (#56 S01) */
+    fprintf(o, ", %d SMs)</td></tr>\n", gpu->sm_count);
     fprintf(o, "<tr><th>Memory</th><td>%.0f MHz × %d-bit, ECC %s; theoretical peak ", gpu->mem_clock_mhz,
             gpu->bus_width_bits, gpu->ecc ? "on" : "off");
     if (r->peak_gbps > 0) fprintf(o, "%.1f GB/s", r->peak_gbps);

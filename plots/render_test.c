@@ -716,6 +716,25 @@ START_TEST(html_has_the_table_and_no_script) {
 }
 END_TEST
 
+/* A compute_capability that is not MAJOR.MINOR is refused, never cut short or put on the page (#56 S01). */
+START_TEST(a_hostile_compute_capability_is_refused) {
+  char dir[1200], cmd[4096], args[4096], errfile[1200], out[1200], index[1400];
+  snprintf(dir, sizeof dir, "%s/hostile", tmp);
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && sed 's|\"compute_capability\": \"9.0\"|\"compute_capability\": "
+           "\"9.0</td><script>alert(1)</script>\"|' " FIX "/runs/elementwise.json > '%s/elementwise.json'", dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(errfile, sizeof errfile, "%s/hostile.err", tmp);
+  snprintf(out, sizeof out, "%s/hostile_out", tmp);
+  snprintf(args, sizeof args, "'%s/elementwise.json' '%s'", dir, out);
+  ck_assert_int_eq(run_render(args, errfile), 2); /* not the runner's: refused, naming the field */
+  char *err = slurp(errfile, NULL);
+  ck_assert_msg(strstr(err, "field context.gpu.compute_capability: expected MAJOR.MINOR") != NULL, "%s", err);
+  free(err);
+  snprintf(index, sizeof index, "%s/index.html", out);
+  ck_assert_int_ne(access(index, F_OK), 0);
+}
+END_TEST
+
 START_TEST(history_alone_draws_history_only) {
   char args[4096], errfile[1200], out[1200];
   snprintf(errfile, sizeof errfile, "%s/hist.err", tmp);
@@ -928,6 +947,7 @@ int main(int argc, char **argv) {
   TCase *tc = tcase_create("render");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, names_split_into_family_variant_and_size);
+  tcase_add_test(tc, a_hostile_compute_capability_is_refused);
   tcase_add_test(tc, sizes_are_short_and_exact);
   tcase_add_test(tc, history_fixture_is_read);
   tcase_add_test(tc, bad_inputs_are_refused_by_name);

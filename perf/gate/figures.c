@@ -976,12 +976,21 @@ static void run_medians(ctx *c, gate_figures *out) {
  * context, and repetitions in one context share its offset. */
 /* The report's extras of a loaded run: per benchmark (by name) the label and FLOPs of its first
  * iteration entry, and what the context says of the GPU and the program. */
-static void read_extras(json_t *root, const gate_figures *f, run_extras *x) {
+static void read_extras(ctx *c, json_t *root, const gate_figures *f, run_extras *x) {
   json_t *cx = json_object_get(root, "context"), *g = json_object_get(cx, "gpu");
   json_t *peak = json_object_get(g, "peak_GBps");
   x->peak_gbps = json_is_number(peak) && json_number_value(peak) > 0 ? json_number_value(peak) : 0;
   json_t *cc = json_object_get(g, "compute_capability"), *exe = json_object_get(cx, "executable");
-  snprintf(x->compute_capability, sizeof x->compute_capability, "%s", json_is_string(cc) ? json_string_value(cc) : "?");
+  /* MAJOR.MINOR or absent: anything else is not the runner's, and is refused rather than cut or shown. */
+  const char *ccs = json_is_string(cc) ? json_string_value(cc) : NULL;
+  int major = 0, minor = 0, used = 0;
+  if (cc && !(ccs && sscanf(ccs, "%3d.%3d%n", &major, &minor, &used) == 2 && ccs[used] == '\0' &&
+              strspn(ccs, "0123456789.") == strlen(ccs))) {
+    c->failed = fail(c->err, c->errlen, "%s: field context.gpu.compute_capability: expected MAJOR.MINOR, such as "
+                     "9.0; re-run the benchmark", c->path);
+    return;
+  }
+  snprintf(x->compute_capability, sizeof x->compute_capability, "%s", ccs ? ccs : "?");
   const char *e = json_is_string(exe) ? json_string_value(exe) : "?";
   snprintf(x->executable, sizeof x->executable, "%s", strrchr(e, '/') ? strrchr(e, '/') + 1 : e);
   x->reference = calloc(f->n + 1, sizeof *x->reference);
@@ -1064,7 +1073,7 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
     c.failed = fail(err, errlen, "%s: field benchmarks: no iteration entries: the run measured nothing (a filter "
                     "that matched no benchmark?)", path);
   run_medians(&c, out);
-  if (!c.failed && x) read_extras(root, out, x);
+  if (!c.failed && x) read_extras(&c, root, out, x);
   json_decref(c.repetitions);
   json_decref(root);
   if (c.failed) free_figures(out);
