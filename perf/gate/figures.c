@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -618,10 +619,28 @@ static json_t *benchmarks_json(ctx *c, const gate_figures *f) {
   return bs;
 }
 
+int write_target(const char *path, char *out, size_t len, char *err, size_t errlen) {
+  struct stat st;
+  const char *target = path;
+  char resolved[PATH_MAX];
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (!realpath(path, resolved))
+      return fail(err, errlen, "%s: a symbolic link to a file that cannot be reached (%s): create that file, or "
+                  "remove the link", path, strerror(errno));
+    target = resolved;
+  }
+  if (strlen(target) >= len) return fail(err, errlen, "%s: the path is too long", target);
+  memcpy(out, target, strlen(target) + 1);
+  return 0;
+}
+
 /* Writes text to path through a temporary file beside it (written, fsynced, renamed over
  * path): a reader sees the old file or the new one, never a part. A failure reports the
- * errno of the step that failed, not that of the cleanup after it. */
-static int write_atomically(const char *path, const char *text, char *err, size_t errlen) {
+ * errno of the step that failed, not that of the cleanup after it. A link is written through
+ * (write_target). */
+static int write_atomically(const char *link, const char *text, char *err, size_t errlen) {
+  char path[4000];
+  if (write_target(link, path, sizeof path, err, errlen)) return 1;
   char tmp[4096];
   int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
   if (len < 0 || (size_t)len >= sizeof tmp)

@@ -108,6 +108,10 @@ void free_run_extras(run_extras *x);
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen);
 /* Writes a baseline atomically (temp file, fsync, rename). */
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen);
+/* Into out, the file a write to `path` replaces: path, or the file its symbolic link points to (a temporary
+ * renamed over a link would replace the link, and its target never get the text: #56 D08). 0, or 1 with a
+ * reason (a link to nothing). */
+int write_target(const char *path, char *out, size_t len, char *err, size_t errlen);
 /* Merges runs of one GPU model into one set (every run keeps its own measures). */
 int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_t errlen);
 /* A baseline holds every family; a bless replaces only the families it measured.

@@ -640,6 +640,38 @@ START_TEST(verdicts_name_their_gpu_and_run) {
 }
 END_TEST
 
+/* A baseline or a history CSV that is a symbolic link is written through it: the link stays a link and the file it
+ * points to gets the runs and the rows (#56 D08: the link was replaced by a file, its target never written). */
+START_TEST(links_are_written_through) {
+  const char *store = baseline_dir("lnk/store"); /* store/nvidia-h100-80gb-hbm3.json, the file linked to */
+  const char *bl = make_dir("lnk/bl"), *hist = make_dir("lnk/hist");
+  char target[1200], link[1200], csv[1200], csv_link[1200];
+  FORMAT(target, "%s/nvidia-h100-80gb-hbm3.json", store);
+  FORMAT(link, "%s/nvidia-h100-80gb-hbm3.json", bl);
+  FORMAT(csv, "%s/h100.csv", store);
+  FORMAT(csv_link, "%s/nvidia-h100-80gb-hbm3.csv", hist);
+  write_text("lnk/store/h100.csv", "");
+  ck_assert_int_eq(symlink(target, link), 0);
+  ck_assert_int_eq(symlink(csv, csv_link), 0);
+  write_run("lnk/run.json", H100, 132, 3000.0, base_set, 3, 7);
+  expect_gate(0, "bless --baselines=%s --add %s", bl, at("lnk/run.json"));
+  struct stat st;
+  ck_assert_int_eq(lstat(link, &st), 0);
+  ck_assert_msg(S_ISLNK(st.st_mode), "the baseline's link was replaced by a file");
+  ck_assert(file_has(target, "2026-11-22T00:00:07+00:00")); /* the new run is in the file linked to */
+  const char *bench = copy_bench("lnk/fake_bench", at("lnk/run.json"), at("lnk/run.json"));
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, store, at("lnk"));
+  expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("lnk/verdicts.json"), at("lnk/run.json"));
+  ck_assert_int_eq(lstat(csv_link, &st), 0);
+  ck_assert_msg(S_ISLNK(st.st_mode), "the history's link was replaced by a file");
+  ck_assert(file_has(csv, "elementwise/add/N:1"));
+  /* A link to nothing: said, nothing written. */
+  ck_assert_int_eq(remove(csv), 0);
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("lnk/verdicts.json"), at("lnk/run.json"));
+  expect_output("a symbolic link to a file that cannot be reached");
+}
+END_TEST
+
 /* gate history takes the verdicts of its own run only: another run's verdicts would be
  * written as this run's, and an old verdicts file does not say whose it is. */
 START_TEST(history_takes_its_own_runs_verdicts) {
@@ -1375,6 +1407,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, concurrent_blesses_keep_both_families);
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
+  tcase_add_test(tc, links_are_written_through);
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, history_appends_all_or_nothing);
   tcase_add_test(tc, a_pipe_in_a_name_keeps_the_summary_table);

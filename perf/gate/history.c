@@ -365,7 +365,12 @@ int cmd_history(options *o) {
   json_t *v;
   json_t *list = load_verdicts(user_path(o->verdicts, b2, sizeof b2), run_path, &run, &v);
   const char *dir = user_path(o->history_dir, b3, sizeof b3);
-  format_path(path, sizeof path, "%s/%s.csv", dir, run.gpu.slug);
+  char link[4300], err[1024];
+  format_path(link, sizeof link, "%s/%s.csv", dir, run.gpu.slug);
+  if (write_target(link, path, sizeof path, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
   size_t len;
   char *rows = csv_rows(&run, run_path, list, o->verdicts, &len);
   if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
