@@ -681,6 +681,9 @@ START_TEST(history_takes_its_own_runs_verdicts) {
   expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, at("own"));
   const char *hist = make_dir("own/hist");
   expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("own/verdicts.json"), at("own/run.json"));
+  /* The same run again (a re-run job): refused, nothing appended (#56 D16). */
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("own/verdicts.json"), at("own/run.json"));
+  expect_output("already holds this run's rows");
   /* Another run: another date, host or GPU. */
   write_run("own/later.json", H100, 132, 3000.0, base_set, 3, 6);
   expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("own/verdicts.json"), at("own/later.json"));
@@ -868,16 +871,23 @@ START_TEST(history_appends_all_or_nothing) {
          "'%s.rows'", csv, kept, kept, csv, kept);
   ck_assert_int_eq(system(cmd), 0);
 
-  /* Two appends at once: both land (they take turns on the folder's lock). */
-  write_run("all/other.json", H100, 132, 3000.0, base_set, 3, 10);
-  verdicts_for("all/other.json", "all/other_verdicts.json", "same");
+  /* Two appends at once, of two other runs each round: both land (they take turns on the folder's lock). */
   char v1[1200], r1[1200], v2[1200], r2[1200], d[1200];
   FORMAT(d, "--history_dir=%s", hist);
-  FORMAT(v1, "--verdicts=%s", at("all/verdicts.json"));
-  FORMAT(r1, "%s", at("all/run.json"));
-  FORMAT(v2, "--verdicts=%s", at("all/other_verdicts.json"));
-  FORMAT(r2, "%s", at("all/other.json"));
   for (int round = 0; round < 5; round++) {
+    char a[64], b[64], va[64], vb[64];
+    FORMAT(a, "all/one%d.json", round);
+    FORMAT(b, "all/other%d.json", round);
+    FORMAT(va, "all/one%d_verdicts.json", round);
+    FORMAT(vb, "all/other%d_verdicts.json", round);
+    write_run(a, H100, 132, 3000.0, base_set, 3, 20 + 2 * (unsigned)round);
+    write_run(b, H100, 132, 3000.0, base_set, 3, 21 + 2 * (unsigned)round);
+    verdicts_for(a, va, "same");
+    verdicts_for(b, vb, "same");
+    FORMAT(v1, "--verdicts=%s", at(va));
+    FORMAT(r1, "%s", at(a));
+    FORMAT(v2, "--verdicts=%s", at(vb));
+    FORMAT(r2, "%s", at(b));
     int go[2];
     ck_assert_int_eq(pipe(go), 0);
     char *a1[] = {"history", d, v1, r1, NULL}, *a2[] = {"history", d, v2, r2, NULL};

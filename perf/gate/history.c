@@ -217,6 +217,26 @@ static int appendable(const char *path, const char *text, size_t len, int *crlf,
   return 1;
 }
 
+/* A run is appended once: a row of the file with a new row's date, commit, GPU and benchmark is that run's, and a
+ * second copy would count it twice in every trend (#56 D16: a re-run job appended 60 rows again). 1 after saying
+ * so, else 0. */
+static int already_there(const char *path, const char *old, size_t old_len, const char *rows, size_t len) {
+  for (const char *row = rows; row < rows + len;) {
+    const char *eol = memchr(row, '\n', (size_t)(rows + len - row));
+    const char *key_end = row;
+    for (int commas = 0; commas < 4 && key_end < eol; key_end++) commas += *key_end == ',';
+    size_t key = (size_t)(key_end - row);
+    for (const char *at = old; (at = memmem(at, (size_t)(old + old_len - at), row, key)) != NULL; at++)
+      if (at == old || at[-1] == '\n') {
+        fprintf(stderr, "gate: %s already holds this run's rows (%.*s...): a run is appended once; nothing was "
+                "appended\n", path, (int)key, row);
+        return 1;
+      }
+    row = eol + 1;
+  }
+  return 0;
+}
+
 /* An 8- or 9-field history (appendable) as an 11-field one: the new header, and each row with empty
  * threshold and testbed fields (an 8-field row first gains its "write" flush), in its own line ends. */
 static void upgrade(char **text, size_t *len, int fields) {
@@ -314,6 +334,11 @@ static int append_rows(const char *dir, const char *path, const char *rows, size
   }
   int fields = 11;
   if (old_len > 0 && !appendable(path, old, old_len, &crlf, &fields)) {
+    free(old);
+    close(dfd);
+    return 1;
+  }
+  if (old_len > 0 && already_there(path, old, old_len, rows, len)) {
     free(old);
     close(dfd);
     return 1;
