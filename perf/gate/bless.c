@@ -169,7 +169,8 @@ static int merge_into_old(const char *path, const gate_figures *fresh, gate_figu
   size_t n = compare_figures(&old_view, fresh, &p, &c);
   printf("The runs given against the old baseline %s (%s):\n", path,
          add ? "their runs join the old ones"
-             : by_name ? "they replace the benchmarks they measured" : "they replace the families they measured");
+         : by_name ? "they replace the benchmarks they measured, on their testbeds"
+                   : "they replace the families they measured, on their testbeds");
   print_table(stdout, c, n, NULL, p.metric);
   if (!add)
     printf("Kept from the old baseline: %zu benchmarks %s\n", result->n - fresh->n,

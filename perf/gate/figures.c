@@ -1280,18 +1280,28 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
   return 0;
 }
 
+/* 1 when one of f's runs was made on testbed tb. */
+static int has_testbed(const gate_figures *f, const char *tb) {
+  for (size_t r = 0; r < f->nruns; r++)
+    if (strcmp(f->runs[r].testbed, tb) == 0) return 1;
+  return 0;
+}
+
 int replace_families(const gate_figures *old, const gate_figures *fresh, int by_name, gate_figures *out, char *err,
                      size_t errlen) {
   memset(out, 0, sizeof *out);
   if (same_hardware(&old->gpu, &fresh->gpu, err, errlen)) return 1;
   out->gpu = fresh->gpu;
-  /* Runs still referenced by a kept benchmark, then all fresh runs. */
+  /* A re-blessed benchmark keeps its runs of the testbeds the fresh runs were not made on (REBLESS_TESTBEDS,
+   * figures.h); the runs still referenced, then all fresh runs. */
   size_t *old_map = calloc(old->nruns + 1, sizeof *old_map), *fresh_map = calloc(fresh->nruns + 1, sizeof *fresh_map);
-  char *used = calloc(old->nruns + 1, 1), *kept = calloc(old->n + 1, 1);
+  char *used = calloc(old->nruns + 1, 1), *kept = calloc(old->n + 1, 1), *elsewhere = calloc(old->nruns + 1, 1);
+  for (size_t r = 0; r < old->nruns; r++) elsewhere[r] = !has_testbed(fresh, old->runs[r].testbed);
   for (size_t i = 0; i < old->n; i++) {
     kept[i] = !measured(fresh, old->b[i].name, by_name);
-    if (kept[i])
-      for (size_t r = 0; r < old->b[i].nruns; r++) used[old->b[i].runs[r].run] = 1;
+    int stays = kept[i] || find_bench(fresh, old->b[i].name) != NULL;
+    for (size_t r = 0; r < old->b[i].nruns && stays; r++)
+      used[old->b[i].runs[r].run] |= kept[i] || elsewhere[old->b[i].runs[r].run];
   }
   out->runs = calloc(old->nruns + fresh->nruns + 1, sizeof *out->runs);
   append_runs(out, old, used, old_map);
@@ -1299,10 +1309,24 @@ int replace_families(const gate_figures *old, const gate_figures *fresh, int by_
   out->b = calloc(old->n + fresh->n + 1, sizeof *out->b);
   for (size_t i = 0; i < old->n; i++)
     if (kept[i]) copy_bench(&out->b[out->n++], &old->b[i], old_map);
-  for (size_t i = 0; i < fresh->n; i++) copy_bench(&out->b[out->n++], &fresh->b[i], fresh_map);
+  for (size_t i = 0; i < fresh->n; i++) {
+    const gate_bench *prior = find_bench(old, fresh->b[i].name);
+    gate_bench others = {0};
+    if (prior) { /* its runs of other testbeds, then the fresh ones */
+      others = *prior;
+      others.runs = calloc(prior->nruns + 1, sizeof *others.runs);
+      others.nruns = 0;
+      for (size_t r = 0; r < prior->nruns; r++)
+        if (elsewhere[prior->runs[r].run]) others.runs[others.nruns++] = prior->runs[r];
+    }
+    copy_bench_with(&out->b[out->n++], prior ? &others : &fresh->b[i], prior ? old_map : fresh_map,
+                    prior ? &fresh->b[i] : NULL, fresh_map, NULL, NULL);
+    free(others.runs);
+  }
   free(old_map);
   free(fresh_map);
   free(used);
   free(kept);
+  free(elsewhere);
   return 0;
 }

@@ -117,7 +117,10 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
 /* A baseline holds every family; a bless replaces only the families it measured.
  * Returns into *out the benchmarks of `old` whose family `fresh` does not
  * measure, then all of `fresh` (runs re-indexed, unused runs dropped). With by_name, only the
- * benchmarks `fresh` has are replaced (bless --only): the rest of their families keep their runs. */
+ * benchmarks `fresh` has are replaced (bless --only): the rest of their families keep their runs.
+ * REBLESS_TESTBEDS: a benchmark `fresh` has keeps its runs of the testbeds none of fresh's runs was made on:
+ * re-blessing a family on one host replaced its runs of every testbed, and the others' runs then passed a
+ * +50 % run as "new" (#56 W03). */
 int replace_families(const gate_figures *old, const gate_figures *fresh, int by_name, gate_figures *out, char *err,
                      size_t errlen);
 /* A baseline that gains runs: every benchmark of `old` keeps its runs and gets `fresh`'s of the

@@ -640,6 +640,34 @@ START_TEST(verdicts_name_their_gpu_and_run) {
 }
 END_TEST
 
+/* Re-blessing a family from one testbed's runs replaces its runs of that testbed only: the other testbeds keep
+ * theirs, and still judge their hosts (#56 W03: they were dropped, and a +50 % run there passed as "new"). */
+START_TEST(rebless_keeps_other_testbeds_runs) {
+  const char *bl = make_dir("rb/bl");
+  char files[9][64], args[2048] = "";
+  for (unsigned k = 0; k < 9; k++) {
+    FORMAT(files[k], "rb/r%u.json", k);
+    write_run(files[k], H100, 132, 3000.0, base_set, 3, 30 + k);
+    set_context(files[k], "testbed", json_string(k < 3 || k >= 6 ? "tb one" : "tb two"));
+    if (k < 6) {
+      size_t used = strlen(args);
+      snprintf(args + used, sizeof args - used, " %s", at(files[k]));
+    }
+  }
+  expect_gate(0, "bless --baselines=%s%s", bl, args);
+  expect_gate(0, "bless --baselines=%s %s %s %s", bl, at(files[6]), at(files[7]), at(files[8])); /* tb one anew */
+  expect_gate(0, "testbeds %s/nvidia-h100-80gb-hbm3.json", bl);
+  expect_output("3\t3\ttb one");
+  expect_output("3\t3\ttb two");
+  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.5}, {"elementwise/add_float4/N:1", 2000},
+                             {"elementwise/saxpy/N:1", 3000}};
+  write_run("rb/slow.json", H100, 132, 3000.0, slow, 3, 50);
+  set_context("rb/slow.json", "testbed", json_string("tb two"));
+  expect_gate(1, "compare --min_delta_us=0.01 --baseline=%s/nvidia-h100-80gb-hbm3.json %s", bl, at("rb/slow.json"));
+  expect_output("elementwise/add/N:1");
+}
+END_TEST
+
 /* A baseline or a history CSV that is a symbolic link is written through it: the link stays a link and the file it
  * points to gets the runs and the rows (#56 D08: the link was replaced by a file, its target never written). */
 START_TEST(links_are_written_through) {
@@ -1418,6 +1446,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, links_are_written_through);
+  tcase_add_test(tc, rebless_keeps_other_testbeds_runs);
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, history_appends_all_or_nothing);
   tcase_add_test(tc, a_pipe_in_a_name_keeps_the_summary_table);
