@@ -59,14 +59,23 @@ for d in "${dirs[@]}"; do
     exit 2
   }
 done
-# A round whose gate failed: its exit status, and the benchmarks its verdicts call slower or missing
-# (verdicts.json as gate check writes it: each entry's "name" line before its "verdict" line).
+# A round whose gate failed: its exit status, and the benchmarks its verdicts fail (verdicts.json as gate check
+# writes it: each entry's "name" line, then "verdict", then "fails"; files from before "fails": slower or missing).
+# A slower library reference does not fail ("environment changed"), and is not called a failure here.
+failed_verdicts() {  # failed_verdicts VERDICTS.json: "  NAME: VERDICT" per failing verdict
+  local name='/"name":/ { name = $0; sub(/^[^:]*: *"/, "", name); sub(/",?$/, "", name) }'
+  if grep -q '"fails":' "$1"; then
+    awk "$name"' /"verdict":/ { v = $0; sub(/^[^:]*: *"/, "", v); sub(/",?$/, "", v) }
+      /"fails": *true/ { print "  " name ": " v }' "$1"
+  else
+    awk "$name"' /"verdict": *"(slower|missing)"/ { v = $0; sub(/^[^:]*: *"/, "", v); sub(/",?$/, "", v)
+      print "  " name ": " v }' "$1"
+  fi
+}
 failed=0
 for d in "${dirs[@]}"; do
   status="$(cat "$d/exit_status" 2>/dev/null || echo 0)"
-  bad="$(awk '/"name":/ { name = $0; sub(/^[^:]*: *"/, "", name); sub(/",?$/, "", name) }
-    /"verdict": *"(slower|missing)"/ { v = $0; sub(/^[^:]*: *"/, "", v); sub(/",?$/, "", v); print "  " name ": " v }' \
-    "$d"/perf/*_perf_test/verdicts.json 2>/dev/null || true)"
+  bad="$(for vf in "$d"/perf/*_perf_test/verdicts.json; do [ -f "$vf" ] && failed_verdicts "$vf"; done || true)"
   if { [ "$status" != 0 ] && [ "$status" != 5 ]; } || [ -n "$bad" ]; then
     failed=1
     if [ ${#accept[@]} -gt 0 ]; then

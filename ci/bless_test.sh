@@ -39,11 +39,12 @@ check "missing second folder" "no folder run2" run1 run2
 
 # A round whose gate failed (ci/soak.sh's exit_status, a slower or missing verdict) is refused
 # before Bazel, naming the folder, the benchmarks and --accept-slower; with the flag it goes on.
-round() {  # round DIR STATUS VERDICT: a soak round folder with one perf test
+round() {  # round DIR STATUS VERDICT [CUBLAS_VERDICT CUBLAS_FAILS]: a soak round folder with one perf test
   mkdir -p "$work/$1/perf/dot_perf_test"
   echo '{}' >"$work/$1/perf/dot_perf_test/dot_bench.json"
   echo "$2" >"$work/$1/exit_status"
-  printf '{\n "metric": "time",\n "verdicts": [\n  {\n   "name": "dot/cublas/N:1048576",\n   "verdict": "same"\n  },\n  {\n   "name": "dot/tree_host_finish/N:1048576",\n   "verdict": "%s",\n   "delta": 0.1\n  }\n ]\n}\n' "$3" >"$work/$1/perf/dot_perf_test/verdicts.json"
+  printf '{\n "metric": "time",\n "verdicts": [\n  {\n   "name": "dot/cublas/N:1048576",\n   "verdict": "%s"%b\n  },\n  {\n   "name": "dot/tree_host_finish/N:1048576",\n   "verdict": "%s",\n   "delta": 0.1\n  }\n ]\n}\n' \
+    "${4:-same}" "${5:+,\n   \"fails\": $5}" "$3" >"$work/$1/perf/dot_perf_test/verdicts.json"
 }
 refused() {  # refused WHAT TEXT ARGS...: exit 2 naming TEXT and --accept-slower, no Bazel
   exit2 "$@"
@@ -59,8 +60,10 @@ refused "slower verdict, no --add" "the gate failed in $work/slow (exit status 1
 refused "failed round" "the gate failed in $work/failed (exit status 3)" good failed
 round missing 0 missing
 refused "missing verdict" "dot/tree_host_finish/N:1048576: missing" good missing
+# A slower library reference ("fails": false) passed the gate (environment changed): not a failed round (#56 M12).
+round libref 0 same slower false
 # With --accept-slower, or with rounds that passed (exit 5: tests passed, report not written), Bazel runs.
-for args in "--add --accept-slower good slow failed" "--add good unwritten"; do
+for args in "--add --accept-slower good slow failed" "--add good unwritten" "--add good libref"; do
   rm -f "$work/bazel_called"
   # shellcheck disable=SC2086
   (cd "$work" && BAZEL="$fake_bazel" bash "$bless" --baselines="$work/baselines" $args >"$work/out" 2>&1) || true

@@ -390,7 +390,7 @@ static void figure(FILE *o, const chart *c) {
 }
 
 static void summary(FILE *o, const report_model *m, const render_inputs *in) {
-  size_t count[6] = {0}, any = 0, failed_runs = 0;
+  size_t count[6] = {0}, any = 0, failed_runs = 0, environment = 0, failing = 0;
   for (size_t r = 0; r < in->nruns; r++) failed_runs += in->runs[r].nfailed;
   if (failed_runs)
     fprintf(o, "<p><span class=\"status fail\">%zu benchmark%s FAILED in the run</span> (self-check or CUDA error: "
@@ -402,6 +402,11 @@ static void summary(FILE *o, const report_model *m, const render_inputs *in) {
         const verdict_row *r = &m->g[i].verdicts[v]->v[k];
         if (verdict_of(&m->g[i], r->name) != r) continue; /* counted once, as its last verdict */
         any = 1;
+        if (!strcmp(r->verdict, "slower") && !r->fails) { /* a library reference: the environment changed */
+          environment++;
+          continue;
+        }
+        failing += r->fails;
         for (int j = 0; j < 6; j++) count[j] += !strcmp(r->verdict, kNames[j]);
       }
   if (!any) {
@@ -409,10 +414,13 @@ static void summary(FILE *o, const report_model *m, const render_inputs *in) {
                "verdicts.json for the comparison with the baseline.</p>\n");
     return;
   }
-  int failed = count[0] + count[1] > 0;
+  int failed = failing > 0;
   fprintf(o, "<p><span class=\"status %s\">gate %s</span> ", failed ? "fail" : "pass", failed ? "FAILED" : "passed");
   for (int j = 0; j < 5; j++) fprintf(o, "%s%zu %s", j ? ", " : "", count[j], kNames[j]);
   if (count[5]) fprintf(o, ", %zu %s (A/B: the same timed work, not measured)", count[5], kNames[5]);
+  if (environment)
+    fprintf(o, "; environment changed: %zu library reference%s slower (not a failure)", environment,
+            environment == 1 ? "" : "s");
   fprintf(o, "</p>\n");
 }
 

@@ -185,6 +185,9 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
       break;
     }
     snprintf(r->verdict, sizeof r->verdict, "%s", json_string_value(v));
+    json_t *fails = json_object_get(e, "fails");
+    r->fails = json_is_boolean(fails) ? json_is_true(fails)
+                                      : !strcmp(r->verdict, "slower") || !strcmp(r->verdict, "missing");
     /* unchanged (A/B, not measured): like new, no baseline side, and a run time only when a run measured it */
     int is_unchanged = !strcmp(r->verdict, "unchanged");
     int is_new = !strcmp(r->verdict, "new") || is_unchanged, is_missing = !strcmp(r->verdict, "missing");

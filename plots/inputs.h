@@ -59,6 +59,7 @@ typedef struct {
 typedef struct {
   char name[256];
   char verdict[16];
+  int fails; /* the gate's "fails": a slower library reference does not (files without it: slower or missing) */
   double baseline_ns, run_ns, delta, threshold, noise, p_slower; /* NAN where the gate wrote none */
 } verdict_row;
 

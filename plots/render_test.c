@@ -716,6 +716,37 @@ START_TEST(html_has_the_table_and_no_script) {
 }
 END_TEST
 
+/* A slower library reference ("fails": false in verdicts.json) does not fail the gate: the page says "passed" and
+ * that the environment changed (#56 M12: "gate FAILED, 1 slower" on a run that passed). */
+START_TEST(a_slower_library_reference_is_not_a_failure) {
+  json_error_t jerr;
+  json_t *v = json_load_file(FIX "/verdicts.json", 0, &jerr);
+  ck_assert_msg(v != NULL, "%s", jerr.text);
+  json_t *list = json_object_get(v, "verdicts");
+  for (size_t i = json_array_size(list); i-- > 0;) {
+    json_t *e = json_array_get(list, i);
+    const char *verdict = json_string_value(json_object_get(e, "verdict"));
+    if (!strcmp(verdict, "missing")) json_array_remove(list, i);
+    else json_object_set_new(e, "fails", json_false()); /* the slower one: a library reference */
+  }
+  char dir[1200], path[1400], args[4096], errfile[1200], out[1200], index[1400];
+  snprintf(dir, sizeof dir, "%s/libref", tmp);
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  snprintf(path, sizeof path, "%s/verdicts.json", dir);
+  ck_assert_int_eq(json_dump_file(v, path, 0), 0);
+  json_decref(v);
+  snprintf(errfile, sizeof errfile, "%s/libref.err", tmp);
+  snprintf(out, sizeof out, "%s/libref_out", tmp);
+  snprintf(args, sizeof args, FIX "/runs '%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(index, sizeof index, "%s/index.html", out);
+  char *html = slurp(index, NULL);
+  ck_assert_msg(strstr(html, "gate passed</span> 0 slower, 0 missing") != NULL, "%.2000s", strstr(html, "status"));
+  ck_assert(strstr(html, "environment changed: 1 library reference slower (not a failure)") != NULL);
+  free(html);
+}
+END_TEST
+
 /* A compute_capability that is not MAJOR.MINOR is refused, never cut short or put on the page (#56 S01). */
 START_TEST(a_hostile_compute_capability_is_refused) {
   char dir[1200], cmd[4096], args[4096], errfile[1200], out[1200], index[1400];
@@ -948,6 +979,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, names_split_into_family_variant_and_size);
   tcase_add_test(tc, a_hostile_compute_capability_is_refused);
+  tcase_add_test(tc, a_slower_library_reference_is_not_a_failure);
   tcase_add_test(tc, sizes_are_short_and_exact);
   tcase_add_test(tc, history_fixture_is_read);
   tcase_add_test(tc, bad_inputs_are_refused_by_name);
