@@ -344,8 +344,10 @@ int cmd_check(options *o) {
   size_t added = count_verdicts(c, n, VERDICT_NEW);
   char *not_gated = added && added < n ? xasprintf(" (%zu of %zu not in the baseline: not gated)", added, n)
                                        : xasprintf("%s", "");
-  printf("\n%s: %zu compared, %zu slower, %zu faster, %zu new%s, %zu missing. Run JSON: %s\n", bad ? "FAIL" : "PASS",
-         n, count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), added, not_gated,
+  /* "compared": judged against a reference and measured; new and unchanged ones were not (#56: "9 compared" of 9 new) */
+  size_t compared = n - added - count_verdicts(c, n, VERDICT_UNCHANGED);
+  printf("\n%s: %zu benchmarks, %zu compared, %zu slower, %zu faster, %zu new%s, %zu missing. Run JSON: %s\n",
+         bad ? "FAIL" : "PASS", n, compared, count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), added, not_gated,
          count_verdicts(c, n, VERDICT_MISSING), run_path);
   free(not_gated);
   if (none_in_base) fprintf(stderr, "\n*** %s ***\n\n", none_in_base);

@@ -1034,7 +1034,7 @@ START_TEST(a_family_not_in_the_baseline_is_said) {
   expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --strict", bench, bl, out);
   expect_output("WARNING: none of fake_bench's 3 benchmarks");
   expect_output("With --strict the check fails.");
-  expect_output("FAIL: 3 compared");
+  expect_output("FAIL: 3 benchmarks, 0 compared");
   ck_assert(file_has(at("renamed/out/summary.md"), "With --strict the check fails."));
   /* One new benchmark among compared ones: no warning, the PASS line says how many are not gated. */
   const fake_bench more[] = {base_set[0], base_set[1], base_set[2], {"elementwise/add_vec8/N:1", 1500}};
@@ -1365,7 +1365,7 @@ START_TEST(warmup_is_given_by_the_gate_and_must_match) {
 
   /* The same warm-up on both sides compares; a run that looks slower is re-measured with it too. */
   expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s --warmup=0.2", bench, warm_bl, at("warm"));
-  expect_output("PASS: 3 compared");
+  expect_output("PASS: 3 benchmarks, 3 compared");
   write_run("warm/slow.json", H100, 132, 3000.0, slow, 3, 130);
   set_context("warm/slow.json", "timing", json_pack("{s:f}", "min_warmup_time_s", 0.2));
   const char *slow_bench = args_bench("warm/slow_bench", at("warm/slow.json"));
