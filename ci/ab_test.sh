@@ -57,7 +57,8 @@ job() {  # job NAME TESTBED [GATE ARGS]: runs the main job in the repository; it
   : >"$work/calls"
   set +e
   (cd "$repo" && PATH="$work/bin:$PATH" BAZEL="$work/bin/bazel" TESTBED="$2" RENDER=true PERF_COMMIT=fixture \
-    GPU_SLOT_DIR="$work/slots" PERF_AB_WORKTREE="$work/base-$1" PERF_AB_DISK_CACHE="$work/cache" \
+    GPU_SLOT_DIR="$work/slots" PERF_AB_WORKTREE="${WORKTREE:-$work/base-$1}" PERF_AB_WORKTREES="$work/worktrees" \
+    PERF_AB_DISK_CACHE="$work/cache" \
     bash ci/gate.sh --artifacts="$work/$1" "${@:3}") >"$work/$1.log" 2>&1
   st=$?
   set -e
@@ -81,6 +82,30 @@ fi
 grep -q "Judged A/B against $base_sha" "$work/auto/summary.md" || fail "summary.md does not say what it was compared with"
 grep -q 'Testbed: `fixture x2`' "$work/auto/summary.md" || fail "summary.md does not name the testbed"
 echo "ok: a testbed without a baseline is A/B-tested against the merge base, built in a worktree"
+
+# 1b. The base's worktree is reused only as the job left it (#56 A01: one at another commit with changes was
+# trusted); a folder that is not a worktree of this repository is refused, its files kept (A11); an empty folder
+# or a worktree deleted under its registration does not stop later jobs (A02).
+git -C "$work/base-auto" checkout -q --detach "$change_sha" && echo planted >"$work/base-auto/CHANGE"
+name=auto; job auto "fixture x2"
+[ "$st" -eq 0 ] && [ "$(git -C "$work/base-auto" rev-parse --short=12 HEAD)" = "$base_sha" ] &&
+  [ -z "$(git -C "$work/base-auto" status --porcelain)" ] || fail "a stale worktree was used as the base (exit $st)"
+grep -q "is not $base_sha as committed (another commit, or changes): made anew" "$work/auto.log" ||
+  fail "the job does not say it made the stale worktree anew"
+mkdir -p "$work/base-planted" && echo mine >"$work/base-planted/file"
+name=planted; job planted "fixture x2"
+[ "$st" -eq 2 ] && [ "$(cat "$work/base-planted/file")" = mine ] || fail "a planted folder: exit $st"
+grep -q "is not a worktree of this repository" "$work/planted.log" || fail "a planted folder: not said"
+mkdir -p "$work/base-empty"
+name=empty; job empty "fixture x2"
+[ "$st" -eq 0 ] || fail "an empty worktree folder: exit $st"
+rm -rf "$work/base-empty"
+name=empty; job empty "fixture x2"
+[ "$st" -eq 0 ] || fail "a worktree deleted under its registration: exit $st"
+for k in 1 2 3 4; do (name=both$k; WORKTREE="$work/base-shared" job "both$k" "fixture x2"; echo "$st" >"$work/both$k.st") & done
+wait
+for k in 1 2 3 4; do [ "$(cat "$work/both$k.st")" = 0 ] || { name=both$k; fail "jobs at once for one base (#56 A04)"; }; done
+echo "ok: the base's worktree is checked before it is trusted: stale ones made anew, foreign ones refused; jobs at once share it"
 
 # 2. A testbed the baselines hold: judged against them; on a branch the merge base is built too, to settle a
 # slower reading against other kinds of GPU alone (PERF_AB_ALL=0); on the main branch itself nothing is.

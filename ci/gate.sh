@@ -151,11 +151,35 @@ if [ -n "$against" ]; then
   base_rev="$(git rev-parse --verify -q "$against^{commit}")" ||
     { echo "gate: --against=$against: not a revision of this repository (fetch it, or give a commit)" >&2; exit 2; }
   base_short="$(git rev-parse --short=12 "$base_rev")"
-  worktree="${PERF_AB_WORKTREE:-${TMPDIR:-/tmp}/cuda-perf-ab-$base_short}"
-  if [ ! -d "$worktree" ]; then
+  # The base's worktree is the job's own ground: under the user's cache folder (not a shared /tmp where anyone
+  # can plant one: #56 A11), set up one job at a time (A04), and reused only when it is a worktree of this
+  # repository at the base with nothing changed in it (A01); a stale registration is pruned first (A02).
+  wt_root="${PERF_AB_WORKTREES:-${XDG_CACHE_HOME:-${HOME:-${TMPDIR:-/tmp}}/.cache}/cuda-perf-ab-worktrees}"
+  worktree="${PERF_AB_WORKTREE:-$wt_root/$base_short}"
+  mkdir -p "$wt_root" "$(dirname "$worktree")" && chmod 700 "$wt_root" ||
+    { echo "gate: cannot create $wt_root for the base's worktree" >&2; exit 2; }
+  exec 9>"$wt_root/.lock" && flock 9 || { echo "gate: cannot lock $wt_root/.lock" >&2; exit 2; }
+  git worktree prune
+  if [ -e "$worktree" ] && [ -n "$(ls -A "$worktree" 2>/dev/null)" ]; then
+    registered="$(git worktree list --porcelain)"
+    if ! { grep -qxF "worktree $(cd "$worktree" && pwd -P)" <<<"$registered" ||
+           grep -qxF "worktree $(cd "$worktree" && pwd)" <<<"$registered"; } || [ ! -O "$worktree" ]; then
+      echo "gate: $worktree is not a worktree of this repository made by this user: move it away, or set" \
+        "PERF_AB_WORKTREE to another folder (its files are left as they are)" >&2
+      exit 2
+    fi
+    if [ "$(git -C "$worktree" rev-parse HEAD 2>/dev/null)" != "$base_rev" ] ||
+       [ -n "$(git -C "$worktree" status --porcelain --untracked-files=normal 2>/dev/null)" ]; then
+      echo "gate: the worktree $worktree is not $base_short as committed (another commit, or changes): made anew"
+      git worktree remove --force "$worktree" ||
+        { echo "gate: could not remove the stale worktree $worktree" >&2; exit 2; }
+    fi
+  fi
+  if [ ! -e "$worktree" ] || [ -z "$(ls -A "$worktree" 2>/dev/null)" ]; then
     git worktree add --detach "$worktree" "$base_rev" >/dev/null ||
       { echo "gate: could not make a worktree of $base_short at $worktree" >&2; exit 2; }
   fi
+  flock -u 9
   read -r -a base_flags <<<"${PERF_AB_BAZEL_FLAGS:-}"
   echo "gate: building the base, $base_short, in $worktree"
   (cd "$worktree" && "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" ${base_flags[@]+"${base_flags[@]}"}) \
