@@ -209,7 +209,9 @@ trap - INT TERM HUP
 export CUDA_VISIBLE_DEVICES="$gpu"
 t0="$(now)"
 echo "gpu_slot: test=$test_name gpu=$gpu lock=$kind start=$t0" >&2
-"$@"
+# The lock is this wrapper's alone: the test gets no copy of its descriptor, so a process the test leaves
+# behind cannot hold the GPU after the test ends (#56 S02: one did, and every later perf test waited forever).
+"$@" {lock_fd}>&-
 status=$?
 line="gpu_slot test=$test_name gpu=$gpu lock=$kind start=$t0 end=$(now) status=$status"
 echo "$line" >&2

@@ -251,3 +251,20 @@ GPU_SLOT_DIR="$work/locks4" GPU_SLOT_COUNT=01 GPU_SLOT_EXCLUSIVE=1 "$slot" true 
 env -u GPU_SLOT_COUNT PATH="$work/nobin" "$BASH" "$slot" /bin/true 2>/dev/null ||
   { echo "FAIL: a CPU test did not run on a host with no GPU"; exit 1; }
 echo "ok: no GPU or a bad GPU_SLOT_COUNT stops a GPU test (exit 2); a CPU test still runs"
+
+# A perf test that leaves a process behind (it keeps every descriptor it was given) does not keep its GPU: the
+# next perf test of a one-GPU host starts while that process lives (#56 S02). The 60 s only end a hang.
+leftover="$work/leftover.sh"
+printf '#!/bin/sh
+sleep 300 &
+echo $! > "%s/leftover.pid"
+' "$work" >"$leftover"
+chmod +x "$leftover"
+GPU_SLOT_DIR="$work/locks5" GPU_SLOT_COUNT=1 GPU_SLOT_EXCLUSIVE=1 TEST_TARGET=//fake:perf_a "$slot" "$leftover" \
+  2>/dev/null || { echo "FAIL: the test that leaves a process behind did not run"; exit 1; }
+st=0
+GPU_SLOT_DIR="$work/locks5" GPU_SLOT_COUNT=1 GPU_SLOT_EXCLUSIVE=1 TEST_TARGET=//fake:perf_b timeout 60 "$slot" true \
+  2>/dev/null || st=$?
+kill "$(cat "$work/leftover.pid")" 2>/dev/null || true
+[ "$st" -eq 0 ] || { echo "FAIL: a process left by a finished perf test held its GPU (exit $st)"; exit 1; }
+echo "ok: a process left by a perf test does not hold its GPU"
