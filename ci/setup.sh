@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # zip: Bazel packs the tests' undeclared outputs (perf run JSON, verdicts) with it; without it they are lost.
+# python3-yaml: ci/workflow_check.py reads the GitHub workflows.
 bash "$(dirname "$0")/apt_install.sh" bazel-bootstrap check libsubunit-dev libjansson-dev gnuplot-nox \
-  fonts-liberation zip
+  fonts-liberation zip python3-yaml
 
 cuda="${CUDA_PATH:-/usr/local/cuda}"
 if [ ! -x "$cuda/bin/nvcc" ]; then
