@@ -147,23 +147,23 @@ static int keep_matching(const char *pattern, gate_figures *runs, char **paths, 
   return runs_kept == 0;
 }
 
-/* The old baseline at path with the families of `fresh` replaced (add: with fresh's runs added to
+/* The old baseline (read from path) with the families of `fresh` replaced (add: with fresh's runs added to
  * theirs; by_name: only the benchmarks fresh has), into *result; prints the changes. 0 when fine;
  * else says why. */
-static int merge_into_old(const char *path, const gate_figures *fresh, gate_figures *result, int add, int by_name) {
+static int merge_into_old(const char *path, const gate_figures *old, const gate_figures *fresh, gate_figures *result,
+                          int add, int by_name) {
   char err[1024];
-  gate_figures old, old_view;
-  load_or_die(path, &old, 1);
+  gate_figures old_view;
   size_t superseded = 0;
-  if (add ? add_runs(&old, fresh, result, &superseded, err, sizeof err)
-          : replace_families(&old, fresh, by_name, result, err, sizeof err)) {
+  if (add ? add_runs(old, fresh, result, &superseded, err, sizeof err)
+          : replace_families(old, fresh, by_name, result, err, sizeof err)) {
     fprintf(stderr, "gate: %s: %s\n", path, err);
     return 1;
   }
   if (superseded)
     printf("Left out of the old baseline: %zu measure(s) of long benchmarks taken in fewer contexts than the runs "
            "given take them in (--long_contexts=%d)\n", superseded, fresh->runs[0].long_contexts);
-  (by_name ? benchmarks_of : families_of)(&old, fresh, &old_view);
+  (by_name ? benchmarks_of : families_of)(old, fresh, &old_view);
   gate_policy p = default_policy();
   comparison *c;
   size_t n = compare_figures(&old_view, fresh, &p, &c);
@@ -177,7 +177,6 @@ static int merge_into_old(const char *path, const gate_figures *fresh, gate_figu
            by_name ? "not matching --only" : "of other families");
   free(c);
   free(old_view.b);
-  free_figures(&old);
   return 0;
 }
 
@@ -217,22 +216,32 @@ static void warn_undetectable(const gate_figures *merged, const gate_policy *p) 
  * slower in five rounds out of five, its runs being of the 4250 kind). Names, per kind in the
  * baseline, the benchmarks that no GPU of that kind ran. */
 static void warn_uncovered_kinds(const gate_figures *f) {
+  /* Each run's GPU's copy probe in one sort, and the kinds met so far: asking gpu_copy run by run, for
+   * every earlier run too, took 29 s of a bless --add at 100 x the runs (#56, scale). */
+  double *copies = gpu_copies(f), *kinds = malloc((f->nruns + 1) * sizeof *kinds);
+  size_t nkinds = 0;
   for (size_t g = 0; g < f->nruns; g++) {
-    double copy = gpu_copy(f, f->runs[g].gpu_uuid);
+    double copy = copies[g];
     int seen = !(copy > 0);
-    for (size_t h = 0; h < g && !seen; h++) /* one line per kind: at its first GPU */
-      seen = fabs(gpu_copy(f, f->runs[h].gpu_uuid) / copy - 1) <= KIND_COPY_WINDOW;
+    for (size_t h = 0; h < nkinds && !seen; h++) /* one line per kind: at its first GPU */
+      seen = fabs(kinds[h] / copy - 1) <= KIND_COPY_WINDOW;
     if (seen) continue;
+    kinds[nkinds++] = copy;
     size_t missing = 0;
     const char *first = NULL;
-    for (size_t i = 0; i < f->n; i++)
-      if (kind_gpus_of(f, &f->b[i], copy) == 0 && missing++ == 0) first = f->b[i].name;
+    for (size_t i = 0; i < f->n; i++) {
+      gate_bench of_kind = kind_runs(f, &f->b[i], copy, copies);
+      if (gpus_of(f, &of_kind) == 0 && missing++ == 0) first = f->b[i].name;
+      free(of_kind.runs);
+    }
     if (missing)
       fprintf(stderr, "gate: warning: %zu benchmark(s) (e.g. %s) have no run from a GPU of the kind of %s (copy "
               "probe %.0f GB/s): a GPU of that kind outside the baseline is judged against other kinds there, "
               "which can differ by a few %%; bless runs of those families from a GPU of that kind (--add)\n",
               missing, first, f->runs[g].gpu_uuid, copy / 1e9);
   }
+  free(copies);
+  free(kinds);
 }
 
 /* bless --add: a run that its own gate judges slower than the current baseline would, blessed in,
@@ -241,14 +250,13 @@ static void warn_uncovered_kinds(const gate_figures *f) {
  * `gate compare` would (no re-measure: bless has none) against the old baseline at path; a slower
  * benchmark is refused unless --accept-slower. 0 when none is slower or all are accepted; else 1
  * after naming them and the flag. */
-static int refuse_slower(const char *path, const gate_figures *runs, char **paths, int n, const options *o) {
-  gate_figures old;
-  load_or_die(path, &old, 1);
+static int refuse_slower(const char *path, const gate_figures *old, const gate_figures *runs, char **paths, int n,
+                         const options *o) {
   size_t slower = 0;
   for (int i = 0; i < n; i++) {
     gate_figures view;
     char err[1024], msg[2048];
-    (o->only ? benchmarks_of : families_of)(&old, &runs[i], &view);
+    (o->only ? benchmarks_of : families_of)(old, &runs[i], &view);
     if (view.n == 0 || same_method(&view, &runs[i], err, sizeof err)) { /* nothing to judge, or add_runs says why */
       free(view.b);
       continue;
@@ -265,7 +273,6 @@ static int refuse_slower(const char *path, const gate_figures *runs, char **path
     free(c);
     free(view.b);
   }
-  free_figures(&old);
   if (slower && !o->accept_slower) {
     fprintf(stderr, "gate: refused: %zu benchmark(s) above are slower than %s as the gate judges them: blessed in, "
             "a slowdown becomes the baseline's noise and widens the threshold of every GPU for them. Find out why "
@@ -319,11 +326,16 @@ int cmd_bless(options *o) {
   if (lock < 0) return EXIT_BAD_INPUT;
   remove_stale_temp(path);
   gate_figures result = merged;
-  if (!file_exists(path))
+  if (!file_exists(path)) {
     printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
-  else if ((o->add && refuse_slower(path, runs, paths, nruns, o)) ||
-           merge_into_old(path, &merged, &result, o->add, o->only != NULL))
-    return EXIT_BAD_INPUT;
+  } else { /* read once (a baseline of 100 x today's runs is 72 MB of JSON) */
+    gate_figures old;
+    load_or_die(path, &old, 1);
+    int refused = (o->add && refuse_slower(path, &old, runs, paths, nruns, o)) ||
+                  merge_into_old(path, &old, &merged, &result, o->add, o->only != NULL);
+    free_figures(&old);
+    if (refused) return EXIT_BAD_INPUT;
+  }
   /* What the blessed families will hold (with --add, the old runs too). The test compares
    * contexts: with one context on the baseline's side and one on the run's, nothing could ever
    * be significant, and a long benchmark is one context per run. */
