@@ -55,6 +55,22 @@ static double number_arg(const char *flag, const char *v, double lo, double hi) 
   return x;
 }
 
+/* --since is compared with the history's dates as text, so it must be one: YYYY-MM-DD, optionally followed by
+ * THH:MM[:SS...]. Anything else ("yesterday") compared after every date and hid every change point (#56). */
+static const char *since_arg(const char *v) {
+  int y, mo, d, n = 0;
+  int ok = strlen(v) >= 10 && sscanf(v, "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3 && n == 10 && mo >= 1 && mo <= 12 &&
+           d >= 1 && d <= 31 && (v[10] == '\0' || v[10] == 'T');
+  for (int i = 0; i < 10 && ok; i++) ok = i == 4 || i == 7 ? v[i] == '-' : v[i] >= '0' && v[i] <= '9';
+  if (!ok) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "--since=%.40s: want a date as the history writes it, YYYY-MM-DD (e.g. 2026-11-28), "
+             "optionally with THH:MM:SS", v);
+    trends_fail(msg);
+  }
+  return v;
+}
+
 static trends_options parse_trends(int argc, char **argv, int *first) {
   trends_options o = {.params = trend_defaults(), .tolerance = 0.03, .window = 5, .since = NULL};
   static const struct option opts[] = {{"tolerance", required_argument, 0, 't'}, {"alpha", required_argument, 0, 'a'},
@@ -71,7 +87,7 @@ static trends_options parse_trends(int argc, char **argv, int *first) {
       case 'w': o.window = (size_t)number_arg("window", optarg, 0.5, 1000.5);
         if ((double)o.window != strtod(optarg, NULL)) trends_fail("--window=N: want a whole number of rows, 1 to 1000");
         break;
-      case 'S': o.since = optarg; break;
+      case 'S': o.since = since_arg(optarg); break;
       case 'h': trends_usage(stdout); exit(EXIT_PASS);
       default: trends_fail("unknown flag");
     }

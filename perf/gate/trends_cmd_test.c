@@ -70,6 +70,15 @@ START_TEST(since_leaves_out_older_change_points) {
   snprintf(args, sizeof args, "--since=2026-12-22 '%s'", path);
   ck_assert_int_eq(run_trends(args, out, sizeof out), 0);
   ck_assert_msg(strstr(out, "CHANGE") == NULL, "%s", out);
+  /* A --since that is not a date (#56: it hid every change point with exit 0). */
+  const char *bad[] = {"yesterday", "28/11/2026", "2026-13-01", "2026-11-2", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    snprintf(args, sizeof args, "--since='%s' '%s'", bad[i], path);
+    ck_assert_int_eq(run_trends(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "want a date as the history writes it") != NULL, "%s", out);
+  }
+  snprintf(args, sizeof args, "--since=2026-12-22T00:00:00+00:00 '%s'", path);
+  ck_assert_int_eq(run_trends(args, out, sizeof out), 0);
   free(path);
 }
 END_TEST
