@@ -195,15 +195,18 @@ static void store_str(ctx *c, const char *where, const char *key, const char *s,
 /* A kernel call takes at least this long: a shorter or non-finite time is a broken timer or
  * time_unit, and would make a "faster -100 %" and an infinite bandwidth. */
 #define MIN_PHYSICAL_NS 1.0
+/* ... and at most this long (1000 s: the runner stops sampling a repetition after seconds): a context
+ * median of 1e308 ns was set aside as an interruption and the run judged "same" (#56). */
+#define MAX_PHYSICAL_NS 1e12
 
 /* 0 when x (ns) is a physical time; else 1 and a message naming where.key[index] (index < 0: none). */
 static int physical_ns(ctx *c, double x, const char *where, const char *key, long index) {
   if (c->failed) return 1;
-  if (x >= MIN_PHYSICAL_NS && isfinite(x)) return 0;
+  if (x >= MIN_PHYSICAL_NS && x <= MAX_PHYSICAL_NS) return 0;
   char idx[32] = "";
   if (index >= 0) snprintf(idx, sizeof idx, "[%ld]", index);
-  c->failed = fail(c->err, c->errlen, "%s: field %s.%s%s: %g ns is not a physical time (want a finite time of at "
-                   "least %g ns): %s", c->path, where, key, idx, x, MIN_PHYSICAL_NS,
+  c->failed = fail(c->err, c->errlen, "%s: field %s.%s%s: %g ns is not a physical time (want a time from %g ns to "
+                   "%g s): %s", c->path, where, key, idx, x, MIN_PHYSICAL_NS, MAX_PHYSICAL_NS / 1e9,
                    c->baseline ? "an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
                                : "a broken timer or time_unit? Re-run the benchmark");
   return 1;
@@ -272,8 +275,12 @@ json_t *load_json_object(const char *path, char *err, size_t errlen) {
   json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
   free(text);
   if (!root) {
-    fail(err, errlen, "%s: not valid JSON (line %d, column %d: %s): a truncated or hand-edited file? Re-create it",
-         path, e.line, e.column, e.text);
+    if (strstr(e.text, "too big integer")) /* valid JSON, beyond the reader's 64-bit integers */
+      fail(err, errlen, "%s: line %d, column %d: %s: a number beyond a 64-bit integer (2^63 - 1), which no field "
+           "can hold: a broken counter? Re-run the benchmark", path, e.line, e.column, e.text);
+    else
+      fail(err, errlen, "%s: not valid JSON (line %d, column %d: %s): a truncated or hand-edited file? Re-create it",
+           path, e.line, e.column, e.text);
     return NULL;
   }
   if (!json_is_object(root)) {
@@ -462,9 +469,11 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
   json_t *ver = field(&c, root, "", "schema_version", JSON_INTEGER);
   if (ver && (json_integer_value(ver) < BASELINE_OLDEST_SCHEMA_VERSION ||
               json_integer_value(ver) > BASELINE_SCHEMA_VERSION))
-    c.failed = fail(err, errlen, "%s: field schema_version: %lld is not supported (this gate reads versions %d to %d); "
-                    "re-bless the baseline with this version", path, (long long)json_integer_value(ver),
-                    BASELINE_OLDEST_SCHEMA_VERSION, BASELINE_SCHEMA_VERSION);
+    c.failed = fail(err, errlen, "%s: field schema_version: %lld is not supported (this gate reads versions %d to %d): "
+                    "%s", path, (long long)json_integer_value(ver), BASELINE_OLDEST_SCHEMA_VERSION,
+                    BASELINE_SCHEMA_VERSION, json_integer_value(ver) > BASELINE_SCHEMA_VERSION
+                    ? "a newer gate wrote it; run that gate (update this checkout), do not re-bless with this one"
+                    : "an older format this gate no longer reads; re-bless it from runs (ci/bless.sh)");
   json_t *g = field(&c, root, "", "gpu", JSON_OBJECT);
   if (g) read_gpu(&c, g, &kBaselineGpu, &out->gpu);
   /* The file must be named after the GPU it was measured on. */
@@ -1057,6 +1066,9 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
   json_t *root = load_json_object(path, err, errlen);
   if (!root) return 1;
   ctx c = {path, err, errlen, 0, 0, json_object()};
+  if (!json_object_get(root, "context") && json_object_get(root, "schema_version") && json_object_get(root, "runs"))
+    c.failed = fail(err, errlen, "%s: a baseline, not a run file: give the run JSON of a benchmark binary "
+                    "(BENCH --benchmark_out=RUN.json, or a perf test's outputs), and the baseline as --baseline", path);
   json_t *cx = field(&c, root, "", "context", JSON_OBJECT);
   json_t *ver = field(&c, cx, "context", "json_schema_version", JSON_INTEGER);
   if (ver && json_integer_value(ver) != 1)

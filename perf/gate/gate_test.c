@@ -565,6 +565,31 @@ START_TEST(bad_input_is_named) {
              " \"driver_version\": \"\", \"runtime_version\": \"\"}}, \"benchmarks\": [{\"name\": \"a/b\", \"run_type\":"
              " \"iteration\", \"error_occurred\": true, \"error_message\": \"self-check failed\"}]}");
   expect_error(load_run(at("failed.json"), &f, err, sizeof err), err, "self-check failed");
+  /* Messages that name the cause (#56): a newer baseline, a baseline given as a run, a time no timer makes, a
+   * number beyond 64-bit integers. */
+  write_text("v9.json", "{\"schema_version\": 9, \"gpu\": {}}");
+  expect_error(load_baseline(at("v9.json"), &f, err, sizeof err), err, "a newer gate wrote it; run that gate");
+  gate_figures b3;
+  make_baseline(&b3);
+  ck_assert(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &b3, err, sizeof err) == 0);
+  free_figures(&b3);
+  expect_error(load_run(at("nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err), err, "a baseline, not a run file");
+  write_run("huge_median.json", H100, 132, 3000.0, base_set, 3, 1);
+  double medians[16];
+  for (int i = 0; i < 16; i++) medians[i] = 1000;
+  set_contexts("huge_median.json", 0, medians, 16);
+  json_error_t jerr0;
+  json_t *run = json_load_file(at("huge_median.json"), 0, &jerr0);
+  ck_assert_ptr_nonnull(run);
+  json_array_set_new(json_object_get(json_array_get(json_object_get(run, "benchmarks"), 0), "context_medians"), 0,
+                     json_real(1e308)); /* one context of 16: once set aside as an interruption, "same" */
+  ck_assert_int_eq(json_dump_file(run, at("huge_median.json"), 0), 0);
+  json_decref(run);
+  expect_error(load_run(at("huge_median.json"), &f, err, sizeof err), err,
+               "context_medians[0]: 1e+308 ns is not a physical time");
+  write_text("huge_int.json", "{\"context\": {\"json_schema_version\": 1}, \"benchmarks\": [{\"iterations\": "
+                              "18446744073709551616}]}");
+  expect_error(load_run(at("huge_int.json"), &f, err, sizeof err), err, "a number beyond a 64-bit integer");
   /* One repetition's entry twice (#56 W04) is refused; two repetitions of a benchmark are pooled. */
   write_run("twice.json", H100, 132, 3000.0, base_set, 3, 1);
   json_error_t jerr;
