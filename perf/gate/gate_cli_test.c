@@ -759,6 +759,30 @@ static void verdicts_for(const char *rel_run, const char *rel_out, const char *v
   json_decref(run);
 }
 
+/* The history holds accepted runs: verdicts of a check that failed (against the baseline or A/B) add no row
+ * (#56 D18). */
+START_TEST(history_takes_accepted_runs_only) {
+  const char *hist = make_dir("acc/hist");
+  char csv[1200];
+  FORMAT(csv, "%s/nvidia-h100-80gb-hbm3.csv", hist);
+  write_run("acc/run.json", H100, 132, 3000.0, base_set, 3, 11);
+  verdicts_for("acc/run.json", "acc/verdicts.json", "slower");
+  json_error_t jerr;
+  json_t *v = json_load_file(at("acc/verdicts.json"), 0, &jerr);
+  ck_assert_ptr_nonnull(v);
+  json_object_set_new(json_array_get(json_object_get(v, "verdicts"), 1), "fails", json_true());
+  json_object_set_new(json_array_get(json_object_get(v, "verdicts"), 1), "compared_with", json_string("revision r1"));
+  ck_assert_int_eq(json_dump_file(v, at("acc/verdicts.json"), 0), 0);
+  json_decref(v);
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("acc/verdicts.json"), at("acc/run.json"));
+  expect_output("verdicts[1] (elementwise/add_float4/N:1) fails the gate: the history holds accepted runs only");
+  ck_assert_int_ne(access(csv, F_OK), 0);
+  verdicts_for("acc/run.json", "acc/verdicts.json", "same");
+  expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("acc/verdicts.json"), at("acc/run.json"));
+  ck_assert(file_has(csv, "elementwise/add_float4/N:1"));
+}
+END_TEST
+
 /* History rows are plain CSV, appended forever: a field that would break a row, or a file
  * whose last row is cut or that is not a history file, is refused and nothing is appended. */
 START_TEST(history_rows_stay_parseable) {
@@ -1446,6 +1470,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, links_are_written_through);
+  tcase_add_test(tc, history_takes_accepted_runs_only);
   tcase_add_test(tc, rebless_keeps_other_testbeds_runs);
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, history_appends_all_or_nothing);
