@@ -276,18 +276,38 @@ elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
     gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate"
   fi
   mkdir -p baselines/history
+  # All families' rows or none: each family appends in a call of its own, so the history is saved first and
+  # put back when any fails (#56 D16: a disk that filled midway left 4 of 7 families, which CI committed).
+  saved="$artifacts/history.saved"
+  rm -rf "$saved" && mkdir -p "$saved" || problems+=("history: cannot save a copy of baselines/history in $saved")
+  before=("$(ls baselines/history)")
+  for f in baselines/history/*.csv; do
+    [ -f "$f" ] && { cp -pL "$f" "$saved/" || problems+=("history: cannot save a copy of $f (a full disk?)"); }
+  done
+  appended=0
   for out in "$artifacts"/perf/*_perf_test; do
-    [ -d "$out" ] || continue
+    [ -d "$out" ] && [ ${#problems[@]} -eq 0 ] || continue
     run="$(find "$out" -maxdepth 1 -name '*_bench.json' | head -1)"
     if [ -z "$gate" ]; then
       problems+=("history: //perf/gate:gate did not build, so no row was appended")
-      break
     elif [ -z "$run" ] || [ ! -f "$out/verdicts.json" ]; then
       problems+=("history: $(basename "$out") left no run JSON or verdicts.json, so its rows were not appended")
     elif ! "$gate" history --history_dir=baselines/history --verdicts="$out/verdicts.json" "$run"; then
       problems+=("history: not appended for $(basename "$out") (the reason is in the log)")
+    else
+      appended=$((appended + 1))
     fi
   done
+  kept_saved=0
+  if [ ${#problems[@]} -gt 0 ] && [ "$appended" -gt 0 ]; then
+    for f in baselines/history/*.csv; do  # back as it was: the copy, or gone if this job made the file
+      if [ -f "$saved/$(basename "$f")" ]; then cp "$saved/$(basename "$f")" "$f"
+      elif ! grep -qxF "$(basename "$f")" <<<"${before[0]}"; then rm -f "$f"; fi ||
+        { problems+=("history: $f could not be put back as it was: restore it from $saved"); kept_saved=1; }
+    done
+    problems+=("history: the rows of the $appended family(ies) appended were taken back: all families or none")
+  fi
+  [ "$kept_saved" -eq 1 ] || rm -rf "$saved"
 fi
 
 # Charts and a static index.html (artifacts/report/) of this job's runs and verdicts, with the

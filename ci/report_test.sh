@@ -171,3 +171,20 @@ added="$(grep -cF ",$testbed" "$csv" || true)"
 head -1 "$work/job6/summary.md" | grep -q "^Report: " && grep -q "^## Trends on $run_gpu" "$work/job6/summary.md" ||
   { echo "FAIL: the report was not drawn from the history just appended"; head -5 "$work/job6/summary.md"; exit 1; }
 echo "ok: --history appended $added rows (testbed '$testbed') and the report and its Trends read them"
+
+# 6. All families' rows or none (#56 D16): a later run (new dates) whose one family cannot be appended (its
+#    verdicts.json missing) leaves the history as it was, exit 5, and says so.
+for d in "$work"/testlogs/kernels/*/*_perf_test/test.outputs; do
+  sed -i 's/"2026-11-26T/"2026-11-27T/' "$d"/*.json
+done
+rm "$work"/testlogs/kernels/dot/dot_perf_test/test.outputs/verdicts.json
+cp "$csv" "$work/history.before"
+gate_sh="$work/repo/ci/gate.sh"
+gate "$work/job7" --history
+gate_sh="$main_gate_sh"
+[ "$st" -eq 5 ] || { cat "$work/job7.log"; echo "FAIL: a job whose one family could not be appended exited $st"; exit 1; }
+cmp -s "$csv" "$work/history.before" ||
+  { echo "FAIL: the other families' rows stayed in the history ($(grep -c 2026-11-27T "$csv") rows of the later run)"; exit 1; }
+grep -q "all families or none" "$work/job7/summary.md" || { echo "FAIL: summary.md does not say the rows were taken back"; exit 1; }
+[ ! -e "$work/job7/history.saved" ] || { echo "FAIL: the saved copy of the history was left in the artifacts"; exit 1; }
+echo "ok: --history appends all families' rows or none"
