@@ -65,6 +65,24 @@ START_TEST(creep_beyond_the_tolerance_is_flagged) {
 }
 END_TEST
 
+/* Rows from before the testbed column join the series of the benchmark's one testbed: a +6 % step where rows
+ * gained a testbed is found (#56 W09: the series split there, 0 change points, 0 creep). */
+START_TEST(rows_before_the_testbed_join_its_series) {
+  char *path = tmp_path("joined.csv"), out[8192];
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,threshold,testbed\n");
+  for (int i = 0; i < 40; i++)
+    fprintf(f, "2026-12-%02dT10:00:00+00:00,c%011d,test-gpu,elementwise/add/N:1024,%g,1e9,0.001,same,read,0.03,%s\n",
+            1 + i % 28, i, (i < 20 ? 1000.0 : 1060.0) + (i % 2 ? 1 : -1), i < 20 ? "" : "rack1");
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "CHANGE elementwise/add/N:1024 @rack1: +6.00 % from row 21 of 40") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "in 1 of 1 series (40 rows); 1 crept") != NULL, "%s", out);
+  free(path);
+}
+END_TEST
+
 START_TEST(since_leaves_out_older_change_points) {
   char *path = step_history("since.csv", 20, 1020), out[8192], args[4200];
   snprintf(args, sizeof args, "--since=2026-12-22 '%s'", path);
@@ -141,6 +159,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, a_step_is_printed_with_its_commits_and_p);
   tcase_add_test(tc, creep_beyond_the_tolerance_is_flagged);
   tcase_add_test(tc, since_leaves_out_older_change_points);
+  tcase_add_test(tc, rows_before_the_testbed_join_its_series);
   tcase_add_test(tc, legacy_header_with_a_flush_field);
   tcase_add_test(tc, bad_input_is_refused_naming_file_line_and_field);
   suite_add_tcase(s, tc);
