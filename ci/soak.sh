@@ -63,7 +63,7 @@ rows() {
           allowed = cell(col["Allowed"]); gsub(/%/, "", allowed)
           p = ("p" in col) ? cell(col["p"]) : "-"
           verdict = cell(col["Verdict"]); re = verdict ~ /unconfirmed/ ? "u" : "-"
-          gsub(/\*/, "", verdict); sub(/[ (].*/, "", verdict)
+          gsub(/\*/, "", verdict); sub(/[ (:].*/, "", verdict)  # "slower: +8.40 % > ...": the word
           if (delta == "-") delta = "nan"
           if (p == "-" || p == "") p = "nan"
           change = (base + 0 > 0 && now ~ /[0-9]/) ? sprintf("%+.2f", now - base) : "nan"

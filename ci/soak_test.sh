@@ -178,9 +178,9 @@ out="$(GATE="$real_gate" bash "$soak" --rejudge "$real/src" "$real/out" "--basel
 set -e
 echo "$out"
 [ "$st" -eq 1 ] || { echo "FAIL: --rejudge with the real gate: exit $st, expected 1"; exit 1; }
-grep -q '| `x/a/N:1` |.*| \*\*slower\*\* (not re-measured: unconfirmed) |$' "$real/out/round1/perf/x_perf_test/summary.md" ||
+grep -q '| `x/a/N:1` |.*| \*\*slower\*\*: .* (not re-measured: unconfirmed) |$' "$real/out/round1/perf/x_perf_test/summary.md" ||
   { echo "FAIL: a slower verdict that was not re-measured does not say it is unconfirmed"; exit 1; }
-grep -q '| `x/a/N:1` |.*| \*\*slower\*\* (confirmed: first +' "$real/out/round2/perf/x_perf_test/summary.md" ||
+grep -q '| `x/a/N:1` |.*| \*\*slower\*\*: .* (confirmed: first +' "$real/out/round2/perf/x_perf_test/summary.md" ||
   { echo "FAIL: a slower verdict with a slower re-measure is not confirmed"; exit 1; }
 grep -q 'unconfirmed' "$real/out/round2/perf/x_perf_test/summary.md" &&
   { echo "FAIL: a re-measured verdict is called unconfirmed"; exit 1; }

@@ -268,7 +268,7 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
     printf("%s\n", o->summary_note);
   }
   printf("\n");
-  print_table(stdout, c, n, (const char *const *)res.notes, o->policy.metric);
+  print_table(stdout, c, n, (const char *const *)res.notes, &o->policy);
   int unwritten = write_reports(o, out_dir, bench_name, res.run, c, n, (const char *const *)res.notes);
   int bad = report_failures(c, n);
   printf("\n%s: A/B against %s, %zu benchmarks: %zu measured, %zu unchanged, %zu new; %zu slower, %zu faster.\n",

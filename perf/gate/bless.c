@@ -171,7 +171,7 @@ static int merge_into_old(const char *path, const gate_figures *old, const gate_
          add ? "their runs join the old ones"
          : by_name ? "they replace the benchmarks they measured, on their testbeds"
                    : "they replace the families they measured, on their testbeds");
-  print_table(stdout, c, n, NULL, p.metric);
+  print_table(stdout, c, n, NULL, &p);
   if (!add)
     printf("Kept from the old baseline: %zu benchmarks %s\n", result->n - fresh->n,
            by_name ? "not matching --only" : "of other families");

@@ -338,7 +338,7 @@ int cmd_check(options *o) {
   char *none_in_base = nothing_in_baseline(c, n, base_path, bench_name, 0, o->strict);
   o->summary_note = nothing_in_baseline(c, n, base_path, bench_name, 1, o->strict);
   printf("\n");
-  print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
+  print_table(stdout, c, n, (const char *const *)notes, &o->policy);
   int unwritten = write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
   int bad = report_failures(c, n) || (none_in_base && o->strict);
   size_t added = count_verdicts(c, n, VERDICT_NEW);

@@ -62,7 +62,7 @@ int write_reports(const options *o, const char *out_dir, const char *bench_name,
     const char *gpu = run ? run->gpu.name : "this GPU";
     char *title = o->against ? xasprintf("%s on %s, A/B against %s", bench_name, gpu, o->against)
                              : xasprintf("%s on %s", bench_name, gpu);
-    write_markdown(md, title, c, n, notes, o->policy.metric);
+    write_markdown(md, title, c, n, notes, &o->policy);
     free(title);
     failed += close_out(md, path);
   } else {

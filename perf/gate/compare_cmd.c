@@ -56,7 +56,7 @@ int cmd_compare(options *o) {
     for (size_t i = 0; i < n; i++)
       if (c[i].v == VERDICT_SLOWER) notes[i] = xasprintf("(not re-measured: unconfirmed)");
   }
-  print_table(stdout, c, n, (const char *const *)notes, o->policy.metric);
+  print_table(stdout, c, n, (const char *const *)notes, &o->policy);
   int unwritten = 0;
   if (o->out_dir) {
     char *bench_name = bench_name_of(o->rest[0]);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "perf/gate/compare.h"
+#include "perf/gate/report.h"
 #include "tests/support/check_run.h"
 
 typedef struct {
@@ -187,12 +188,64 @@ START_TEST(decide_threshold_verdict_and_reasons) {
 }
 END_TEST
 
+/* Each verdict says why in words a reader can check against its row (#57): which criterion held or failed, with
+ * the figure and the limit, and what the allowed threshold came from. */
+START_TEST(each_verdict_says_why) {
+  gate_policy p = default_policy();
+  comparison x;
+  memset(&x, 0, sizeof x);
+  x.name = "dot/tree_host_finish/N:1048576";
+  x.base_ns = 21971, x.run_ns = 23318, x.delta = 0.0613, x.threshold = 3 * 0.0723, x.noise = 0.0723;
+  x.p_slower = 1.2e-4, x.v = VERDICT_SAME, x.reasons = REASON_SIGNIFICANT | REASON_ABOVE_FLOOR;
+  char why[512];
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_str_eq(why, "same: +6.13 % is within the 21.7 % allowed: 3 x the baseline's noise of 7.23 %");
+  x.delta = 0.25, x.threshold = 0.03, x.noise = 0.002, x.p_slower = 0.09;
+  x.reasons = REASON_BEYOND_THRESHOLD | REASON_ABOVE_FLOOR;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_str_eq(why, "same: +25.00 % is beyond the 3.0 % allowed: the tolerance, but p 0.09 is not below 0.01: "
+                        "chance can make it");
+  x.base_ns = 7000, x.run_ns = 7230, x.delta = 230.0 / 7000, x.p_slower = 1e-5;
+  x.reasons = REASON_BEYOND_THRESHOLD | REASON_SIGNIFICANT;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_str_eq(why, "same: +3.29 % is beyond the 3.0 % allowed: the tolerance, but 0.23 us is under the 0.25 us "
+                        "floor");
+  x.reasons |= REASON_FEW_HOST_RUNS, x.base_runs = 2;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_msg(strstr(why, "a host round trip gates from 6 runs of its testbed and this one has 2") != NULL, "%s",
+                why);
+  x.v = VERDICT_SLOWER, x.base_ns = 7000, x.run_ns = 7588, x.delta = 0.084, x.p_slower = 1e-6;
+  x.reasons = REASON_BEYOND_THRESHOLD | REASON_SIGNIFICANT | REASON_ABOVE_FLOOR | REASON_CONFIRMED;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_str_eq(why, "slower: +8.40 % > 3.0 % allowed: the tolerance; p 1e-06 < 0.01; +0.59 us > the 0.25 us floor; "
+                        "confirmed in a fresh process");
+  x.own_gpu = 1, x.threshold = 0.02;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_msg(strstr(why, "2.0 % allowed: the tolerance against this GPU's own runs") != NULL, "%s", why);
+  x.library_reference = 1;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_msg(strncmp(why, "slower, a library reference: +8.40 %", 36) == 0 && strstr(why, "not a failure"), "%s",
+                why);
+  x.v = VERDICT_UNCHANGED, x.reasons = REASON_SAME_TIMED_WORK;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_str_eq(why, "unchanged: the same timed work (kernels, launches, copies) as the base revision, so not "
+                        "measured");
+  x.v = VERDICT_NEW, x.reasons = REASON_BASE_LACKS_IT;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_str_eq(why, "new: neither the baseline nor the base revision has it");
+  x.v = VERDICT_MISSING;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_str_eq(why, "missing: the baseline has it, this run did not measure it");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pipeline");
   TCase *tc = tcase_create("pipeline");
   tcase_add_test(tc, reference_own_gpu_then_its_kind_then_all);
   tcase_add_test(tc, adjust_sets_aside_interrupted_contexts_and_takes_the_noise_of_slower_runs);
   tcase_add_test(tc, decide_threshold_verdict_and_reasons);
+  tcase_add_test(tc, each_verdict_says_why);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -137,11 +137,74 @@ void failure_message(const comparison *c, char *buf, size_t len) {
                                          : "bring this runner into the baseline");
 }
 
-void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, gate_metric metric) {
+/* What the allowed threshold came from, for verdict_reason. */
+static void allowed_text(const comparison *c, const gate_policy *p, char *buf, size_t len) {
+  double tol = tolerance_for(p, c->name, c->own_gpu);
+  if (c->threshold > tol * (1 + 1e-9))
+    snprintf(buf, len, "%.1f %% allowed: %g x the baseline's noise of %.2f %%", 100 * c->threshold, p->k_noise,
+             100 * c->noise);
+  else
+    snprintf(buf, len, "%.1f %% allowed: the %s", 100 * c->threshold,
+             c->against ? "tolerance of A/B on one GPU" : c->own_gpu ? "tolerance against this GPU's own runs"
+                                                                       : "tolerance");
+}
+
+void verdict_reason(const comparison *c, const gate_policy *p, char *buf, size_t len) {
+  char allowed[160];
+  allowed_text(c, p, allowed, sizeof allowed);
+  double d = 100 * c->delta, pv = c->delta >= 0 ? c->p_slower : c->p_faster, us = fabs(c->run_ns - c->base_ns) / 1e3;
+  unsigned r = c->reasons;
+  switch (c->v) {
+    case VERDICT_NEW:
+      snprintf(buf, len, "new: %s", (r & REASON_BASE_LACKS_IT) ? "neither the baseline nor the base revision has it"
+                                    : c->no_testbed_runs ? "the baseline has no run of it on this testbed: not judged"
+                                                         : "not in the baseline: not judged");
+      return;
+    case VERDICT_UNCHANGED:
+      snprintf(buf, len, "unchanged: %s as the base revision, so not measured",
+               (r & REASON_SAME_BINARY) ? "the same benchmark binary"
+                                        : "the same timed work (kernels, launches, copies)");
+      return;
+    case VERDICT_MISSING:
+      snprintf(buf, len, "missing: the baseline has it, this run did not measure it");
+      return;
+    case VERDICT_SLOWER:
+      if (c->library_reference) {
+        snprintf(buf, len, "slower, a library reference: %+.2f %% (%s); the environment changed, not a failure", d,
+                 allowed);
+        return;
+      }
+      snprintf(buf, len, "slower: %+.2f %% > %s; p %.2g < %g; +%.2f us > the %.2f us floor%s", d, allowed, pv, p->alpha,
+               us, p->min_delta_ns / 1e3, (r & REASON_CONFIRMED) ? "; confirmed in a fresh process" : "");
+      return;
+    case VERDICT_FASTER:
+      snprintf(buf, len, "faster: %+.2f %% beyond %s; p %.2g < %g", d, allowed, pv, p->alpha);
+      return;
+    default:
+      break;
+  }
+  if (r & REASON_FEW_HOST_RUNS)
+    snprintf(buf, len, "same: %+.2f %% (%s), but a host round trip gates from %d runs of its testbed and this one "
+             "has %zu", d, allowed, HOST_ROUND_TRIP_MIN_RUNS, c->base_runs);
+  else if (r & REASON_NOT_CONFIRMED)
+    snprintf(buf, len, "same: it read slower at first, and the re-measure in a fresh process did not");
+  else if (!(r & REASON_BEYOND_THRESHOLD))
+    snprintf(buf, len, "same: %+.2f %% is within the %s", d, allowed);
+  else if (!(r & REASON_SIGNIFICANT))
+    snprintf(buf, len, "same: %+.2f %% is beyond the %s, but p %.2g is not below %g: chance can make it", d, allowed,
+             pv, p->alpha);
+  else if (!(r & REASON_ABOVE_FLOOR))
+    snprintf(buf, len, "same: %+.2f %% is beyond the %s, but %.2f us is under the %.2f us floor", d, allowed, us,
+             p->min_delta_ns / 1e3);
+  else
+    snprintf(buf, len, "same: %+.2f %%", d);
+}
+
+void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, const gate_policy *policy) {
   size_t w = strlen("Benchmark");
   for (size_t i = 0; i < n; i++)
     if (strlen(c[i].name) > w) w = strlen(c[i].name);
-  fprintf(out, "Comparison on %s (delta: positive is slower)\n", metric_name(metric));
+  fprintf(out, "Comparison on %s (delta: positive is slower)\n", metric_name(policy->metric));
   fprintf(out, "%-*s %12s %12s %8s %8s %8s %9s %9s %-26s  %-8s\n", (int)w, "Benchmark", "Base(us)", "New(us)",
           "Delta", "Allowed", "p", "New GB/s", "of copy", "Contexts/samples base vs new", "Verdict");
   for (size_t i = 0; i < n; i++) {
@@ -160,8 +223,10 @@ void print_table(FILE *out, const comparison *c, size_t n, const char *const *no
       snprintf(allowed, sizeof allowed, "%.1f%%", 100 * x->threshold);
       snprintf(p, sizeof p, "%.2g", x->delta >= 0 ? x->p_slower : x->p_faster);
     }
-    fprintf(out, "%-*s %12s %12s %8s %8s %8s %9s %9s %-26s  %-8s%s%s\n", (int)w, x->name, base, now, delta, allowed, p,
-            gbps, frac, evidence, verdict_name(x->v), notes && notes[i] ? "  " : "", notes && notes[i] ? notes[i] : "");
+    char why[512];
+    verdict_reason(x, policy, why, sizeof why);
+    fprintf(out, "%-*s %12s %12s %8s %8s %8s %9s %9s %-26s  %s%s%s\n", (int)w, x->name, base, now, delta, allowed, p,
+            gbps, frac, evidence, why, notes && notes[i] ? "  " : "", notes && notes[i] ? notes[i] : "");
   }
 }
 
@@ -222,7 +287,7 @@ void write_reference_summary(FILE *out, const comparison *c, size_t n) {
 }
 
 void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
-                    gate_metric metric) {
+                    const gate_policy *policy) {
   size_t slower = 0, faster = 0, missing = 0, added = 0, environment = 0, failing = 0;
   for (size_t i = 0; i < n; i++) {
     failing += verdict_fails(&c[i]);
@@ -245,7 +310,7 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
   if (n && c[0].testbed && c[0].testbed[0])
     fprintf(out, "Testbed: `%s`; the baseline's side is its runs alone.\n\n", c[0].testbed);
   fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing, %zu unchanged (gated on %s).\n\n", n,
-          slower, faster, added, missing, count_unchanged(c, n), metric_name(metric));
+          slower, faster, added, missing, count_unchanged(c, n), metric_name(policy->metric));
   write_reference_summary(out, c, n);
   fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
                "own runs when the baseline holds two or more (\"this GPU's N runs\"), else of its "
@@ -278,9 +343,13 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
               100 * x->threshold, x->delta >= 0 ? x->p_slower : x->p_faster, x->run_gbps, 100 * x->run_copy_frac,
               evidence);
     const char *note = notes && notes[i] ? notes[i] : "";
-    fprintf(out, "%s%s%s%s%s", verdict_fails(x) ? "**" : "", verdict_name(x->v), verdict_fails(x) ? "**" : "",
-            x->v == VERDICT_SLOWER && x->library_reference ? " (library reference: environment changed)" : "",
-            *note ? " " : "");
+    char why[512];
+    verdict_reason(x, policy, why, sizeof why);
+    const char *colon = strchr(why, ':');
+    size_t head = colon ? (size_t)(colon - why) : strlen(why); /* "slower", the word a reader scans for */
+    fprintf(out, "%s%.*s%s", verdict_fails(x) ? "**" : "", (int)head, why, verdict_fails(x) ? "**" : "");
+    md_cell(out, why + head);
+    if (*note) fputc(' ', out);
     md_cell(out, note);
     fputs(" |\n", out);
   }

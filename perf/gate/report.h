@@ -10,10 +10,14 @@
 /* Flushes and closes a report written through f: 0 when every write reached path; else 1
  * and a message naming path and the errno (a full disk shows only here, or at fclose). */
 int close_report(FILE *f, const char *path, char *err, size_t errlen);
-/* Optional per-comparison notes (e.g. "re-measured: +1.2%"), NULL for none. */
-void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, gate_metric metric);
+/* The verdict and why, in words a reader can check against the row's figures: "same: +5.78 % is within the
+ * 22.2 % allowed: 3 x the baseline's noise of 7.40 %", "slower: +8.40 % > 3.0 % allowed: the tolerance; p 1e-06 <
+ * 0.01; +0.52 us > the 0.25 us floor; confirmed in a fresh process" (#57). */
+void verdict_reason(const comparison *c, const gate_policy *p, char *buf, size_t len);
+/* Optional per-comparison notes (e.g. "re-measured: +1.2%"), NULL for none. Each row's verdict with its reason. */
+void print_table(FILE *out, const comparison *c, size_t n, const char *const *notes, const gate_policy *policy);
 void write_markdown(FILE *out, const char *title, const comparison *c, size_t n, const char *const *notes,
-                    gate_metric metric);
+                    const gate_policy *policy);
 /* One paragraph of summary.md: how many benchmarks each reference judged (the baseline's runs of this
  * testbed, A/B against the base revision: measured or unchanged, none: new), naming the A/B-measured and
  * new ones. */
