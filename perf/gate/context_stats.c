@@ -181,3 +181,20 @@ double context_test_detectable(const double *y, size_t ny, size_t nx, double alp
   free(x);
   return found;
 }
+
+double context_tail_p_greater(const double *x, size_t nx, const double *y, size_t ny) {
+  if (nx == 0 || ny == 0) return 1.0;
+  double top = -INFINITY;
+  for (size_t i = 0; i < ny; i++) {
+    if (!isfinite(y[i])) return 1.0;
+    if (y[i] > top) top = y[i];
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < nx; i++) {
+    if (!isfinite(x[i])) return 1.0;
+    k += x[i] > top;
+  }
+  double p = 1.0; /* C(nx, k) / C(nx + ny, k) = prod over j < k of (nx - j) / (nx + ny - j) */
+  for (size_t j = 0; j < k; j++) p *= (double)(nx - j) / (double)(nx + ny - j);
+  return p;
+}

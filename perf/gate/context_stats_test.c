@@ -256,10 +256,28 @@ START_TEST(detectable_shift) {
 }
 END_TEST
 
+/* The tail test: k of nx values above all of ny, p = C(nx, k) / C(nx + ny, k). */
+START_TEST(tail_p_counts_values_beyond_all_others) {
+  double y[100], x[4] = {1.5, 1.5, 1.0, 1.0};
+  for (int i = 0; i < 100; i++) y[i] = 1.0 + 0.001 * (i % 7);
+  ck_assert_double_eq_tol(context_tail_p_greater(x, 4, y, 100), 12.0 / (104.0 * 103.0), 1e-15);
+  x[1] = 1.0; /* one context beyond: 4/104, an interruption's odds */
+  ck_assert_double_eq_tol(context_tail_p_greater(x, 4, y, 100), 4.0 / 104.0, 1e-15);
+  x[0] = 1.0; /* none beyond */
+  ck_assert_double_eq(context_tail_p_greater(x, 4, y, 100), 1.0);
+  double all[4] = {2, 2, 2, 2};
+  ck_assert_double_eq_tol(context_tail_p_greater(all, 4, y, 100), 24.0 / (104.0 * 103 * 102 * 101), 1e-18);
+  ck_assert_double_eq(context_tail_p_greater(all, 4, y, 0), 1.0);
+  all[2] = NAN;
+  ck_assert_double_eq(context_tail_p_greater(all, 4, y, 100), 1.0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("context_stats");
   TCase *tc = tcase_create("context_stats");
   tcase_add_test(tc, t_sf_closed_forms);
+  tcase_add_test(tc, tail_p_counts_values_beyond_all_others);
   tcase_add_test(tc, t_sf_tables);
   tcase_add_test(tc, t_sf_edges);
   tcase_add_test(tc, welch_hand_worked);

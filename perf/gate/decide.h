@@ -16,8 +16,10 @@ typedef enum { VERDICT_FASTER, VERDICT_SAME, VERDICT_SLOWER, VERDICT_NEW, VERDIC
 
 /* GATE_POLICY_VERSION: the decision rule every verdict was made with (verdicts.json); it changes when
  * the rule does. 3: testbeds; library references never fail a merge alone. 4: times as measured,
- * the launch probe shown only (LAUNCH_PROBE_SHOWN_ONLY, compare.h). */
-#define GATE_POLICY_VERSION 4
+ * the launch probe shown only (LAUNCH_PROBE_SHOWN_ONLY, compare.h). 5: at most one context in eight set
+ * aside (OUTLIER_CAP, adjust.c); a long benchmark also tested on its tail (LONG_TAIL, decide.c); a reading of
+ * other kinds of GPU alone settled A/B (OTHER_KINDS, check.c); a host round trip under 6 runs "same" either way. */
+#define GATE_POLICY_VERSION 5
 
 typedef struct {
   char family[64];
