@@ -136,7 +136,7 @@ def kernel_family(
         deps = [
             ":" + name,
             ":variants",
-            Label("//kernels/common:host_check"),
+            Label("//tests/support:host_check"),
             Label("//tests/support:gpu_check"),
         ],
     )

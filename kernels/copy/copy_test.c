@@ -11,7 +11,7 @@
 #include "kernels/copy/copy.h"
 #include "kernels/copy/copy_variants.h"
 #include "tests/support/gpu_check.h"
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 
 /* Not multiples of the blocks (256, 1024) or the vector width (4); primes among them. */
 static const size_t kSizes[] = {0, 1, 3, 4, 5, 31, 257, 4097, 4099, 65537, 1000003, 16777259};

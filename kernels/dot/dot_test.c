@@ -30,7 +30,7 @@
 #include "kernels/dot/dot.h"
 #include "kernels/dot/dot_variants.h"
 #include "tests/support/gpu_check.h"
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 
 /* Not multiples of the block (256) or the vector width (4); primes among them;
  * two beyond 2^24. */

@@ -17,7 +17,7 @@
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_variants.h"
 #include "tests/support/gpu_check.h"
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 
 /* The variants and their tolerance: kernels/matmul/matmul_variants.c. */
 #define NVARIANTS (int)matmul_nvariants

@@ -31,7 +31,7 @@
 #include "kernels/reduce/reduce.h"
 #include "kernels/reduce/reduce_variants.h"
 #include "tests/support/gpu_check.h"
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 
 /* Not multiples of the block (256) or the vector width (4); primes among them;
  * 16777259 (> 2^24) takes 4 passes in v0..v2 and 3 in v3..v5; 512^3 + 1 takes

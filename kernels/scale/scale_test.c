@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 #include "kernels/scale/scale.h"
 #include "kernels/scale/scale_variants.h"
 #include "tests/support/gpu_check.h"

@@ -11,7 +11,7 @@
 #include "kernels/transpose/transpose.h"
 #include "kernels/transpose/transpose_variants.h"
 #include "tests/support/gpu_check.h"
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 
 /* The variants: kernels/transpose/transpose_variants.c. */
 #define NVARIANTS (int)transpose_nvariants

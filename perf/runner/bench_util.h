@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 
 /* Small enough that a 1024 x 1024 output is 16 chunks, one per thread: its matmul reference
  * (10^9 multiply-adds) took 1.2-1.8 s per variant as one chunk of 2^20 on one thread. */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "perf/runner/verify.h"
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 #include "tests/support/check_run.h"
 
 /* Reference: want[i] = i * 0.5, scale[i] = 2 |want[i]| + 1. */

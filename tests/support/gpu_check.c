@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "tests/support/check_run.h"
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 
 void require_gpu(const char *test_name) {
   int count = 0;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 #include "kernels/negate/negate_variants.h"
 #include "tests/support/gpu_check.h"
 

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 
 #include <inttypes.h>
 #include <pthread.h>

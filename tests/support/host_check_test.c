@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/common/host_check.h"
+#include "tests/support/host_check.h"
 #include "tests/support/check_run.h"
 
 START_TEST(rng_is_reproducible_and_seed_dependent) {
