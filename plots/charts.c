@@ -104,8 +104,8 @@ static void relay_log(const char *log, const char *what) {
 }
 
 /* Runs one script for PNG and SVG into OUTDIR/STEM.png/.svg. */
-static int run_gnuplot(const render_env *env, const char *script, const vars *v, const char *stem, chart *c,
-                       char *err, size_t errlen) {
+static int run_gnuplot(const render_env *env, const char *script, const vars *v, const char *stem, chart *c, char *err,
+                       size_t errlen) {
   static const char *kTerms[] = {"png", "svg"};
   char script_path[PATH_LEN];
   snprintf(script_path, sizeof script_path, "%s/%s", env->scripts, script);
@@ -143,8 +143,8 @@ static int run_gnuplot(const render_env *env, const char *script, const vars *v,
     if (!ok) {
       unlink(out); /* never leave a blank or half-written chart behind */
       if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return fail(err, errlen, "could not run '%s' for %s: is gnuplot installed (Debian: gnuplot-nox)?",
-                    env->gnuplot, out);
+        return fail(err, errlen, "could not run '%s' for %s: is gnuplot installed (Debian: gnuplot-nox)?", env->gnuplot,
+                    out);
       return fail(err, errlen, "gnuplot %s failed (%s %d) drawing %s; its messages are above and in %s", script_path,
                   WIFEXITED(status) ? "exit status" : "signal",
                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), out, log);
@@ -181,8 +181,10 @@ static void add_line(line_set *l, line_kind kind, double value, const char *fmt,
   va_end(ap);
   if (l->n) fputs("\n\n", l->f);
   data_str(l->f, title);
-  if (isnan(value)) fprintf(l->f, "\nNaN\n");
-  else fprintf(l->f, "\n%.10g\n", value);
+  if (isnan(value))
+    fprintf(l->f, "\nNaN\n");
+  else
+    fprintf(l->f, "\n%.10g\n", value);
   size_t a = strlen(l->colors), b = strlen(l->dashes);
   snprintf(l->colors + a, sizeof l->colors - a, "%s ", kColor[kind]);
   snprintf(l->dashes + b, sizeof l->dashes - b, "%d ", kDash[kind]);
@@ -202,9 +204,9 @@ static void pass_lines(line_set *l, const char *path, vars *v) {
 
 /* The ladder's y axes: what a bar's height means (left) and what the right axis reads. */
 typedef struct {
-  double peak, copy;     /* GB/s of the run's peak and copy probe */
-  const entry *ref0;     /* the first library reference at the ladder's size, if any */
-  double y2factor;       /* right axis = left axis * y2factor (0: none) */
+  double peak, copy; /* GB/s of the run's peak and copy probe */
+  const entry *ref0; /* the first library reference at the ladder's size, if any */
+  double y2factor;   /* right axis = left axis * y2factor (0: none) */
   char ylabel[256], y2label[256];
 } ladder_axes;
 
@@ -241,8 +243,10 @@ static int ladder_bars(FILE *bars, const family_view *f, const char *params, siz
     char label[256];
     if (f->flops) {
       y = entry_value(f, e);
-      if (a->ref0) snprintf(label, sizeof label, "%.1f TFLOP/s\\n%.0f%% of %s", y, y * a->y2factor, a->ref0->b->id.variant);
-      else snprintf(label, sizeof label, "%.1f TFLOP/s", y);
+      if (a->ref0)
+        snprintf(label, sizeof label, "%.1f TFLOP/s\\n%.0f%% of %s", y, y * a->y2factor, a->ref0->b->id.variant);
+      else
+        snprintf(label, sizeof label, "%.1f TFLOP/s", y);
     } else if (a->peak > 0) {
       y = 100 * gbps / e->run->peak_gbps;
       snprintf(label, sizeof label, "%.0f%% peak\\n%.0f%% copy", y, 100 * gbps / e->run->copy_gbps);
@@ -313,8 +317,8 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   c->width = 960;
   c->height = 560;
   char title[600];
-  snprintf(title, sizeof title, "%s: variants at %s = %s on %s", f->name, top->b->id.size_axis[0] ? top->b->id.size_axis : "size",
-           top->b->id.size_label, g->name);
+  snprintf(title, sizeof title, "%s: variants at %s = %s on %s", f->name,
+           top->b->id.size_axis[0] ? top->b->id.size_axis : "size", top->b->id.size_label, g->name);
   var_str(&v, "title", title);
   var_str(&v, "barfile", bars_path);
   var_num(&v, "nbars", nbars);
@@ -402,8 +406,7 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
   var_str(&v, "dashed", dashed);
   var_num(&v, "xmin", xmin / 2);
   var_num(&v, "xmax", xmax * 2);
-  snprintf(caption, sizeof caption,
-           "%s of every variant of %s against problem size%s; library references dashed%s.",
+  snprintf(caption, sizeof caption, "%s of every variant of %s against problem size%s; library references dashed%s.",
            f->flops ? "TFLOP/s" : "Bandwidth (GB/s)", f->name, single ? " (one size only)" : "",
            f->flops ? "" : ", the theoretical peak and the copy probe of the run as dotted lines");
   snprintf(c->caption, sizeof c->caption, "%s", caption);
@@ -458,12 +461,16 @@ static int chart_history(const render_env *env, gpu_view *g, family_view *f, cha
   const history_row **rows = calloc(f->nh + 1, sizeof *rows);
   size_t nrows = 0;
   for (size_t i = 0; i < f->nh; i++) {
-    if (strcmp(f->h[i]->l2_flush, method) == 0) rows[nrows++] = f->h[i];
-    else other_method++;
+    if (strcmp(f->h[i]->l2_flush, method) == 0)
+      rows[nrows++] = f->h[i];
+    else
+      other_method++;
   }
   if (other_method)
-    note(f, "%zu history rows measured with another L2 flush than the '%s' one of %s left out of the over-time "
-         "chart: they do not compare.", other_method, method, g->base ? "the baseline" : "the newest run");
+    note(f,
+         "%zu history rows measured with another L2 flush than the '%s' one of %s left out of the over-time "
+         "chart: they do not compare.",
+         other_method, method, g->base ? "the baseline" : "the newest run");
   if (!nrows) {
     free(rows);
     return 0;
@@ -547,8 +554,8 @@ typedef struct {
   const history_row **r;
   const int *x;
   size_t n;
-  size_t variant;      /* index into f->v */
-  double base_ns;      /* the reference: the baseline's time, or the median of the first rows */
+  size_t variant;        /* index into f->v */
+  double base_ns;        /* the reference: the baseline's time, or the median of the first rows */
   double base_threshold; /* the gate's threshold against that baseline (0 without one) */
   int has_base;
 } series;
@@ -556,8 +563,8 @@ typedef struct {
 typedef struct {
   FILE *series, *band, *marks;
   size_t slower, computed_band, thinned, changes, no_base;
-  double lo, hi;       /* the panel's y range so far (%) */
-  double *deltas;      /* the panel's deltas, for its y range */
+  double lo, hi;  /* the panel's y range so far (%) */
+  double *deltas; /* the panel's deltas, for its y range */
   size_t ndeltas;
   double *band_lo, *band_hi; /* per run (from 1): the tightest and widest threshold of the panel, % */
   size_t nruns;
@@ -577,8 +584,10 @@ static void panel_band(history_out *o) {
     }
     last = x;
   }
-  if (isnan(lo)) fprintf(o->band, "1 NaN NaN\n"); /* an index needs a row; NaN draws nothing */
-  else fprintf(o->band, "%zu %.6g %.6g\n", last, lo, hi);
+  if (isnan(lo))
+    fprintf(o->band, "1 NaN NaN\n"); /* an index needs a row; NaN draws nothing */
+  else
+    fprintf(o->band, "%zu %.6g %.6g\n", last, lo, hi);
   for (size_t x = 0; x <= o->nruns; x++) o->band_lo[x] = o->band_hi[x] = NAN;
 }
 
@@ -626,8 +635,7 @@ static void thin(const double *delta, const history_row *const *r, size_t n, cha
 }
 
 /* One benchmark: its line, its band, its change points and creep. */
-static void history_series(const render_env *env, family_view *f, const series *s, int first_in_panel,
-                           history_out *o) {
+static void history_series(const render_env *env, family_view *f, const series *s, int first_in_panel, history_out *o) {
   double *t = malloc(s->n * sizeof *t), *delta = malloc(s->n * sizeof *delta);
   char *keep = malloc(s->n);
   for (size_t i = 0; i < s->n; i++) {
@@ -666,14 +674,13 @@ static void history_series(const render_env *env, family_view *f, const series *
     double level = 100 * (trend_median(t + at, end - at) / s->base_ns - 1);
     f->cp = realloc(f->cp, (f->ncp + 1) * sizeof *f->cp);
     f->cp[f->ncp++] = (trend_mark){s->r[at - 1], s->r[at], c[i].step, c[i].p, strcmp(s->r[at]->date, f->blessed) > 0};
-    fprintf(o->marks, "%d %.6g %zu %d \"%+.1f%%\"\n", s->x[at], level, s->variant + 1, c[i].step > 0,
-            100 * c[i].step);
+    fprintf(o->marks, "%d %.6g %zu %d \"%+.1f%%\"\n", s->x[at], level, s->variant + 1, c[i].step > 0, 100 * c[i].step);
   }
   o->changes += k;
   /* Creep beyond what the gate lets through (creep_beyond, the rule `gate trends` applies too). */
   double level, tol;
-  if (creep_beyond(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW,
-                   tolerance_for(env->policy, s->r[0]->bench, 0), s->base_threshold, &level, &tol)) {
+  if (creep_beyond(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW, tolerance_for(env->policy, s->r[0]->bench, 0),
+                   s->base_threshold, &level, &tol)) {
     f->creep = realloc(f->creep, (f->ncreep + 1) * sizeof *f->creep);
     f->creep[f->ncreep++] = (creep_mark){s->r[s->n - 1], level, tol, k, s->has_base};
   }
@@ -723,8 +730,8 @@ static void panel_range(history_out *o, char *ymins, char *ymaxs, size_t len) {
 /* Draws the over-time chart from the data files written by chart_history_rows. */
 static int history_chart(const render_env *env, const gpu_view *g, family_view *f, const char *stem,
                          const char *const paths[4], const char *panels, const char *ymins, const char *ymaxs,
-                         const char *nmarks, size_t npanels, size_t nruns, size_t longest, const history_out *o, char *err,
-                         size_t errlen) {
+                         const char *nmarks, size_t npanels, size_t nruns, size_t longest, const history_out *o,
+                         char *err, size_t errlen) {
   chart *c = &f->charts[f->ncharts];
   char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
   c->kind = "history";
@@ -767,13 +774,14 @@ static int history_chart(const render_env *env, const gpu_view *g, family_view *
            "the thresholds the rows were judged with (%s), dark up to the tightest of the panel's variants, light "
            "up to the widest. Triangles: change points (E-Divisive means over each "
            "benchmark's newest %d rows). Circled red: %zu row%s the gate called slower.%s",
-           f->name, o->no_base ? "baseline (or, where the baseline lacks it, the median of its first rows)" : "baseline",
-           nruns, nruns == 1 ? "" : "s",
-           o->computed_band ? "max(tolerance, k × noise) of the row: the history records no threshold"
-                            : "as recorded",
+           f->name,
+           o->no_base ? "baseline (or, where the baseline lacks it, the median of its first rows)" : "baseline", nruns,
+           nruns == 1 ? "" : "s",
+           o->computed_band ? "max(tolerance, k × noise) of the row: the history records no threshold" : "as recorded",
            TREND_MAX_ROWS, o->slower, o->slower == 1 ? "" : "s",
            o->thinned ? " Drawn thinned: per stretch of runs, each line's lowest and highest point (all rows are in "
-                        "the data files)." : "");
+                        "the data files)."
+                      : "");
   snprintf(c->caption, sizeof c->caption, "%s", caption);
   if (run_gnuplot(env, "history.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
   f->ncharts++;
@@ -802,8 +810,7 @@ static int by_series(const void *a, const void *b) {
 /* Each benchmark's rows together: idx[] lists the rows by key[row] (panel, variant, testbed),
  * then file order. Testbeds (where the history records them) are told apart: each is a series of
  * its own. Returns how many testbeds. */
-static size_t series_order(const family_view *f, const bench_name **panel, size_t npanels, size_t *key,
-                           size_t *idx) {
+static size_t series_order(const family_view *f, const bench_name **panel, size_t npanels, size_t *key, size_t *idx) {
   size_t n = f->nh, ntb = 0, *tb = malloc((n + 1) * sizeof *tb);
   const char **testbed = malloc((n + 1) * sizeof *testbed);
   for (size_t i = 0; i < n; i++) {
@@ -864,8 +871,12 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
     free(runs), free(xof), free(panel), free(key), free(idx);
     return RENDER_FAILED;
   }
-  history_out o = {.series = files[0], .band = files[1], .marks = files[3], .deltas = malloc((n + 1) * sizeof(double)),
-                   .band_lo = malloc((nruns + 1) * sizeof(double)), .band_hi = malloc((nruns + 1) * sizeof(double)),
+  history_out o = {.series = files[0],
+                   .band = files[1],
+                   .marks = files[3],
+                   .deltas = malloc((n + 1) * sizeof(double)),
+                   .band_lo = malloc((nruns + 1) * sizeof(double)),
+                   .band_hi = malloc((nruns + 1) * sizeof(double)),
                    .nruns = nruns};
   for (size_t r = 0; r <= nruns; r++) o.band_lo[r] = o.band_hi[r] = NAN;
   const history_row **rows = malloc((n + 1) * sizeof *rows);
@@ -901,15 +912,23 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
   }
   history_labels(files[2], runs, nruns);
   int bad = close_data(files[0], paths[0], err, errlen) | close_data(files[1], paths[1], err, errlen) |
-            close_data(files[2], paths[2], err, errlen) | close_data(files[3], paths[3], err, errlen);
-  free(runs), free(xof), free(panel), free(key), free(idx), free(rows), free(x), free(o.deltas), free(o.band_lo), free(o.band_hi);
+      close_data(files[2], paths[2], err, errlen) | close_data(files[3], paths[3], err, errlen);
+  free(runs), free(xof), free(panel), free(key), free(idx), free(rows), free(x), free(o.deltas), free(o.band_lo),
+      free(o.band_hi);
   if (bad) return RENDER_FAILED;
 
-  if (nruns == 1) note(f, "One run recorded in the history so far: the over-time chart shows a single point per variant.");
-  if (!g->base) note(f, "No baseline for %s among the inputs: the over-time chart shows each benchmark against the "
-                     "median of its first %d rows.", g->slug, TREND_WINDOW);
-  else if (o.no_base) note(f, "%zu benchmarks of the history are not in the baseline %s: charted against the median of "
-                          "their first %d rows.", o.no_base, g->base->path, TREND_WINDOW);
+  if (nruns == 1)
+    note(f, "One run recorded in the history so far: the over-time chart shows a single point per variant.");
+  if (!g->base)
+    note(f,
+         "No baseline for %s among the inputs: the over-time chart shows each benchmark against the "
+         "median of its first %d rows.",
+         g->slug, TREND_WINDOW);
+  else if (o.no_base)
+    note(f,
+         "%zu benchmarks of the history are not in the baseline %s: charted against the median of "
+         "their first %d rows.",
+         o.no_base, g->base->path, TREND_WINDOW);
   const char *const p4[4] = {paths[0], paths[1], paths[2], paths[3]};
   return history_chart(env, g, f, stem, p4, panels, ymins, ymaxs, nmarks, npanels, nruns, longest, &o, err, errlen);
 }
@@ -917,7 +936,8 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
 int render_charts(const render_env *env, const render_inputs *in, report_model *m, char *err, size_t errlen) {
   char data_dir[PATH_LEN];
   snprintf(data_dir, sizeof data_dir, "%s/data", env->outdir);
-  if (mkdir(data_dir, 0755) != 0 && errno != EEXIST) return fail(err, errlen, "cannot create %s: %s", data_dir, strerror(errno));
+  if (mkdir(data_dir, 0755) != 0 && errno != EEXIST)
+    return fail(err, errlen, "cannot create %s: %s", data_dir, strerror(errno));
   for (size_t i = 0; i < m->ng; i++) {
     gpu_view *g = &m->g[i];
     for (size_t k = 0; k < g->nf; k++) {

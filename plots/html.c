@@ -103,11 +103,15 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
     }
     fprintf(o, "; delta: positive is slower; allowed: the gate's threshold for that benchmark.</p>\n");
   } else {
-    fprintf(o, "<p>From the run JSON alone: no verdicts.json was given, so there is no baseline comparison "
-               "(<code>gate check</code> writes one).</p>\n");
+    fprintf(o,
+            "<p>From the run JSON alone: no verdicts.json was given, so there is no baseline comparison "
+            "(<code>gate check</code> writes one).</p>\n");
   }
-  fprintf(o, "<div class=\"wide\"><table>\n<tr><th class=\"l\">Benchmark</th><th>Time (µs)</th><th>GB/s</th><th>%% of peak</th>"
-             "<th>%% of copy</th>%s", any_flops ? "<th>TFLOP/s</th>" : "");
+  fprintf(o,
+          "<div class=\"wide\"><table>\n<tr><th class=\"l\">Benchmark</th><th>Time (µs)</th><th>GB/s</th><th>%% of "
+          "peak</th>"
+          "<th>%% of copy</th>%s",
+          any_flops ? "<th>TFLOP/s</th>" : "");
   if (verdicts) fprintf(o, "<th>Baseline (µs)</th><th>Delta</th><th>Allowed</th><th class=\"l\">Verdict</th>");
   fprintf(o, "</tr>\n");
   size_t rows = 0;
@@ -178,8 +182,10 @@ static void context_table(FILE *o, const gpu_view *g, const render_inputs *in) {
     fprintf(o, ", %d SMs)</td></tr>\n", gpu->sm_count);
     fprintf(o, "<tr><th>Memory</th><td>%.0f MHz × %d-bit, ECC %s; theoretical peak ", gpu->mem_clock_mhz,
             gpu->bus_width_bits, gpu->ecc ? "on" : "off");
-    if (r->peak_gbps > 0) fprintf(o, "%.1f GB/s", r->peak_gbps);
-    else fputs("unknown", o);
+    if (r->peak_gbps > 0)
+      fprintf(o, "%.1f GB/s", r->peak_gbps);
+    else
+      fputs("unknown", o);
     fprintf(o, "</td></tr>\n<tr><th>Driver, runtime</th><td>");
     esc(o, gpu->driver);
     fputs(", CUDA runtime ", o);
@@ -222,8 +228,10 @@ static void history_regressions(FILE *o, const gpu_view *g) {
     for (size_t i = g->f[k].nh; i-- > 0;) {
       const history_row *h = g->f[k].h[i];
       if (strcmp(h->verdict, "slower") != 0) continue;
-      if (n == 0) fprintf(o, "<table>\n<tr><th class=\"l\">Date</th><th class=\"l\">Commit</th>"
-                             "<th class=\"l\">Benchmark</th><th>Time (µs)</th><th>GB/s</th></tr>\n");
+      if (n == 0)
+        fprintf(o,
+                "<table>\n<tr><th class=\"l\">Date</th><th class=\"l\">Commit</th>"
+                "<th class=\"l\">Benchmark</th><th>Time (µs)</th><th>GB/s</th></tr>\n");
       if (n++ >= 30) continue;
       fprintf(o, "<tr class=\"slower\"><td class=\"l\">");
       esc(o, h->date);
@@ -233,8 +241,10 @@ static void history_regressions(FILE *o, const gpu_view *g) {
       esc(o, h->bench);
       fprintf(o, "</td><td>%.3f</td><td>%.1f</td></tr>\n", h->median_ns / 1e3, h->bytes_per_second / 1e9);
     }
-  if (n) fprintf(o, "</table>\n%s", n > 30 ? "<p class=\"note\">(only the 30 newest shown)</p>\n" : "");
-  else fprintf(o, "<p>None: no row of the history has the verdict slower.</p>\n");
+  if (n)
+    fprintf(o, "</table>\n%s", n > 30 ? "<p class=\"note\">(only the 30 newest shown)</p>\n" : "");
+  else
+    fprintf(o, "<p>None: no row of the history has the verdict slower.</p>\n");
 }
 
 /* Change points of the family's benchmarks since the last bless, and creep, newest first. */
@@ -269,17 +279,20 @@ static void trends(FILE *o, const gpu_view *g) {
   size_t since = count_since_bless(g);
   fprintf(o, "<h3 id=\"");
   anchor(o, g, NULL);
-  fprintf(o, "-trends\">Trends</h3>\n<p>Change points in each benchmark's history %s (E-Divisive means over its "
-             "newest 1000 rows, 10 rows at least; step: the median of the differences between the rows after and "
-             "before it, against the median before; p: the permutation test). A step too small for the gate to stop, repeated over merges, shows here first. Crept: the "
-             "median of a benchmark's last 5 rows is beyond the gate's threshold for it against %s, and has risen "
-             "by as much since its first rows (the threshold: the gate's for that benchmark, or 3 standard errors "
-             "of a median of 5 of its rows where it is noisier).</p>\n",
+  fprintf(o,
+          "-trends\">Trends</h3>\n<p>Change points in each benchmark's history %s (E-Divisive means over its "
+          "newest 1000 rows, 10 rows at least; step: the median of the differences between the rows after and "
+          "before it, against the median before; p: the permutation test). A step too small for the gate to stop, "
+          "repeated over merges, shows here first. Crept: the "
+          "median of a benchmark's last 5 rows is beyond the gate's threshold for it against %s, and has risen "
+          "by as much since its first rows (the threshold: the gate's for that benchmark, or 3 standard errors "
+          "of a median of 5 of its rows where it is noisier).</p>\n",
           g->base ? "since the last bless (the newest baseline run of its family)" : "(no baseline given: all of them)",
           g->base ? "the baseline" : "its first 5 rows");
   if (since) {
-    fprintf(o, "<table>\n<tr><th class=\"l\">Benchmark</th><th>Step</th><th class=\"l\">Before</th>"
-               "<th class=\"l\">From</th><th>p</th></tr>\n");
+    fprintf(o,
+            "<table>\n<tr><th class=\"l\">Benchmark</th><th>Step</th><th class=\"l\">Before</th>"
+            "<th class=\"l\">From</th><th>p</th></tr>\n");
     for (size_t k = 0; k < g->nf; k++)
       for (size_t i = 0; i < g->f[k].ncp; i++) {
         const trend_mark *c = &g->f[k].cp[i];
@@ -307,14 +320,16 @@ static void trends(FILE *o, const gpu_view *g) {
       if (listed++ >= 30) continue;
       fprintf(o, "<p class=\"note\"><b>Crept:</b> <code>");
       esc(o, c->last->bench);
-      fprintf(o, "</code> is %+.2f%% against its %s (median of its last 5 rows, up to <code>",
-              100 * c->level, c->against_baseline ? "baseline" : "first rows");
+      fprintf(o, "</code> is %+.2f%% against its %s (median of its last 5 rows, up to <code>", 100 * c->level,
+              c->against_baseline ? "baseline" : "first rows");
       short_commit(o, c->last->commit);
       fprintf(o, "</code>), beyond its %.1f%% threshold, over %zu change point%s.</p>\n", 100 * c->tolerance,
               c->nchanges, c->nchanges == 1 ? "" : "s");
     }
-  if (!ncreep) fprintf(o, "<p>No benchmark crept beyond its tolerance.</p>\n");
-  else if (ncreep > 30) fprintf(o, "<p class=\"note\">(only the first 30 of %zu shown; all in trends.md)</p>\n", ncreep);
+  if (!ncreep)
+    fprintf(o, "<p>No benchmark crept beyond its tolerance.</p>\n");
+  else if (ncreep > 30)
+    fprintf(o, "<p class=\"note\">(only the first 30 of %zu shown; all in trends.md)</p>\n", ncreep);
 }
 
 /* One line at the top per GPU with a history: its trends in numbers, linked to its section. */
@@ -348,8 +363,8 @@ int write_trends_text(const char *outdir, const report_model *m, char *err, size
     const gpu_view *g = &m->g[i];
     size_t since = count_since_bless(g), ncreep = 0;
     for (size_t k = 0; k < g->nf; k++) ncreep += g->f[k].ncreep;
-    fprintf(o, "## Trends on %s: %zu change point%s since the last bless, %zu crept beyond the tolerance\n\n",
-            g->name, since, since == 1 ? "" : "s", ncreep);
+    fprintf(o, "## Trends on %s: %zu change point%s since the last bless, %zu crept beyond the tolerance\n\n", g->name,
+            since, since == 1 ? "" : "s", ncreep);
     printf("render: trends on %s: %zu change point%s since the last bless, %zu crept beyond the tolerance (%s)\n",
            g->name, since, since == 1 ? "" : "s", ncreep, path);
     for (size_t k = 0; k < g->nf; k++) {
@@ -357,7 +372,8 @@ int write_trends_text(const char *outdir, const report_model *m, char *err, size
         const trend_mark *c = &g->f[k].cp[j];
         if (c->since_bless)
           fprintf(o, "- change: %s%s%s %+.2f %% from %.12s (%.10s) to %.12s (%.10s), p = %.3f\n", c->after->bench,
-                  c->after->testbed[0] ? " @" : "", c->after->testbed, 100 * c->step, c->before->commit, c->before->date, c->after->commit, c->after->date, c->p);
+                  c->after->testbed[0] ? " @" : "", c->after->testbed, 100 * c->step, c->before->commit,
+                  c->before->date, c->after->commit, c->after->date, c->p);
       }
       for (size_t j = 0; j < g->f[k].ncreep; j++) {
         const creep_mark *c = &g->f[k].creep[j];
@@ -393,8 +409,10 @@ static void summary(FILE *o, const report_model *m, const render_inputs *in) {
   size_t count[6] = {0}, any = 0, failed_runs = 0, environment = 0, failing = 0;
   for (size_t r = 0; r < in->nruns; r++) failed_runs += in->runs[r].nfailed;
   if (failed_runs)
-    fprintf(o, "<p><span class=\"status fail\">%zu benchmark%s FAILED in the run</span> (self-check or CUDA error: "
-               "see the tables)</p>\n", failed_runs, failed_runs == 1 ? "" : "s");
+    fprintf(o,
+            "<p><span class=\"status fail\">%zu benchmark%s FAILED in the run</span> (self-check or CUDA error: "
+            "see the tables)</p>\n",
+            failed_runs, failed_runs == 1 ? "" : "s");
   static const char *kNames[] = {"slower", "missing", "faster", "same", "new", "unchanged"};
   for (size_t i = 0; i < m->ng; i++)
     for (size_t v = 0; v < m->g[i].nverdicts; v++)
@@ -410,8 +428,9 @@ static void summary(FILE *o, const report_model *m, const render_inputs *in) {
         for (int j = 0; j < 6; j++) count[j] += !strcmp(r->verdict, kNames[j]);
       }
   if (!any) {
-    fprintf(o, "<p><span class=\"status none\">no verdicts</span> Charts and figures only; give the gate's "
-               "verdicts.json for the comparison with the baseline.</p>\n");
+    fprintf(o,
+            "<p><span class=\"status none\">no verdicts</span> Charts and figures only; give the gate's "
+            "verdicts.json for the comparison with the baseline.</p>\n");
     return;
   }
   int failed = failing > 0;
@@ -429,8 +448,10 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
   char path[PATH_LEN], tmp[PATH_LEN + 16];
   snprintf(report_parent, sizeof report_parent, "%s", outdir);
   char *slash = strrchr(report_parent, '/');
-  if (slash) *slash = '\0';
-  else report_parent[0] = '\0';
+  if (slash)
+    *slash = '\0';
+  else
+    report_parent[0] = '\0';
   snprintf(path, sizeof path, "%s/index.html", outdir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *o = fopen(tmp, "w");
@@ -441,8 +462,9 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
   char now[64];
   time_t t = time(NULL);
   strftime(now, sizeof now, "%Y-%m-%d %H:%M UTC", gmtime(&t));
-  fprintf(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
+  fprintf(o,
+          "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
   esc(o, title);
   fprintf(o, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", kStyle);
   esc(o, title);

@@ -125,8 +125,7 @@ static int known_verdict(const char *v, int allow_unknown) {
   return 0;
 }
 
-static int number_field(const char *path, json_t *e, size_t i, const char *key, double *out, char *err,
-                        size_t errlen) {
+static int number_field(const char *path, json_t *e, size_t i, const char *key, double *out, char *err, size_t errlen) {
   json_t *v = json_object_get(e, key);
   if (!json_is_number(v) || !isfinite(json_number_value(v)))
     return fail(err, errlen, "%s: field verdicts[%zu].%s: expected a number%s", path, i, key, v ? "" : ", missing");
@@ -142,7 +141,8 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
   if (!root) return fail(err, errlen, "%s: not valid JSON (line %d: %s)", path, je.line, je.text);
   json_t *metric = json_object_get(root, "metric"), *list = json_object_get(root, "verdicts");
   int rc = 0;
-  if (!json_is_string(metric) || (strcmp(json_string_value(metric), "time") && strcmp(json_string_value(metric), "copy_ratio")))
+  if (!json_is_string(metric) ||
+      (strcmp(json_string_value(metric), "time") && strcmp(json_string_value(metric), "copy_ratio")))
     rc = fail(err, errlen, "%s: field metric: expected \"time\" or \"copy_ratio\" (written by gate check)", path);
   else if (!json_is_array(list))
     rc = fail(err, errlen, "%s: field verdicts: expected an array%s", path, list ? "" : ", missing");
@@ -163,8 +163,10 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
     }
     if (!out->gpu_slug[0]) {
       json_decref(root);
-      return fail(err, errlen, "%s: field gpu.name: expected the name of the GPU the gate ran on (e.g. \"NVIDIA H100 "
-                  "80GB HBM3\"): re-run gate check", path);
+      return fail(err, errlen,
+                  "%s: field gpu.name: expected the name of the GPU the gate ran on (e.g. \"NVIDIA H100 "
+                  "80GB HBM3\"): re-run gate check",
+                  path);
     }
   }
   out->n = json_array_size(list);
@@ -180,14 +182,14 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
     }
     snprintf(r->name, sizeof r->name, "%s", json_string_value(name));
     if (!json_is_string(v) || !known_verdict(json_string_value(v), 0)) {
-      rc = fail(err, errlen, "%s: field verdicts[%zu].verdict: expected faster, same, slower, new, missing or unchanged",
-                path, i);
+      rc = fail(err, errlen,
+                "%s: field verdicts[%zu].verdict: expected faster, same, slower, new, missing or unchanged", path, i);
       break;
     }
     snprintf(r->verdict, sizeof r->verdict, "%s", json_string_value(v));
     json_t *fails = json_object_get(e, "fails");
-    r->fails = json_is_boolean(fails) ? json_is_true(fails)
-                                      : !strcmp(r->verdict, "slower") || !strcmp(r->verdict, "missing");
+    r->fails =
+        json_is_boolean(fails) ? json_is_true(fails) : !strcmp(r->verdict, "slower") || !strcmp(r->verdict, "missing");
     /* unchanged (A/B, not measured): like new, no baseline side, and a run time only when a run measured it */
     int is_unchanged = !strcmp(r->verdict, "unchanged");
     int is_new = !strcmp(r->verdict, "new") || is_unchanged, is_missing = !strcmp(r->verdict, "missing");
@@ -196,9 +198,9 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
       rc = number_field(path, e, i, "run_ns", &r->run_ns, err, errlen);
     if (!rc && !is_new && !is_missing) {
       rc = number_field(path, e, i, "delta", &r->delta, err, errlen) ||
-           number_field(path, e, i, "threshold", &r->threshold, err, errlen) ||
-           number_field(path, e, i, "baseline_noise", &r->noise, err, errlen) ||
-           number_field(path, e, i, "p_slower", &r->p_slower, err, errlen);
+          number_field(path, e, i, "threshold", &r->threshold, err, errlen) ||
+          number_field(path, e, i, "baseline_noise", &r->noise, err, errlen) ||
+          number_field(path, e, i, "p_slower", &r->p_slower, err, errlen);
     }
   }
   json_decref(root);
@@ -214,15 +216,17 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
 /* Read by the names in the header (perf/gate/history_csv.h): columns added later break nothing.
  * Files begun before the l2_flush field have 8-field rows taken with the memset flush and,
  * appended since, 9-field rows that name their flush. */
-static const char *const kHistoryColumns[] = {"date", "commit", "gpu", "benchmark", "median_ns", "bytes_per_second",
+static const char *const kHistoryColumns[] = {"date",  "commit",  "gpu", "benchmark", "median_ns", "bytes_per_second",
                                               "noise", "verdict", NULL};
 
 static int copy_field(const char *path, size_t line, const char *field, const char *value, char *dst, size_t cap,
                       char *err, size_t errlen) {
   size_t len = strlen(value);
   if (len >= cap)
-    return fail(err, errlen, "%s: line %zu: field %s: expected a value shorter than %zu characters; fix or remove "
-                "that row", path, line, field, cap);
+    return fail(err, errlen,
+                "%s: line %zu: field %s: expected a value shorter than %zu characters; fix or remove "
+                "that row",
+                path, line, field, cap);
   memcpy(dst, value, len + 1);
   return 0;
 }
@@ -282,8 +286,10 @@ static int history_row_of(const char *path, const history_entry *e, parsed_name 
   r->noise = e->noise;
   r->threshold = e->threshold;
   if (!known_verdict(e->verdict, 1))
-    return fail(err, errlen, "%s: line %zu: field verdict: expected faster, same, slower, new, missing or unknown, "
-                "got '%s'", path, e->line, e->verdict);
+    return fail(err, errlen,
+                "%s: line %zu: field verdict: expected faster, same, slower, new, missing or unknown, "
+                "got '%s'",
+                path, e->line, e->verdict);
   snprintf(r->verdict, sizeof r->verdict, "%s", e->verdict);
   if (strcmp(e->l2_flush, "read") && strcmp(e->l2_flush, "write") && strcmp(e->l2_flush, "hot"))
     return fail(err, errlen, "%s: line %zu: field l2_flush: expected read, write or hot, got '%s'", path, e->line,
@@ -302,7 +308,8 @@ int load_history_file(const char *path, history_file *out, char *err, size_t err
   size_t slots = 1024;
   parsed_name *cache = calloc(slots, sizeof *cache);
   int rc = 0;
-  for (size_t i = 0; i < t.n && !rc; i++) rc = history_row_of(path, &t.r[i], cache, slots, out, &out->r[i], err, errlen);
+  for (size_t i = 0; i < t.n && !rc; i++)
+    rc = history_row_of(path, &t.r[i], cache, slots, out, &out->r[i], err, errlen);
   free(cache);
   out->n = rc ? 0 : t.n;
   history_table_free(&t);
@@ -363,12 +370,16 @@ static int load_file(render_inputs *in, const char *path, const gate_policy *p, 
       baseline_file b;
       if ((rc = load_baseline_file(path, p, &b, err, errlen)) == 0) *GROW(in->bases, in->nbases) = b;
     } else {
-      return fail(err, errlen, "%s: not a run of the benchmark runner (no field context), a verdicts file (no field "
-                  "verdicts) or a baseline (no field schema_version)", path);
+      return fail(err, errlen,
+                  "%s: not a run of the benchmark runner (no field context), a verdicts file (no field "
+                  "verdicts) or a baseline (no field schema_version)",
+                  path);
     }
   } else {
-    return fail(err, errlen, "%s: unknown kind of input: want a run or verdicts or baseline .json, a history .csv or "
-                "a directory of them", path);
+    return fail(err, errlen,
+                "%s: unknown kind of input: want a run or verdicts or baseline .json, a history .csv or "
+                "a directory of them",
+                path);
   }
   if (rc == 0) snprintf(*GROW(in->given, in->ngiven), PATH_LEN, "%s", path);
   return rc;

@@ -17,9 +17,9 @@ enum { RENDER_OK = 0, RENDER_FAILED = 1, RENDER_BAD_INPUT = 2 };
 /* "family/variant/p:v/p:v" split up. */
 typedef struct {
   char family[64], variant[128], params[128];
-  double size;          /* product of the parameter values: orders problem sizes */
-  char size_label[96];  /* "256Mi", "8192×8192" */
-  char size_axis[96];   /* the parameter names: "N", "nx×ny" */
+  double size;         /* product of the parameter values: orders problem sizes */
+  char size_label[96]; /* "256Mi", "8192×8192" */
+  char size_axis[96];  /* the parameter names: "N", "nx×ny" */
 } bench_name;
 
 /* Splits a benchmark name; 0 ok, else a message naming the name. */
@@ -31,12 +31,12 @@ void format_size(long long v, char *buf, size_t len);
 typedef struct {
   char name[256];
   bench_name id;
-  int reference;          /* label "reference": a library (cuBLAS, CUB, cudaMemcpy) */
-  int order;              /* registration order in its run */
+  int reference; /* label "reference": a library (cuBLAS, CUB, cudaMemcpy) */
+  int order;     /* registration order in its run */
   double median_ns;
   double bytes_per_second;
-  double flops_per_call;  /* 0: the runner reported no FLOPs */
-  size_t run;             /* index of its run in render_inputs.runs */
+  double flops_per_call; /* 0: the runner reported no FLOPs */
+  size_t run;            /* index of its run in render_inputs.runs */
 } run_bench;
 
 /* A benchmark whose self-check or CUDA call failed: the runner wrote an error entry. */
@@ -47,8 +47,8 @@ typedef struct {
 typedef struct {
   char path[PATH_LEN];
   gate_gpu gpu;
-  double peak_gbps;       /* 0: unknown */
-  double copy_gbps;       /* copy probe of the same run */
+  double peak_gbps; /* 0: unknown */
+  double copy_gbps; /* copy probe of the same run */
   char compute_capability[16], date[64], host[256], commit[64], executable[256];
   run_bench *b;
   size_t n;
@@ -77,7 +77,7 @@ typedef struct {
   double median_ns, bytes_per_second, noise;
   double threshold; /* the threshold the gate applied to this row; NAN in files without the column */
   char verdict[16];
-  char l2_flush[8]; /* "read", "write" or "hot"; rows from before the field: "write" */
+  char l2_flush[8];    /* "read", "write" or "hot"; rows from before the field: "write" */
   const char *testbed; /* the machine a row was measured on, where the history records it; else "". As long
                         * as the gate wrote it (a detected name runs to 80 characters and more); owned by the
                         * history_file, which holds each testbed once: a history names few of them */

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof *(arr)), memset(&(arr)[(n)], 0, sizeof *(arr)), &(arr)[(n)++])
+#define GROW(arr, n) \
+  ((arr) = realloc((arr), ((n) + 1) * sizeof *(arr)), memset(&(arr)[(n)], 0, sizeof *(arr)), &(arr)[(n)++])
 
 /* A FLOP-bound kernel (matmul) is charted in FLOP/s: its bytes say little. The
  * memory-bound ones report FLOPs too (add: 1 per 12 bytes), hence the cut. */
@@ -88,15 +89,19 @@ static int attach_verdicts(const render_inputs *in, report_model *m, char *err, 
     if (vf->gpu_slug[0]) {
       g = find_gpu(m, vf->gpu_slug);
       if (!g) {
-        snprintf(err, errlen, "%s: field gpu.name: the verdicts are of %s, but no run or history of that GPU is "
-                 "among the inputs: give the run JSON the verdicts were made from", vf->path, vf->gpu_name);
+        snprintf(err, errlen,
+                 "%s: field gpu.name: the verdicts are of %s, but no run or history of that GPU is "
+                 "among the inputs: give the run JSON the verdicts were made from",
+                 vf->path, vf->gpu_name);
         return 1;
       }
     } else if (m->ng == 1) {
       g = &m->g[0];
     } else {
-      snprintf(err, errlen, "%s: a verdicts file names no GPU (written before gate check recorded it), but the "
-               "report covers %zu GPUs: render it with the runs of one GPU, or re-run gate check", vf->path, m->ng);
+      snprintf(err, errlen,
+               "%s: a verdicts file names no GPU (written before gate check recorded it), but the "
+               "report covers %zu GPUs: render it with the runs of one GPU, or re-run gate check",
+               vf->path, m->ng);
       return 1;
     }
     *GROW(g->verdicts, g->nverdicts) = vf;

@@ -35,29 +35,29 @@ typedef struct {
 /* A benchmark whose level now (median of its last rows) is beyond its tolerance. */
 typedef struct {
   const history_row *last;
-  double level;         /* against its baseline, or its first rows without one (fraction, + slower) */
+  double level; /* against its baseline, or its first rows without one (fraction, + slower) */
   double tolerance;
-  size_t nchanges;      /* change points in its history */
+  size_t nchanges; /* change points in its history */
   int against_baseline;
 } creep_mark;
 
 typedef struct {
   char name[64];
-  int flops;             /* charted in TFLOP/s (arithmetic intensity >= 1 FLOP/byte), else GB/s */
-  entry *e;              /* latest figures, in registration order */
+  int flops; /* charted in TFLOP/s (arithmetic intensity >= 1 FLOP/byte), else GB/s */
+  entry *e;  /* latest figures, in registration order */
   size_t ne;
-  variant_info *v;       /* every variant seen (runs first, then history): fixes each one's colour */
+  variant_info *v; /* every variant seen (runs first, then history): fixes each one's colour */
   size_t nv;
   const history_row **h; /* history of this family on this GPU, in file order */
   size_t nh;
   chart charts[MAX_CHARTS];
   size_t ncharts;
-  char notes[2048];      /* why a chart is missing or thin, for the report */
-  trend_mark *cp;        /* change points of its benchmarks, in the order of the chart */
+  char notes[2048]; /* why a chart is missing or thin, for the report */
+  trend_mark *cp;   /* change points of its benchmarks, in the order of the chart */
   size_t ncp;
   creep_mark *creep;
   size_t ncreep;
-  char blessed[64];      /* the date of the newest baseline run of this family; "" without a baseline */
+  char blessed[64]; /* the date of the newest baseline run of this family; "" without a baseline */
 } family_view;
 
 typedef struct {

@@ -156,7 +156,8 @@ static int script_folder(const char *scripts, const char *argv0, char *dir, size
       return RENDER_BAD_INPUT;
     }
   } else if (find_scripts(argv0, dir, len)) {
-    fprintf(stderr, "render: cannot find the gnuplot scripts (plots/*.gp) in the runfiles or ./plots: run it with "
+    fprintf(stderr,
+            "render: cannot find the gnuplot scripts (plots/*.gp) in the runfiles or ./plots: run it with "
             "`bazel run //plots:render`, or pass --scripts=DIR\n");
     return RENDER_FAILED;
   }
@@ -177,8 +178,10 @@ int main(int argc, char **argv) {
     }
   }
   if (in.nruns + in.nhist == 0) {
-    fprintf(stderr, "render: nothing to chart: the inputs hold %zu verdicts file(s) and %zu baseline(s) but no run "
-            "JSON and no history CSV\n", in.nverdicts, in.nbases);
+    fprintf(stderr,
+            "render: nothing to chart: the inputs hold %zu verdicts file(s) and %zu baseline(s) but no run "
+            "JSON and no history CSV\n",
+            in.nverdicts, in.nbases);
     return RENDER_BAD_INPUT;
   }
   report_model m;

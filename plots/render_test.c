@@ -305,8 +305,7 @@ START_TEST(verdicts_go_to_the_gpu_they_name) {
   report_model m;
   ck_assert_msg(build_model(&in, &m, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(m.ng, 2);
-  for (size_t i = 0; i < 2; i++)
-    ck_assert_uint_eq(m.g[i].nverdicts, strcmp(m.g[i].slug, SLUG) == 0 ? 1 : 0);
+  for (size_t i = 0; i < 2; i++) ck_assert_uint_eq(m.g[i].nverdicts, strcmp(m.g[i].slug, SLUG) == 0 ? 1 : 0);
   free_model(&m);
   free_inputs(&in);
 }
@@ -345,8 +344,10 @@ START_TEST(other_gpus_baselines_are_left_out) {
   mock_copy("baselines/" SLUG ".json", "allbases/mock-fixture-gpu.json", 0, base, sizeof base);
   mock_copy("baselines/history/" SLUG ".csv", "allbases/history/mock-fixture-gpu.csv", 0, hist, sizeof hist);
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cp " FIX "/baselines/" SLUG ".json '%s/allbases/' && cp " FIX "/baselines/history/" SLUG
-           ".csv '%s/allbases/history/'", tmp, tmp);
+  snprintf(cmd, sizeof cmd,
+           "cp " FIX "/baselines/" SLUG ".json '%s/allbases/' && cp " FIX "/baselines/history/" SLUG
+           ".csv '%s/allbases/history/'",
+           tmp, tmp);
   ck_assert_int_eq(system(cmd), 0);
   char args[4096], errfile[1200], out[1200];
   snprintf(errfile, sizeof errfile, "%s/allbases.err", tmp);
@@ -449,8 +450,10 @@ START_TEST(trends_are_marked_and_listed) {
     double wobble = i % 3 - 1; /* medians of whole segments stay exact */
     fprintf(f, "rack1,elementwise/add/N:1048576,%g,2026-12-01T%02d:00:00+00:00,%07dabc,%s,1e12,0.001,same,read,0.04\n",
             (i < 15 ? 1000 : 1020) + wobble, i % 24, 1000000 + i, SLUG);
-    fprintf(f, "rack1,elementwise/add_float4/N:1048576,%g,2026-12-01T%02d:00:00+00:00,%07dabc,%s,1e12,0.001,same,read,"
-            "0.04\n", (i < 20 ? 900 : 936) + wobble, i % 24, 1000000 + i, SLUG);
+    fprintf(f,
+            "rack1,elementwise/add_float4/N:1048576,%g,2026-12-01T%02d:00:00+00:00,%07dabc,%s,1e12,0.001,same,read,"
+            "0.04\n",
+            (i < 20 ? 900 : 936) + wobble, i % 24, 1000000 + i, SLUG);
   }
   ck_assert_int_eq(fclose(f), 0);
   render_history("trend", path, out);
@@ -469,18 +472,24 @@ START_TEST(trends_are_marked_and_listed) {
   char *html = slurp(path, NULL);
   ck_assert(strstr(html, ">Trends</h3>") != NULL);
   ck_assert(strstr(html, "-trends\">Trends</a>: 2 change points since the last bless, 1 benchmark crept") != NULL);
-  ck_assert_msg(strstr(html, "elementwise/add/N:1048576 <small>@rack1</small></td><td>+2.00%</td><td class=\"l\"><code>1000014abc</code> "
-                             "2026-12-01T14:00:00+00:00</td><td class=\"l\"><code>1000015abc</code>") != NULL,
-                "no change point row in the Trends section");
-  ck_assert(strstr(html, "<b>Crept:</b> <code>elementwise/add_float4/N:1048576</code> is +4.00% against its first "
-                         "rows") != NULL);
+  ck_assert_msg(
+      strstr(
+          html,
+          "elementwise/add/N:1048576 <small>@rack1</small></td><td>+2.00%</td><td class=\"l\"><code>1000014abc</code> "
+          "2026-12-01T14:00:00+00:00</td><td class=\"l\"><code>1000015abc</code>") != NULL,
+      "no change point row in the Trends section");
+  ck_assert(strstr(html,
+                   "<b>Crept:</b> <code>elementwise/add_float4/N:1048576</code> is +4.00% against its first "
+                   "rows") != NULL);
   ck_assert(strstr(html, "<code>elementwise/add/N:1048576</code> is") == NULL); /* +2 %: within 3 % */
   free(html);
   snprintf(path, sizeof path, "%s/trends.md", out);
   char *text = slurp(path, NULL);
   ck_assert_msg(strstr(text, "2 change points since the last bless, 1 crept beyond the tolerance") != NULL, "%s", text);
-  ck_assert_msg(strstr(text, "- change: elementwise/add/N:1048576 @rack1 +2.00 % from 1000014abc (2026-12-01) to "
-                             "1000015abc (2026-12-01), p = 0.002") != NULL, "%s", text);
+  ck_assert_msg(strstr(text,
+                       "- change: elementwise/add/N:1048576 @rack1 +2.00 % from 1000014abc (2026-12-01) to "
+                       "1000015abc (2026-12-01), p = 0.002") != NULL,
+                "%s", text);
   free(text);
 }
 END_TEST
@@ -622,8 +631,9 @@ START_TEST(failed_benchmark_is_reported_not_charted) {
   snprintf(path, sizeof path, "%s/index.html", out);
   char *html = slurp(path, NULL);
   ck_assert(strstr(html, "1 benchmark FAILED in the run") != NULL);
-  ck_assert(strstr(html, "transpose/tiled/nx:8192/ny:8192</td><td class=\"l verdict\" colspan=\"4\">FAILED in the "
-                         "run: self-check failed") != NULL);
+  ck_assert(strstr(html,
+                   "transpose/tiled/nx:8192/ny:8192</td><td class=\"l verdict\" colspan=\"4\">FAILED in the "
+                   "run: self-check failed") != NULL);
   free(html);
   snprintf(path, sizeof path, "%s/data/" SLUG "-transpose-ladder.bars.dat", out);
   char *bars = slurp(path, NULL);
@@ -647,8 +657,10 @@ START_TEST(missing_yields_to_a_real_verdict) {
   char path[1200], args[4096], errfile[1200], out[1200], index[1400];
   snprintf(path, sizeof path, "%s/other_family_verdicts.json", tmp);
   FILE *f = fopen(path, "w");
-  fputs("{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/saxpy/N:268435456\", "
-        "\"verdict\": \"missing\", \"baseline_ns\": 1220160.0}]}\n", f);
+  fputs(
+      "{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/saxpy/N:268435456\", "
+      "\"verdict\": \"missing\", \"baseline_ns\": 1220160.0}]}\n",
+      f);
   fclose(f);
   snprintf(errfile, sizeof errfile, "%s/mixed.err", tmp);
   snprintf(out, sizeof out, "%s/mixed_out", tmp);
@@ -726,8 +738,10 @@ START_TEST(a_slower_library_reference_is_not_a_failure) {
   for (size_t i = json_array_size(list); i-- > 0;) {
     json_t *e = json_array_get(list, i);
     const char *verdict = json_string_value(json_object_get(e, "verdict"));
-    if (!strcmp(verdict, "missing")) json_array_remove(list, i);
-    else json_object_set_new(e, "fails", json_false()); /* the slower one: a library reference */
+    if (!strcmp(verdict, "missing"))
+      json_array_remove(list, i);
+    else
+      json_object_set_new(e, "fails", json_false()); /* the slower one: a library reference */
   }
   char dir[1200], path[1400], args[4096], errfile[1200], out[1200], index[1400];
   snprintf(dir, sizeof dir, "%s/libref", tmp);
@@ -751,8 +765,10 @@ END_TEST
 START_TEST(a_hostile_compute_capability_is_refused) {
   char dir[1200], cmd[4096], args[4096], errfile[1200], out[1200], index[1400];
   snprintf(dir, sizeof dir, "%s/hostile", tmp);
-  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && sed 's|\"compute_capability\": \"9.0\"|\"compute_capability\": "
-           "\"9.0</td><script>alert(1)</script>\"|' " FIX "/runs/elementwise.json > '%s/elementwise.json'", dir, dir);
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s' && sed 's|\"compute_capability\": \"9.0\"|\"compute_capability\": "
+           "\"9.0</td><script>alert(1)</script>\"|' " FIX "/runs/elementwise.json > '%s/elementwise.json'",
+           dir, dir);
   ck_assert_int_eq(system(cmd), 0);
   snprintf(errfile, sizeof errfile, "%s/hostile.err", tmp);
   snprintf(out, sizeof out, "%s/hostile_out", tmp);
@@ -790,10 +806,14 @@ END_TEST
 START_TEST(history_methods_do_not_mix) {
   char dir[1200], path[1400], cmd[4096];
   snprintf(dir, sizeof dir, "%s/mixed/history", tmp);
-  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp " FIX "/baselines/history/" SLUG ".csv '%s/' && "
-           "grep ',elementwise/' " FIX "/baselines/history/" SLUG ".csv | head -9 | "
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s' && cp " FIX "/baselines/history/" SLUG
+           ".csv '%s/' && "
+           "grep ',elementwise/' " FIX "/baselines/history/" SLUG
+           ".csv | head -9 | "
            "sed -e 's/^2026-11-01T03:11:00+00:00,[0-9a-f]*,/2026-11-23T09:00:00+00:00,0123456789ab,/' -e 's/$/,read/' "
-           ">> '%s/" SLUG ".csv'", dir, dir, dir);
+           ">> '%s/" SLUG ".csv'",
+           dir, dir, dir);
   ck_assert_int_eq(system(cmd), 0);
   snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
   history_file h;
@@ -811,8 +831,9 @@ START_TEST(history_methods_do_not_mix) {
   ck_assert_int_eq(run_render(args, errfile), 0);
   snprintf(path, sizeof path, "%s/index.html", out);
   char *html = slurp(path, NULL);
-  ck_assert_msg(strstr(html, "9 history rows measured with another L2 flush than the 'write' one of the "
-                             "baseline left out") != NULL,
+  ck_assert_msg(strstr(html,
+                       "9 history rows measured with another L2 flush than the 'write' one of the "
+                       "baseline left out") != NULL,
                 "no note on the rows left out");
   free(html);
   /* The read run is not on the chart: 8 runs, as in the fixture alone. */
@@ -838,7 +859,7 @@ START_TEST(history_methods_do_not_mix) {
     json_t *m;
     size_t j;
     json_array_foreach(json_object_get(b, "runs"), j, m)
-      json_object_set_new(m, "run", json_integer(json_integer_value(json_object_get(m, "run")) + (json_int_t)nold));
+        json_object_set_new(m, "run", json_integer(json_integer_value(json_object_get(m, "run")) + (json_int_t)nold));
   }
   char base_dir[1300], base_path[1400];
   snprintf(base_dir, sizeof base_dir, "%s/mixed_base", tmp);
@@ -863,7 +884,8 @@ START_TEST(cut_last_row_is_left_out) {
   static const struct {
     const char *name, *tail, *says;
   } kCut[] = {
-      {"no_newline", "2026-11-09T03:40:00+00:00,0cb1e29c658c,test-fixture-gpu,transpose/cublas_geam/nx:8192/ny:8192,2033",
+      {"no_newline",
+       "2026-11-09T03:40:00+00:00,0cb1e29c658c,test-fixture-gpu,transpose/cublas_geam/nx:8192/ny:8192,2033",
        "line 118: left out, a cut last row (no newline at its end"},
       {"complete_no_newline",
        "2026-11-09T03:40:00+00:00,0cb1e29c658c,test-fixture-gpu,transpose/cublas_geam/nx:8192/ny:8192,203370,"
@@ -898,8 +920,11 @@ START_TEST(cut_last_row_is_left_out) {
   char dir[1200], path[1400], cmd[8192];
   snprintf(dir, sizeof dir, "%s/cut_middle", tmp);
   snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
-  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp " FIX "/baselines/history/" SLUG ".csv '%s' && printf '%s' >> '%s' && "
-           "tail -n 1 " FIX "/baselines/history/" SLUG ".csv >> '%s'", dir, path, kCut[2].tail, path, path);
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s' && cp " FIX "/baselines/history/" SLUG
+           ".csv '%s' && printf '%s' >> '%s' && "
+           "tail -n 1 " FIX "/baselines/history/" SLUG ".csv >> '%s'",
+           dir, path, kCut[2].tail, path, path);
   ck_assert_int_eq(system(cmd), 0);
   history_file h;
   char err[1024];
@@ -923,14 +948,14 @@ START_TEST(bad_input_writes_nothing) {
   }
   char errfile[1200], args[2048];
   snprintf(errfile, sizeof errfile, "%s/usage.err", tmp);
-  ck_assert_int_eq(run_render(FIX "/runs/elementwise.json", errfile), 2);                /* no OUTDIR */
+  ck_assert_int_eq(run_render(FIX "/runs/elementwise.json", errfile), 2); /* no OUTDIR */
   snprintf(args, sizeof args, FIX "/verdicts.json '%s/v_out'", tmp);
-  ck_assert_int_eq(run_render(args, errfile), 2);                                        /* nothing to chart */
+  ck_assert_int_eq(run_render(args, errfile), 2); /* nothing to chart */
   snprintf(args, sizeof args, "/no/such/file.json '%s/n_out'", tmp);
   ck_assert_int_eq(run_render(args, errfile), 2);
   snprintf(args, sizeof args, "--tolerance=3 " FIX "/runs/elementwise.json '%s/t_out'", tmp);
   ck_assert_int_eq(run_render(args, errfile), 2);
-  ck_assert_int_eq(run_render(FIX "/runs/elementwise.json ''", errfile), 2);                /* empty OUTDIR */
+  ck_assert_int_eq(run_render(FIX "/runs/elementwise.json ''", errfile), 2); /* empty OUTDIR */
   char *msg = slurp(errfile, NULL);
   ck_assert_msg(strstr(msg, "OUTDIR is empty") != NULL, "%s", msg);
   free(msg);

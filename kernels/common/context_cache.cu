@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include <cudaTypedefs.h>  // PFN_cuCtxGetCurrent_v4000, PFN_cuCtxGetId_v12000 (and cuda.h's types)
+#include <cudaTypedefs.h> // PFN_cuCtxGetCurrent_v4000, PFN_cuCtxGetId_v12000 (and cuda.h's types)
 
 #include "kernels/common/context_cache.h"
 
@@ -135,7 +135,7 @@ static cudaError_t scratch_locked(void **host) {
   if (g_scratch_count == MAX_CONTEXTS) return cudaErrorMemoryAllocation;
   void *made;
   if ((err = cudaHostAlloc(&made, CONTEXT_SCRATCH_BYTES, cudaHostAllocMapped)) != cudaSuccess) return err;
-  memset(made, 0, CONTEXT_SCRATCH_BYTES);  // what a caller finds before it writes anything: never stale data
+  memset(made, 0, CONTEXT_SCRATCH_BYTES); // what a caller finds before it writes anything: never stale data
   g_scratch[g_scratch_count].ctx_id = id;
   g_scratch[g_scratch_count].thread = self;
   g_scratch[g_scratch_count].host = made;
@@ -172,7 +172,7 @@ static cudaError_t workspace_locked(cudaStream_t stream, size_t bytes, void **wo
     // Every earlier user of this memory was launched on `stream`: once it has drained, none is left.
     if ((err = cudaStreamSynchronize(stream)) != cudaSuccess) return err;
     if (w->memory && (err = cudaFree(w->memory)) != cudaSuccess) return err;
-    w->memory = NULL, w->bytes = 0;  // a failure below leaves the entry empty: the next call allocates
+    w->memory = NULL, w->bytes = 0; // a failure below leaves the entry empty: the next call allocates
     if ((err = cudaMalloc(&w->memory, bytes)) != cudaSuccess) return err;
     w->bytes = bytes;
   }
@@ -196,7 +196,7 @@ extern "C" cudaError_t cublas_error(cublasStatus_t status) {
     case CUBLAS_STATUS_NOT_INITIALIZED: return cudaErrorInitializationError;
     case CUBLAS_STATUS_ARCH_MISMATCH: return cudaErrorNoKernelImageForDevice;
     default: {
-      cudaError_t err = cudaGetLastError();  // a failed launch inside cuBLAS says more than its status
+      cudaError_t err = cudaGetLastError(); // a failed launch inside cuBLAS says more than its status
       if (err != cudaSuccess) return err;
       return status == CUBLAS_STATUS_EXECUTION_FAILED ? cudaErrorLaunchFailure : cudaErrorUnknown;
     }

@@ -52,7 +52,7 @@ cudaError_t cublas_for_current_context(cudaStream_t stream, cublasPointerMode_t 
 /* A cuBLAS status as a CUDA error. For EXECUTION_FAILED and unknown statuses a failed launch inside
  * cuBLAS (cudaGetLastError) is returned instead, because it says more. */
 cudaError_t cublas_error(cublasStatus_t status);
-}  // extern "C"
+} // extern "C"
 #endif
 
 #endif

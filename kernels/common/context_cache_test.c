@@ -28,8 +28,8 @@ static void check_zeroed(const uint32_t *host) {
 static void check_scratch_copy(uint32_t *host) {
   struct cudaPointerAttributes attr;
   CUDA_OK(cudaPointerGetAttributes(&attr, host));
-  ck_assert_msg(attr.type == cudaMemoryTypeHost, "scratch %p is not page-locked memory of the current context (type %d)",
-                (void *)host, (int)attr.type);
+  ck_assert_msg(attr.type == cudaMemoryTypeHost,
+                "scratch %p is not page-locked memory of the current context (type %d)", (void *)host, (int)attr.type);
   void *mapped;
   CUDA_OK(cudaHostGetDevicePointer(&mapped, host, 0));
   uint32_t *dev;

@@ -67,10 +67,10 @@ static inline cudaError_t slowdown_extra_launch(const void *p, size_t nvec, cuda
 }
 
 // Defines NAME(), the C function a family exports to say which slowdowns it was built with.
-#define SLOWDOWN_REPORT(NAME)                                                            \
-  extern "C" kernel_slowdown NAME(void) {                                                \
-    kernel_slowdown s = {SLOWDOWN_WORK_PCT, SLOWDOWN_GRID_PCT, SLOWDOWN_LAUNCH_PCT};     \
-    return s;                                                                            \
+#define SLOWDOWN_REPORT(NAME)                                                        \
+  extern "C" kernel_slowdown NAME(void) {                                            \
+    kernel_slowdown s = {SLOWDOWN_WORK_PCT, SLOWDOWN_GRID_PCT, SLOWDOWN_LAUNCH_PCT}; \
+    return s;                                                                        \
   }
 
 #endif

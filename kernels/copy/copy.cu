@@ -20,8 +20,10 @@ static __global__ void __launch_bounds__(kThreads)
   const float4 *s4 = (const float4 *)(src + head);
   float4 *d4 = (float4 *)(dst + head);
   for (size_t i = tid; i < nvec; i += stride) {
-    if (kL2Only) __stcg(d4 + i, __ldcg(s4 + i));
-    else d4[i] = s4[i];
+    if (kL2Only)
+      __stcg(d4 + i, __ldcg(s4 + i));
+    else
+      d4[i] = s4[i];
   }
   if (tid < head) dst[tid] = src[tid];
   if (tid < tail) {

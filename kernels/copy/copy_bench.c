@@ -12,7 +12,6 @@
 
 static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 
-
 typedef struct {
   const copy_variant *v;
   size_t n;
@@ -77,8 +76,13 @@ static const bench_ops kCopyOps = {copy_setup, copy_run, copy_verify, copy_teard
 static void copy_cost(bench_case *c) { c->bytes = 2 * 4 * (double)c->params[0].value; }
 
 int main(int argc, char **argv) {
-  bench_register_grid(&(bench_grid){.family = "copy", .ops = &kCopyOps, BENCH_VARIANTS(copy_variants, copy_nvariants),
-                                    .reference_at = offsetof(copy_variant, reference), .param_names = {"N"},
-                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = copy_cost});
+  bench_register_grid(&(bench_grid){.family = "copy",
+                                    .ops = &kCopyOps,
+                                    BENCH_VARIANTS(copy_variants, copy_nvariants),
+                                    .reference_at = offsetof(copy_variant, reference),
+                                    .param_names = {"N"},
+                                    .sizes = kSizes,
+                                    .nsizes = sizeof kSizes / sizeof *kSizes,
+                                    .cost = copy_cost});
   return bench_main(argc, argv);
 }

@@ -20,7 +20,7 @@ struct block_total {
   unsigned call;
 };
 struct host_finish_scratch {
-  unsigned calls;  // the number of the last call made with this scratch (0: none yet; the scratch starts zeroed)
+  unsigned calls; // the number of the last call made with this scratch (0: none yet; the scratch starts zeroed)
   unsigned unused;
   block_total totals[DOT_MAX_PARTIALS];
 };
@@ -35,7 +35,7 @@ static cudaError_t check_args(const float *x, const float *y, size_t n, float *d
   *done = true;
   if (!d_result) return cudaErrorInvalidValue;
   if (!is_aligned(d_result, sizeof(float))) return cudaErrorMisalignedAddress;
-  if (n == 0) return cudaMemsetAsync(d_result, 0, sizeof(float), stream);  // 0.0f is all zero bits
+  if (n == 0) return cudaMemsetAsync(d_result, 0, sizeof(float), stream); // 0.0f is all zero bits
   if (!x || !y || !d_work) return cudaErrorInvalidValue;
   if (!is_aligned(x, sizeof(float)) || !is_aligned(y, sizeof(float)) || !is_aligned(d_work, 16))
     return cudaErrorMisalignedAddress;
@@ -62,19 +62,18 @@ static __device__ __forceinline__ float tree_block_dot(const float *x, const flo
   return s[0];
 }
 
-static __global__ void __launch_bounds__(kBlock) tree_totals_to_host_kernel(const float *x, const float *y, size_t n,
-                                                                            volatile block_total *totals,
-                                                                            unsigned call) {
+static __global__ void __launch_bounds__(kBlock)
+    tree_totals_to_host_kernel(const float *x, const float *y, size_t n, volatile block_total *totals, unsigned call) {
   float v = tree_block_dot(x, y, n);
   if (threadIdx.x == 0) {
     totals[blockIdx.x].value = v;
-    __threadfence_system();  // the value reaches the host before the call number that vouches for it
+    __threadfence_system(); // the value reaches the host before the call number that vouches for it
     totals[blockIdx.x].call = call;
   }
 }
 
-static __global__ void __launch_bounds__(kBlock) tree_atomic_kernel(const float *x, const float *y, size_t n,
-                                                                    float *out) {
+static __global__ void __launch_bounds__(kBlock)
+    tree_atomic_kernel(const float *x, const float *y, size_t n, float *out) {
   float v = tree_block_dot(x, y, n);
   if (threadIdx.x == 0) atomicAdd(out, v);
 }
@@ -94,7 +93,7 @@ static __global__ void store_kernel(float *out, float value) { *out = value; }
 // then, so that a failed kernel ends the wait with its error instead of a hang.
 static cudaError_t wait_and_sum_totals(const host_finish_scratch *s, unsigned grid, unsigned call, cudaStream_t stream,
                                        double *total) {
-  double sum = 0.0;  // the host step: exact enough that only the final rounding to float counts
+  double sum = 0.0; // the host step: exact enough that only the final rounding to float counts
   for (unsigned i = 0; i < grid; i++) {
     for (unsigned long spins = 1; __atomic_load_n(&s->totals[i].call, __ATOMIC_ACQUIRE) != call; spins++) {
       if (spins % 4096) continue;
@@ -126,7 +125,7 @@ extern "C" cudaError_t dot_tree_host_finish(const float *x, const float *y, size
   if ((err = pinned_scratch_for_current_context(sizeof *s, (void **)&s)) != cudaSuccess ||
       (err = cudaHostGetDevicePointer((void **)&d_totals, s->totals, 0)) != cudaSuccess)
     return err;
-  unsigned call = s->calls + 1 ? s->calls + 1 : 1;  // 0 is the zeroed scratch's, never a call's
+  unsigned call = s->calls + 1 ? s->calls + 1 : 1; // 0 is the zeroed scratch's, never a call's
   s->calls = call;
   tree_totals_to_host_kernel<<<grid, kBlock, 0, stream>>>(x, y, n, d_totals, call);
   if ((err = cudaGetLastError()) != cudaSuccess) return err;
@@ -155,7 +154,7 @@ extern "C" cudaError_t dot_tree_atomic(const float *x, const float *y, size_t n,
 // thread, a grid that fills the device (grid-stride beyond it), shuffle trees,
 // and the last block to finish writes the result.
 
-static const unsigned kUnroll = 4;  // float4 pairs in flight per thread
+static const unsigned kUnroll = 4; // float4 pairs in flight per thread
 
 static __device__ __forceinline__ float dot4(float4 a, float4 b) {
   return (a.x * b.x + a.y * b.y) + (a.z * b.z + a.w * b.w);
@@ -164,9 +163,9 @@ static __device__ __forceinline__ float dot4(float4 a, float4 b) {
 // x + head and y + head are 16-byte aligned; nvec float4s follow. Elements
 // [0, head) and [head + 4 nvec, n) take a scalar grid-stride loop: fewer than
 // 4 each when x and y share an alignment, all n when they do not (head == n).
-static __global__ void __launch_bounds__(kBlock) vec4_kernel(const float *x, const float *y, size_t n, size_t head,
-                                                             size_t nvec, float *partials, unsigned *counter,
-                                                             float *out) {
+static __global__ void __launch_bounds__(kBlock)
+    vec4_kernel(const float *x, const float *y, size_t n, size_t head, size_t nvec, float *partials, unsigned *counter,
+                float *out) {
   const float4 *x4 = (const float4 *)(x + head), *y4 = (const float4 *)(y + head);
   const size_t tid = (size_t)blockIdx.x * kBlock + threadIdx.x, stride = (size_t)gridDim.x * kBlock;
   float v = 0.0f;
@@ -198,7 +197,7 @@ extern "C" cudaError_t dot_shuffle_vec4(const float *x, const float *y, size_t n
   size_t work_blocks = ceil_div(shared_alignment ? nvec : n, kBlock * kUnroll);
   unsigned grid = (unsigned)min_size(min_size(fill, work_blocks > 0 ? work_blocks : 1), DOT_MAX_PARTIALS);
   unsigned *counter = (unsigned *)d_work;
-  float *partials = (float *)d_work + 4;  // after the counter's 16 bytes
+  float *partials = (float *)d_work + 4; // after the counter's 16 bytes
   if ((err = cudaMemsetAsync(counter, 0, sizeof *counter, stream)) != cudaSuccess) return err;
   vec4_kernel<<<grid, kBlock, 0, stream>>>(x, y, n, head, nvec, partials, counter, d_result);
   return cudaGetLastError();
@@ -221,6 +220,6 @@ extern "C" cudaError_t dot_cublas(const float *x, const float *y, size_t n, floa
 }
 
 extern "C" size_t dot_work_bytes(size_t n) {
-  (void)n;  // a block counter (16 bytes) and at most DOT_MAX_PARTIALS block totals, for any n
+  (void)n; // a block counter (16 bytes) and at most DOT_MAX_PARTIALS block totals, for any n
   return ceil_div((4 + DOT_MAX_PARTIALS) * sizeof(float), 256) * 256;
 }

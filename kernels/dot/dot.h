@@ -68,8 +68,7 @@ cudaError_t dot_shuffle_vec4(const float *x, const float *y, size_t n, float *d_
  * It uses the current CUDA context's cuBLAS handle (kernels/common/context_cache.h:
  * made on the first call in that context), in device pointer mode; every call
  * sets its stream and modes. */
-cudaError_t dot_cublas(const float *x, const float *y, size_t n, float *d_result, void *d_work,
-                       cudaStream_t stream);
+cudaError_t dot_cublas(const float *x, const float *y, size_t n, float *d_result, void *d_work, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,6 @@
  * (2 x 64 MiB) and 256 Mi (2 x 1 GiB, far beyond the 50 MB L2). */
 static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 
-
 typedef struct {
   const dot_variant *v;
   bench_scalar_case c; /* x = in[0], y = in[1], the one-float result and the workspace */
@@ -76,9 +75,14 @@ static void dot_cost(bench_case *c) {
 }
 
 int main(int argc, char **argv) {
-  bench_register_grid(&(bench_grid){.family = "dot", .ops = &kDotOps, BENCH_VARIANTS(dot_variants, dot_nvariants),
+  bench_register_grid(&(bench_grid){.family = "dot",
+                                    .ops = &kDotOps,
+                                    BENCH_VARIANTS(dot_variants, dot_nvariants),
                                     .reference_at = offsetof(dot_variant, reference),
-                                    .host_round_trip_at = offsetof(dot_variant, host_round_trip), .param_names = {"N"},
-                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = dot_cost});
+                                    .host_round_trip_at = offsetof(dot_variant, host_round_trip),
+                                    .param_names = {"N"},
+                                    .sizes = kSizes,
+                                    .nsizes = sizeof kSizes / sizeof *kSizes,
+                                    .cost = dot_cost});
   return bench_main(argc, argv);
 }

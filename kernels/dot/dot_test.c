@@ -34,8 +34,8 @@
 
 /* Not multiples of the block (256) or the vector width (4); primes among them;
  * two beyond 2^24. */
-static const size_t kSizes[] = {0,    1,    3,     4,       5,        31,       255,      256,
-                                257,  1023, 1025,  4097,    65537,    1000003,  16777259, 134217729};
+static const size_t kSizes[] = {0,   1,    3,    4,    5,     31,      255,      256,
+                                257, 1023, 1025, 4097, 65537, 1000003, 16777259, 134217729};
 #define NSIZES (int)(sizeof kSizes / sizeof kSizes[0])
 
 /* x and y offsets (floats) from 16-byte alignment: equal ones, then unequal. */
@@ -81,8 +81,8 @@ static int check_variant(const dot_variant *v, const float *dx, const float *dy,
   }
   printf("%-16s n=%-10zu %-8s off=%zu,%zu got=%.9g,%.9g%s want=%.17g err=%.3g,%.3g tol=%.3g %s\n", v->name, n,
          kKindNames[kind], offsets[0], offsets[1], got[0], got[1],
-         is_poison(got[0]) || is_poison(got[1]) ? " (poison)" : "", want, fabs(got[0] - want), fabs(got[1] - want),
-         tol, bad ? "FAIL" : "ok");
+         is_poison(got[0]) || is_poison(got[1]) ? " (poison)" : "", want, fabs(got[0] - want), fabs(got[1] - want), tol,
+         bad ? "FAIL" : "ok");
   return bad;
 }
 

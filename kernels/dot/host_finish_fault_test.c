@@ -20,10 +20,11 @@ static const size_t kN = (size_t)1 << 20; /* a grid of many blocks, every one of
 
 static void wait_never_ended(int sig) {
   (void)sig;
-  static const char msg[] = "host_finish_fault_test: dot_tree_host_finish still waiting after a faulting kernel; "
-                            "its wait must end with the stream's error\n";
+  static const char msg[] =
+      "host_finish_fault_test: dot_tree_host_finish still waiting after a faulting kernel; "
+      "its wait must end with the stream's error\n";
   ssize_t written = write(STDERR_FILENO, msg, sizeof msg - 1); /* async-signal-safe, unlike printf */
-  (void)written;                                                  /* failing either way */
+  (void)written;                                               /* failing either way */
   _exit(1);
 }
 
@@ -42,7 +43,8 @@ START_TEST(faulting_kernel_ends_the_wait) {
   alarm(ALARM_S);
   cudaError_t err = dot_tree_host_finish(nowhere, y, kN, result, work, stream);
   alarm(0);
-  printf("dot_tree_host_finish on a faulting kernel returned %s (%s)\n", cudaGetErrorName(err), cudaGetErrorString(err));
+  printf("dot_tree_host_finish on a faulting kernel returned %s (%s)\n", cudaGetErrorName(err),
+         cudaGetErrorString(err));
   ck_assert_msg(err != cudaSuccess && err != cudaErrorNotReady, "a faulting kernel's call returned %s",
                 cudaGetErrorName(err));
 }

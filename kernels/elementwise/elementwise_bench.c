@@ -17,12 +17,11 @@ static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 
 /* ---------- c = a + b ---------- */
 
-
 typedef struct {
   const ew_add_variant *v;
   size_t n;
-  float *a, *b, *c;    /* device */
-  float *ha, *hb;      /* host copies of the inputs */
+  float *a, *b, *c; /* device */
+  float *ha, *hb;   /* host copies of the inputs */
 } add_state;
 
 static void add_teardown(void *p) {
@@ -82,7 +81,6 @@ static int add_reuse(void *p, const bench_case *c, char *err, size_t errlen) {
 static const bench_ops kAddOps = {add_setup, add_run, add_verify, add_teardown, add_reuse};
 
 /* ---------- y = alpha * x + y ---------- */
-
 
 typedef struct {
   const ew_saxpy_variant *v;
@@ -167,12 +165,20 @@ static void saxpy_cost(bench_case *c) {
 
 int main(int argc, char **argv) {
   const size_t nsizes = sizeof kSizes / sizeof *kSizes;
-  bench_register_grid(&(bench_grid){.family = "elementwise", .ops = &kAddOps,
-                                    BENCH_VARIANTS(ew_add_variants, ew_add_nvariants), .param_names = {"N"},
-                                    .sizes = kSizes, .nsizes = nsizes, .cost = add_cost});
-  bench_register_grid(&(bench_grid){.family = "elementwise", .ops = &kSaxpyOps,
+  bench_register_grid(&(bench_grid){.family = "elementwise",
+                                    .ops = &kAddOps,
+                                    BENCH_VARIANTS(ew_add_variants, ew_add_nvariants),
+                                    .param_names = {"N"},
+                                    .sizes = kSizes,
+                                    .nsizes = nsizes,
+                                    .cost = add_cost});
+  bench_register_grid(&(bench_grid){.family = "elementwise",
+                                    .ops = &kSaxpyOps,
                                     BENCH_VARIANTS(ew_saxpy_variants, ew_saxpy_nvariants),
-                                    .reference_at = offsetof(ew_saxpy_variant, reference), .param_names = {"N"},
-                                    .sizes = kSizes, .nsizes = nsizes, .cost = saxpy_cost});
+                                    .reference_at = offsetof(ew_saxpy_variant, reference),
+                                    .param_names = {"N"},
+                                    .sizes = kSizes,
+                                    .nsizes = nsizes,
+                                    .cost = saxpy_cost});
   return bench_main(argc, argv);
 }

@@ -65,7 +65,6 @@ START_TEST(add_variants) {
 }
 END_TEST
 
-
 /* y = alpha*x + y: the product may round before the add (or fuse with it), so
  * the error is bounded relative to |alpha*x| + |y|, not to a result that may
  * cancel. Unfused, with round-to-nearest relative errors of at most u/(1+u)

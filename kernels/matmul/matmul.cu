@@ -51,7 +51,7 @@ static __global__ void tiled_kernel(const float *__restrict__ A, const float *__
     for (unsigned bx = blockIdx.x; bx < tiles_n; bx += gridDim.x) {
       size_t row = (size_t)by * T + ty, col = (size_t)bx * T + tx;
       float acc = 0.f;
-      for (unsigned k0 = 0; k0 < (unsigned)K; k0 += T) {  // unsigned: k0 + T cannot overflow
+      for (unsigned k0 = 0; k0 < (unsigned)K; k0 += T) { // unsigned: k0 + T cannot overflow
         unsigned ka = k0 + tx, kb = k0 + ty;
         As[ty][tx] = (row < (size_t)M && ka < (unsigned)K) ? A[row * K + ka] : 0.f;
         Bs[ty][tx] = (kb < (unsigned)K && col < (size_t)N) ? B[(size_t)kb * N + col] : 0.f;
@@ -98,7 +98,7 @@ static __device__ __forceinline__ float4 load_a(const float *__restrict__ A, uns
   float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
   if (row < M) {
     const float *p = A + (size_t)row * K + k;
-    if (VEC) {  // K % 4 == 0: the float4 is all in or all out
+    if (VEC) { // K % 4 == 0: the float4 is all in or all out
       if (k < K) v = *(const float4 *)p;
     } else {
       if (k < K) v.x = p[0];
@@ -117,7 +117,7 @@ static __device__ __forceinline__ float4 load_b(const float *__restrict__ B, uns
   float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
   if (k < K) {
     const float *p = B + (size_t)k * N + col;
-    if (VEC) {  // N % 4 == 0
+    if (VEC) { // N % 4 == 0
       if (col < N) v = *(const float4 *)p;
     } else {
       if (col < N) v.x = p[0];
@@ -155,7 +155,7 @@ static __global__ void __launch_bounds__(RB_THREADS, 2)
   const int tn = 64 * (warp & 1) + 4 * (lane & 7);
   const int a_row = t >> 1, a_k = 4 * (t & 1);
   const int b_k = t >> 5, b_col = 4 * (t & 31);
-  const unsigned ksteps = (K - 1) / RB_BK + 1;  // K > 0
+  const unsigned ksteps = (K - 1) / RB_BK + 1; // K > 0
 
   for (unsigned long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const unsigned m0 = (unsigned)(tile / tiles_n) * RB_BM, n0 = (unsigned)(tile % tiles_n) * RB_BN;
@@ -177,7 +177,7 @@ static __global__ void __launch_bounds__(RB_THREADS, 2)
     for (unsigned ks = 0; ks < ksteps; ks++) {
       const int cur = ks & 1;
       const bool more = ks + 1 < ksteps;
-      if (more) {  // global loads for the next k-step fly during this step's FMAs
+      if (more) { // global loads for the next k-step fly during this step's FMAs
         const unsigned k0 = (ks + 1) * RB_BK;
         a_next = load_a<VEC>(A, M, K, m0 + a_row, k0 + a_k);
         b_next = load_b<VEC>(B, K, N, k0 + b_k, n0 + b_col);
@@ -193,7 +193,7 @@ static __global__ void __launch_bounds__(RB_THREADS, 2)
 #pragma unroll
           for (int j = 0; j < 8; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
       }
-      if (more) {  // the other buffer was last read before the previous barrier
+      if (more) { // the other buffer was last read before the previous barrier
         As[cur ^ 1][a_k + 0][a_row] = a_next.x;
         As[cur ^ 1][a_k + 1][a_row] = a_next.y;
         As[cur ^ 1][a_k + 2][a_row] = a_next.z;
@@ -205,7 +205,7 @@ static __global__ void __launch_bounds__(RB_THREADS, 2)
 
 #pragma unroll
     for (int i = 0; i < 8; i++) {
-      const unsigned row = m0 + tm + (i < 4 ? i : 12 + i);  // tm + {0..3, 16..19}
+      const unsigned row = m0 + tm + (i < 4 ? i : 12 + i); // tm + {0..3, 16..19}
       if (row < M) {
         store_c<VEC>(C, N, row, n0 + tn, make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
         store_c<VEC>(C, N, row, n0 + tn + 32, make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
@@ -232,7 +232,7 @@ static __global__ void __launch_bounds__(WT_THREADS, 2)
     warptile_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, unsigned M,
                     unsigned N, unsigned K, unsigned group) {
   constexpr int RG = 4, CG = 2, WN = 2, BK = RB_BK, NT = WT_THREADS, BM = RB_BM, BN = RB_BN;
-  constexpr int LA = BM * BK / 4 / NT, LB = BK * BN / 4 / NT;  // float4 per thread per k-step
+  constexpr int LA = BM * BK / 4 / NT, LB = BK * BN / 4 / NT; // float4 per thread per k-step
   __shared__ __align__(16) float As[2][BK][BM + 4];
   __shared__ __align__(16) float Bs[2][BK][BN];
   const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
@@ -320,7 +320,6 @@ static __global__ void __launch_bounds__(WT_THREADS, 2)
   }
 }
 
-
 // ---------------------------------------------------------------------------
 // Pipelined: warptile's 128x128 tiles, 128 threads and 16x8 of C per thread, but A is kept as it
 // is in memory (As[m][k], k contiguous, no transpose), both tiles are filled by 16-byte cp.async
@@ -345,8 +344,8 @@ static __global__ void __launch_bounds__(WT_THREADS, 2)
 // This thread's part of a tile: its fragments' origin and the 16-byte chunks it copies.
 typedef struct {
   int wr, wc, lm, ln, swz;
-  int a_sm[4], b_sm[4];     // chunk offsets in a stage (floats)
-  size_t a_gl[4], b_gl[4];  // their global offsets at k-step 0
+  int a_sm[4], b_sm[4];    // chunk offsets in a stage (floats)
+  size_t a_gl[4], b_gl[4]; // their global offsets at k-step 0
 } pl_thread;
 
 static __device__ __forceinline__ int pl_swizzle(int row) { return (row >> 1) & 1; }
@@ -355,9 +354,9 @@ static __device__ __forceinline__ pl_thread pl_thread_of(int t, unsigned m0, uns
   pl_thread p;
   const int warp = t >> 5, lane = t & 31;
   p.wr = (warp >> 1) * 64, p.wc = (warp & 1) * 64, p.lm = lane >> 3, p.ln = lane & 7;
-  p.swz = pl_swizzle(p.lm);  // fragment rows are lm + a multiple of 4
+  p.swz = pl_swizzle(p.lm); // fragment rows are lm + a multiple of 4
 #pragma unroll
-  for (int l = 0; l < 4; l++) {  // consecutive threads copy consecutive 16-byte words
+  for (int l = 0; l < 4; l++) { // consecutive threads copy consecutive 16-byte words
     const int c = t + PL_THREADS * l, row = c / (PL_BK / 4), kc = c % (PL_BK / 4);
     p.a_sm[l] = row * PL_BK + 4 * (kc ^ pl_swizzle(row));
     p.a_gl[l] = (size_t)(m0 + row) * K + 4 * kc;
@@ -381,8 +380,8 @@ static __device__ __forceinline__ void cp_async_wait() {
 }
 
 // B rows 4 kq + k0 .. 4 kq + k1 - 1: bf[k][j] = B(4 kq + k, wc + 4 ln + 32 (j / 4) + j % 4).
-static __device__ __forceinline__ void pl_lds_b(float (&bf)[4][8], const float *bs, const pl_thread &p, int kq,
-                                                int k0, int k1) {
+static __device__ __forceinline__ void pl_lds_b(float (&bf)[4][8], const float *bs, const pl_thread &p, int kq, int k0,
+                                                int k1) {
 #pragma unroll
   for (int k = k0; k < k1; k++) {
     const float4 v0 = *(const float4 *)&bs[(4 * kq + k) * RB_BN + p.wc + 4 * p.ln];
@@ -417,7 +416,7 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
     pipelined_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, unsigned N,
                      unsigned K, unsigned group) {
   extern __shared__ float4 pl_smem[];
-  float *const As = (float *)pl_smem;              // PL_STAGES stages of A (128 x 16),
+  float *const As = (float *)pl_smem;               // PL_STAGES stages of A (128 x 16),
   float *const Bs = As + PL_STAGES * RB_BM * PL_BK; // then of B (16 x 128)
   // Tiles in groups of `group` tile rows, x fastest within a group, as warptile.
   const unsigned tiles_n = gridDim.x, pid = blockIdx.y * tiles_n + blockIdx.x;
@@ -458,7 +457,7 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
     const int nx = rd + 1 == PL_STAGES ? 0 : rd + 1;
     const float *as = As + rd * RB_BM * PL_BK, *bs = Bs + rd * PL_BK * RB_BN;
 #pragma unroll
-    for (int pc = 0; pc < PL_BK; pc++) {  // piece pc: quad kq = pc / 4 of k, row group g = pc % 4
+    for (int pc = 0; pc < PL_BK; pc++) { // piece pc: quad kq = pc / 4 of k, row group g = pc % 4
       const int kq = pc >> 2, g = pc & 3;
       // A quad of B is loaded in two halves, k 0-1 one piece ahead and k 2-3 in the piece that
       // first uses it (its first 64 FFMAs need only k 0-1): 16 registers fewer where two quads are
@@ -469,8 +468,8 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
         if (h == 0) pl_lds_b(bq[q & 1], bs, p, q, 0, 2);
         pl_lds_a(ag[(pc + 1) & 1], as, p, q, h);
       } else {
-        cp_async_wait<PL_STAGES - 2>();  // this thread's copies of step ks + 1 have landed
-        __syncthreads();                 // everyone's have, and everyone has read all of stage rd
+        cp_async_wait<PL_STAGES - 2>(); // this thread's copies of step ks + 1 have landed
+        __syncthreads();                // everyone's have, and everyone has read all of stage rd
         issue(ks + PL_STAGES, rd);
         pl_lds_b(bq[0], Bs + nx * PL_BK * RB_BN, p, 0, 0, 2);
         pl_lds_a(ag[0], As + nx * RB_BM * PL_BK, p, 0, 0);
@@ -479,7 +478,7 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
     }
     rd = nx;
   }
-  cp_async_wait<0>();  // no copy may land after the block has gone
+  cp_async_wait<0>(); // no copy may land after the block has gone
 #pragma unroll
   for (int i = 0; i < 16; i++) {
     const size_t row = m0 + p.wr + 16 * (i / 4) + 4 * (i % 4) + p.lm;
@@ -518,8 +517,8 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
 // and no spills -> 255 and 52 bytes of spills), and pipelined's figures are blessed.
 
 #define SK_MAX_SPLITS 4
-#define SK_MIN_K 128          /* k per split at least (8 k-steps: the 4 stages have something to overlap) */
-#define SK_BLOCKS_PER_SM 2    /* resident blocks of splitk_kernel (and pipelined_kernel): by registers */
+#define SK_MIN_K 128       /* k per split at least (8 k-steps: the 4 stages have something to overlap) */
+#define SK_BLOCKS_PER_SM 2 /* resident blocks of splitk_kernel (and pipelined_kernel): by registers */
 
 // Grid (tiles_n, tiles_m, S): block (x, y, z) does k-steps [z ks, (z + 1) ks) of tile (x, y), ks =
 // K / 16 / S (the launcher makes K a multiple of 16 S), and writes them to partials + z M N.
@@ -527,7 +526,7 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
     splitk_kernel(const float *__restrict__ A, const float *__restrict__ B, unsigned N, unsigned K, unsigned group,
                   float *__restrict__ partials) {
   extern __shared__ float4 pl_smem[];
-  float *const As = (float *)pl_smem;              // PL_STAGES stages of A (128 x 16),
+  float *const As = (float *)pl_smem;               // PL_STAGES stages of A (128 x 16),
   float *const Bs = As + PL_STAGES * RB_BM * PL_BK; // then of B (16 x 128)
   // Tiles in groups of `group` tile rows, x fastest within a group, as pipelined.
   const unsigned tiles_n = gridDim.x, pid = blockIdx.y * tiles_n + blockIdx.x;
@@ -573,7 +572,7 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
     const int nx = rd + 1 == PL_STAGES ? 0 : rd + 1;
     const float *as = As + rd * RB_BM * PL_BK, *bs = Bs + rd * PL_BK * RB_BN;
 #pragma unroll
-    for (int pc = 0; pc < PL_BK; pc++) {  // as pipelined_kernel
+    for (int pc = 0; pc < PL_BK; pc++) { // as pipelined_kernel
       const int kq = pc >> 2, g = pc & 3;
       if (g == 0) pl_lds_b(bq[kq & 1], bs, p, kq, 2, 4);
       if (pc < PL_BK - 1) {
@@ -591,7 +590,7 @@ static __global__ void __launch_bounds__(PL_THREADS, 2)
     }
     rd = nx;
   }
-  cp_async_wait<0>();  // no copy may land after the block has gone
+  cp_async_wait<0>(); // no copy may land after the block has gone
 
   // This split's partial C, in C's layout (M = tiles_m x 128): rows of 512 bytes per warp, kept in L2
   // for splitk_sum (st.global.cg).
@@ -715,8 +714,8 @@ extern "C" cudaError_t matmul_pipelined(const float *A, const float *B, float *C
   unsigned tn, tm;
   bool fits;
   if ((err = tile_grid(M, N, &tn, &tm, &fits)) != cudaSuccess) return err;
-  bool whole = M % RB_BM == 0 && N % RB_BN == 0 && K % PL_BK == 0 && is_aligned(A, 16) && is_aligned(B, 16) &&
-               is_aligned(C, 16);
+  bool whole =
+      M % RB_BM == 0 && N % RB_BN == 0 && K % PL_BK == 0 && is_aligned(A, 16) && is_aligned(B, 16) && is_aligned(C, 16);
   if (!whole || !fits) return matmul_warptile(A, B, C, M, N, K, stream);
   // 64 KB of shared memory is above the default 48 KB a launch may ask for; the limit belongs to
   // the function in the current CUDA context, so it is set on every call (a host call, no sync).
@@ -785,10 +784,9 @@ extern "C" cudaError_t matmul_splitk(const float *A, const float *B, float *C, i
   cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
   if (err != cudaSuccess || !run) return err;
   int S = 1;
-  if (is_aligned(A, 16) && is_aligned(B, 16) && is_aligned(C, 16) &&
-      (err = splitk_splits(M, N, K, &S)) != cudaSuccess)
+  if (is_aligned(A, 16) && is_aligned(B, 16) && is_aligned(C, 16) && (err = splitk_splits(M, N, K, &S)) != cudaSuccess)
     return err;
-  if (S == 1) return matmul_pipelined(A, B, C, M, N, K, stream);  // enough tiles, or a shape it refuses
+  if (S == 1) return matmul_pipelined(A, B, C, M, N, K, stream); // enough tiles, or a shape it refuses
   unsigned tn, tm;
   bool fits;
   if ((err = tile_grid(M, N, &tn, &tm, &fits)) != cudaSuccess) return err;

@@ -39,13 +39,12 @@ static const long long kShapes[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {
 static const double kFullCheckMacs = 1024.0 * 1024.0 * 1024.0;
 enum { kSamples = 4096 };
 
-
 typedef struct {
   const matmul_variant *v;
   int M, N, K;
-  float *a, *b, *c; /* device */
-  float *ha, *hb;   /* host copies of A and B */
-  test_rng rng;     /* picks the sampled elements */
+  float *a, *b, *c;     /* device */
+  float *ha, *hb;       /* host copies of A and B */
+  test_rng rng;         /* picks the sampled elements */
   double *want, *scale; /* the fp64 reference of all of C and its scale, once computed (full check) */
 } matmul_state;
 
@@ -217,10 +216,13 @@ static void matmul_cost(bench_case *c) {
 }
 
 int main(int argc, char **argv) {
-  bench_register_grid(&(bench_grid){.family = "matmul", .ops = &kMatmulOps,
+  bench_register_grid(&(bench_grid){.family = "matmul",
+                                    .ops = &kMatmulOps,
                                     BENCH_VARIANTS(matmul_variants, matmul_nvariants),
                                     .reference_at = offsetof(matmul_variant, reference),
-                                    .param_names = {"M", "N", "K"}, .sizes = &kShapes[0][0],
-                                    .nsizes = sizeof kShapes / sizeof *kShapes, .cost = matmul_cost});
+                                    .param_names = {"M", "N", "K"},
+                                    .sizes = &kShapes[0][0],
+                                    .nsizes = sizeof kShapes / sizeof *kShapes,
+                                    .cost = matmul_cost});
   return bench_main(argc, argv);
 }

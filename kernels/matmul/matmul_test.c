@@ -28,26 +28,36 @@
 static const struct {
   int M, N, K;
 } kShapes[] = {
-    {1, 1, 1},         {3, 5, 7},        {17, 31, 13},      {64, 64, 64},     {127, 129, 65},
-    {255, 257, 511},   {513, 1031, 77},  {33, 65, 1},       /* K = 1 */
-    {130, 258, 1},     {5, 7, 0},        /* K = 0: C = 0 */
-    {0, 5, 3},         {4, 0, 3},        /* empty C */
-    {96, 130, 64},     /* K % 4 == 0 but N % 4 != 0: scalar fallback */
-    {130, 96, 66},     /* N % 4 == 0 but K % 4 != 0: scalar fallback */
-    {4, 4, 4},         {128, 128, 8},    /* one whole regblock tile and k-step */
-    {256, 512, 128},   /* whole tiles only: regblock's float4 path, no edges */
-    {200, 204, 212},   /* float4 path with edge tiles and a partial k-step */
-    {1, 1024, 1024},   {1024, 1, 1024}, /* a row times a matrix, a matrix times a column */
+    {1, 1, 1},
+    {3, 5, 7},
+    {17, 31, 13},
+    {64, 64, 64},
+    {127, 129, 65},
+    {255, 257, 511},
+    {513, 1031, 77},
+    {33, 65, 1}, /* K = 1 */
+    {130, 258, 1},
+    {5, 7, 0}, /* K = 0: C = 0 */
+    {0, 5, 3},
+    {4, 0, 3},     /* empty C */
+    {96, 130, 64}, /* K % 4 == 0 but N % 4 != 0: scalar fallback */
+    {130, 96, 66}, /* N % 4 == 0 but K % 4 != 0: scalar fallback */
+    {4, 4, 4},
+    {128, 128, 8},   /* one whole regblock tile and k-step */
+    {256, 512, 128}, /* whole tiles only: regblock's float4 path, no edges */
+    {200, 204, 212}, /* float4 path with edge tiles and a partial k-step */
+    {1, 1024, 1024},
+    {1024, 1, 1024},    /* a row times a matrix, a matrix times a column */
     {1000, 1004, 1012}, /* large: full float4 tiles inside, ragged edges in M, N and K */
-    {256, 384, 48},    /* whole 128x128 tiles and k-steps of 16: pipelined's own path (3 k-steps, */
-    {384, 128, 208},   /* fewer than its 4 stages; 13, more than them); misaligned: warptile's */
+    {256, 384, 48},     /* whole 128x128 tiles and k-steps of 16: pipelined's own path (3 k-steps, */
+    {384, 128, 208},    /* fewer than its 4 stages; 13, more than them); misaligned: warptile's */
     /* splitk (the counts, from matmul_splitk_splits, are checked by splitk_counts below): */
-    {128, 128, 256},   /* one tile, S = 2 */
-    {128, 128, 384},   /* S = 3 (K / 4 = 96 is under 128) */
-    {256, 256, 1024},  /* S = 4 */
-    {512, 384, 512},   /* S = 4 on 24 SMs or more: 4 x 3 tiles, the grouped tile order in both directions */
-    {128, 128, 272},   /* whole for pipelined, but K / 2 = 136 is not a multiple of 16: S = 1 */
-    {1152, 2048, 256}, /* 144 tiles: S = 2 needs 288 block slots, 144 SMs; on 132: S = 1 (pipelined) */
+    {128, 128, 256},    /* one tile, S = 2 */
+    {128, 128, 384},    /* S = 3 (K / 4 = 96 is under 128) */
+    {256, 256, 1024},   /* S = 4 */
+    {512, 384, 512},    /* S = 4 on 24 SMs or more: 4 x 3 tiles, the grouped tile order in both directions */
+    {128, 128, 272},    /* whole for pipelined, but K / 2 = 136 is not a multiple of 16: S = 1 */
+    {1152, 2048, 256},  /* 144 tiles: S = 2 needs 288 block slots, 144 SMs; on 132: S = 1 (pipelined) */
     {1024, 1024, 1024}, /* the benchmark's smallest size: S = 4 on 128 SMs or more (H100, H200: 132) */
 };
 #define NSHAPES (int)(sizeof kShapes / sizeof kShapes[0])
@@ -107,8 +117,7 @@ static void check_variant(int v, const problem *p, size_t off_a, size_t off_b, s
   int M = p->M, N = p->N, K = p->K;
   size_t nc = (size_t)M * N;
   double rtol = matmul_rtol(&matmul_variants[v], K);
-  guarded_buf da = gbuf_alloc((size_t)M * K, off_a), db = gbuf_alloc((size_t)K * N, off_b),
-              dc = gbuf_alloc(nc, off_c);
+  guarded_buf da = gbuf_alloc((size_t)M * K, off_a), db = gbuf_alloc((size_t)K * N, off_b), dc = gbuf_alloc(nc, off_c);
   gbuf_upload(&da, p->a);
   gbuf_upload(&db, p->b);
   float *got = malloc((nc + 1) * sizeof(float));
@@ -190,15 +199,15 @@ START_TEST(splitk_counts) {
     int M, N, K;
     unsigned tiles, allowed; /* 128 x 128 tiles (0: not whole, pipelined's fallback), bit S: K allows S */
   } want[] = {
-      {128, 128, 256, 1, 0x6},       /* K / 2 = 128; K / 3 not whole; K / 4 = 64 */
-      {128, 128, 384, 1, 0xe},       /* K / 3 = 128; K / 4 = 96 */
-      {128, 128, 272, 1, 0x2},       /* K / 2 = 136, not a multiple of 16 */
-      {128, 128, 4096, 1, 0x16},     /* K / 3 not whole */
-      {256, 256, 1024, 4, 0x16},     {512, 384, 512, 12, 0x16},   {1024, 1024, 1024, 64, 0x16},
-      {1152, 2048, 256, 144, 0x6},   {2048, 2048, 2048, 256, 0x16}, {4096, 4096, 4096, 1024, 0x16},
-      {200, 204, 212, 0, 0x2},       /* not whole tiles */
-      {256, 384, 48, 6, 0x2},        /* K / 2 = 24 */
-      {0, 128, 256, 0, 0x2},         {128, 128, 0, 0, 0x2},       /* empty */
+      {128, 128, 256, 1, 0x6},   /* K / 2 = 128; K / 3 not whole; K / 4 = 64 */
+      {128, 128, 384, 1, 0xe},   /* K / 3 = 128; K / 4 = 96 */
+      {128, 128, 272, 1, 0x2},   /* K / 2 = 136, not a multiple of 16 */
+      {128, 128, 4096, 1, 0x16}, /* K / 3 not whole */
+      {256, 256, 1024, 4, 0x16},   {512, 384, 512, 12, 0x16},     {1024, 1024, 1024, 64, 0x16},
+      {1152, 2048, 256, 144, 0x6}, {2048, 2048, 2048, 256, 0x16}, {4096, 4096, 4096, 1024, 0x16},
+      {200, 204, 212, 0, 0x2},                            /* not whole tiles */
+      {256, 384, 48, 6, 0x2},                             /* K / 2 = 24 */
+      {0, 128, 256, 0, 0x2},       {128, 128, 0, 0, 0x2}, /* empty */
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     int expect = 1;
@@ -285,8 +294,8 @@ START_TEST(splitk_deterministic) {
   CUDA_OK(matmul_splitk_splits(large.M, large.N, large.K, &S_large));
   ck_assert_msg(S_small > 1, "256 x 256 x 1024 is not split on %zu SMs (S = %d): nothing to test", sms, S_small);
   /* The larger product needs more workspace: 12 tiles x S_large against 4 x S_small. */
-  ck_assert_msg(12 * S_large > 4 * S_small, "S %d and %d: the second product does not grow the workspace",
-                S_small, S_large);
+  ck_assert_msg(12 * S_large > 4 * S_small, "S %d and %d: the second product does not grow the workspace", S_small,
+                S_large);
   size_t nc = (size_t)small.M * small.N;
   float *first = malloc(nc * sizeof(float));
   ck_assert_ptr_nonnull(first);

@@ -83,7 +83,7 @@ static __global__ void __launch_bounds__(TC_THREADS)
       unsigned r = m0 + e / TC_BN, c = n0 + e % TC_BN;
       if (r < M && c < N) C[(size_t)r * N + c] = Cs[(e / TC_BN) * TC_LDC + e % TC_BN];
     }
-    __syncthreads();  // Cs is rewritten by the next tile
+    __syncthreads(); // Cs is rewritten by the next tile
   }
 #endif
 }

@@ -39,10 +39,10 @@ static __device__ __forceinline__ void last_block_finish(float block_total, floa
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = block_total;
-    __threadfence();  // the total is visible device-wide before the count says so
-    is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;  // the last one stores 0
+    __threadfence(); // the total is visible device-wide before the count says so
+    is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1; // the last one stores 0
   }
-  __syncthreads();  // also separates the caller's block_sum from the one below
+  __syncthreads(); // also separates the caller's block_sum from the one below
   if (!is_last) return;
   __threadfence();
   float v = 0.0f;

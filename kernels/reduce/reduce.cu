@@ -35,7 +35,7 @@ static __global__ void v0_kernel(const float *in, size_t n, float *out) {
       __syncthreads();
     }
     if (tid == 0) out[b] = s[0];
-    __syncthreads();  // s is refilled for the next block index
+    __syncthreads(); // s is refilled for the next block index
   }
 }
 
@@ -128,7 +128,7 @@ static __global__ void v4_kernel(const float *in, size_t n, float *out) {
       float v = last_warp(s, tid);
       if (tid == 0) out[b] = v;
     }
-    __syncthreads();  // warp 0 still reads s[32..64) while other warps would refill it
+    __syncthreads(); // warp 0 still reads s[32..64) while other warps would refill it
   }
 }
 
@@ -190,12 +190,12 @@ static cudaError_t multi_pass(pass_kernel kernel, size_t reach, size_t smem, con
   }
 }
 
-#define CLASSIC_VARIANT(name, kernel, reach, smem)                                                        \
+#define CLASSIC_VARIANT(name, kernel, reach, smem)                                                         \
   extern "C" cudaError_t name(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream) { \
-    bool done;                                                                                            \
-    cudaError_t err = reduce_check_args(x, n, d_sum, d_work, stream, &done);                              \
-    if (err != cudaSuccess || done) return err;                                                           \
-    return multi_pass(kernel, reach, smem, x, n, d_sum, d_work, stream);                                  \
+    bool done;                                                                                             \
+    cudaError_t err = reduce_check_args(x, n, d_sum, d_work, stream, &done);                               \
+    if (err != cudaSuccess || done) return err;                                                            \
+    return multi_pass(kernel, reach, smem, x, n, d_sum, d_work, stream);                                   \
   }
 
 CLASSIC_VARIANT(reduce_v0_interleaved, v0_kernel, kBlock, kBlock * sizeof(float))
@@ -225,8 +225,7 @@ static __global__ void __launch_bounds__(B) v6_kernel(const float *in, size_t n,
   if (tid == 0) out[blockIdx.x] = v;
 }
 
-extern "C" cudaError_t reduce_v6_multi_add(const float *x, size_t n, float *d_sum, void *d_work,
-                                           cudaStream_t stream) {
+extern "C" cudaError_t reduce_v6_multi_add(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream) {
   bool done;
   cudaError_t err = reduce_check_args(x, n, d_sum, d_work, stream, &done);
   if (err != cudaSuccess || done) return err;
@@ -245,7 +244,7 @@ extern "C" cudaError_t reduce_v6_multi_add(const float *x, size_t n, float *d_su
 // flight per thread, a grid that fills the device (grid-stride beyond it),
 // shuffle trees, and the last block to finish writes the sum: one launch.
 
-static const unsigned kUnroll = 4;  // float4 loads in flight per thread
+static const unsigned kUnroll = 4; // float4 loads in flight per thread
 
 static __device__ __forceinline__ float sum4(float4 a) { return (a.x + a.y) + (a.z + a.w); }
 
@@ -266,8 +265,8 @@ static __device__ __forceinline__ float vec4_thread_sum(const float4 *x4, size_t
 // before it and the (< 4) scalars after the last float4 are added by the
 // first threads.
 template <unsigned B>
-static __global__ void __launch_bounds__(B) v7_kernel(const float *x, size_t n, size_t head, size_t nvec,
-                                                      float *partials, unsigned *counter, float *out) {
+static __global__ void __launch_bounds__(B)
+    v7_kernel(const float *x, size_t n, size_t head, size_t nvec, float *partials, unsigned *counter, float *out) {
   const float4 *x4 = (const float4 *)(x + head);
   const size_t tid = (size_t)blockIdx.x * B + threadIdx.x, stride = (size_t)gridDim.x * B;
   float v = vec4_thread_sum(x4, nvec, tid, stride);
@@ -287,14 +286,14 @@ extern "C" cudaError_t reduce_v7_shuffle_vec4(const float *x, size_t n, float *d
   bool done;
   cudaError_t err = reduce_check_args(x, n, d_sum, d_work, stream, &done);
   if (err != cudaSuccess || done) return err;
-  size_t head = min_size(((16 - (uintptr_t)x % 16) % 16) / sizeof(float), n);  // scalars before 16-byte alignment
+  size_t head = min_size(((16 - (uintptr_t)x % 16) % 16) / sizeof(float), n); // scalars before 16-byte alignment
   size_t nvec = (n - head) / 4;
   unsigned fill;
   if ((err = grid_fill_device(v7_kernel<kBlock>, kBlock, 0, &fill)) != cudaSuccess) return err;
   size_t work_blocks = ceil_div(nvec, kBlock * kUnroll);
   unsigned grid = (unsigned)min_size(min_size(fill, work_blocks > 0 ? work_blocks : 1), REDUCE_MAX_PARTIALS);
   unsigned *counter = (unsigned *)d_work;
-  float *partials = (float *)d_work + 4;  // after the counter's 16 bytes
+  float *partials = (float *)d_work + 4; // after the counter's 16 bytes
   if ((err = cudaMemsetAsync(counter, 0, sizeof *counter, stream)) != cudaSuccess) return err;
   if ((err = slowdown_extra_launch(x + head, nvec, stream)) != cudaSuccess) return err;
   v7_kernel<kBlock><<<slowdown_grid(grid), kBlock, 0, stream>>>(x, n, head, nvec, partials, counter, d_sum);
@@ -315,8 +314,8 @@ static const unsigned kBlockV8 = 1024;
 static const unsigned kFillsV8 = 16;
 static __device__ unsigned v8_counter;
 
-static __global__ void __launch_bounds__(kBlockV8) v8_kernel(const float *x, size_t n, size_t head, size_t nvec,
-                                                             float *partials, float *out) {
+static __global__ void __launch_bounds__(kBlockV8)
+    v8_kernel(const float *x, size_t n, size_t head, size_t nvec, float *partials, float *out) {
   const float4 *x4 = (const float4 *)(x + head);
   const size_t tid = (size_t)blockIdx.x * kBlockV8 + threadIdx.x, stride = (size_t)gridDim.x * kBlockV8;
   float v = vec4_thread_sum(x4, nvec, tid, stride);
@@ -326,8 +325,7 @@ static __global__ void __launch_bounds__(kBlockV8) v8_kernel(const float *x, siz
   last_block_finish<kBlockV8>(v, partials, &v8_counter, out);
 }
 
-extern "C" cudaError_t reduce_v8_no_memset(const float *x, size_t n, float *d_sum, void *d_work,
-                                           cudaStream_t stream) {
+extern "C" cudaError_t reduce_v8_no_memset(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream) {
   bool done;
   cudaError_t err = reduce_check_args(x, n, d_sum, d_work, stream, &done);
   if (err != cudaSuccess || done) return err;

@@ -24,7 +24,6 @@
  * 256 Mi (1 GiB, far beyond the 50 MB L2). */
 static const long long kSizes[] = {1ll << 20, 1ll << 24, 1ll << 28};
 
-
 typedef struct {
   const reduce_variant *v;
   bench_scalar_case c; /* x = in[0], the one-float sum and the workspace */
@@ -83,9 +82,13 @@ static void reduce_cost(bench_case *c) {
 }
 
 int main(int argc, char **argv) {
-  bench_register_grid(&(bench_grid){.family = "reduce", .ops = &kReduceOps,
+  bench_register_grid(&(bench_grid){.family = "reduce",
+                                    .ops = &kReduceOps,
                                     BENCH_VARIANTS(reduce_variants, reduce_nvariants),
-                                    .reference_at = offsetof(reduce_variant, reference), .param_names = {"N"},
-                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = reduce_cost});
+                                    .reference_at = offsetof(reduce_variant, reference),
+                                    .param_names = {"N"},
+                                    .sizes = kSizes,
+                                    .nsizes = sizeof kSizes / sizeof *kSizes,
+                                    .cost = reduce_cost});
   return bench_main(argc, argv);
 }

@@ -36,8 +36,8 @@
 /* Not multiples of the block (256) or the vector width (4); primes among them;
  * 16777259 (> 2^24) takes 4 passes in v0..v2 and 3 in v3..v5; 512^3 + 1 takes
  * 4 in all of them and ends with a pass over 2 block totals. */
-static const size_t kSizes[] = {0,    1,    3,     4,       5,        31,       255,      256,
-                                257,  1023, 1025,  4097,    65537,    1000003,  16777259, 134217729};
+static const size_t kSizes[] = {0,   1,    3,    4,    5,     31,      255,      256,
+                                257, 1023, 1025, 4097, 65537, 1000003, 16777259, 134217729};
 #define NSIZES (int)(sizeof kSizes / sizeof kSizes[0])
 
 static size_t g_sms; /* SMs of the device: a grid sized to fill it has at least this many blocks */
@@ -100,9 +100,8 @@ START_TEST(all_variants) {
       gbuf_upload(&dx, x);
       CUDA_OK(cudaDeviceSynchronize()); /* the upload may still be in flight; g_stream does not wait for it */
       for (int v = 0; v < NVARIANTS; v++)
-        failures +=
-            check_variant(&reduce_variants[v], dx.ptr, n, offset, (input_kind)kind, work, work_bytes, &dsum, want,
-                          abs_sum);
+        failures += check_variant(&reduce_variants[v], dx.ptr, n, offset, (input_kind)kind, work, work_bytes, &dsum,
+                                  want, abs_sum);
       gbuf_download(&dx, back); /* also checks nothing was written around x */
       ck_assert_msg(n == 0 || memcmp(back, x, n * sizeof(float)) == 0, "n=%zu: a variant modified its input", n);
       gbuf_free(&dx);

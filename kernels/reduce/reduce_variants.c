@@ -40,7 +40,7 @@ static size_t depth_v8(size_t n, size_t sms) {
   /* As v7 with blocks of 4B threads (10 shuffle levels either way); the last
    * block sums up to 16 fills of 2 blocks per SM. */
   return 4 + grid_items_per_thread(grid_ceil_div(n, 4), UNROLL * 4 * B, 4 * B, CAP, sms) + 2 + 10 +
-         grid_ceil_div(32 * sms, 4 * B) + 10;
+      grid_ceil_div(32 * sms, 4 * B) + 10;
 }
 static size_t depth_library(size_t n, size_t sms) {
   /* CUB's order is its own: assumed to spread the work over at least one warp

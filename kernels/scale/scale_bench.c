@@ -75,8 +75,12 @@ static const bench_ops kScaleOps = {scale_setup, scale_run, scale_verify, scale_
 static void scale_cost(bench_case *c) { c->bytes = 2 * 4 * (double)c->params[0].value; }
 
 int main(int argc, char **argv) {
-  bench_register_grid(&(bench_grid){.family = "scale", .ops = &kScaleOps,
-                                    BENCH_VARIANTS(scale_variants, scale_nvariants), .param_names = {"N"},
-                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = scale_cost});
+  bench_register_grid(&(bench_grid){.family = "scale",
+                                    .ops = &kScaleOps,
+                                    BENCH_VARIANTS(scale_variants, scale_nvariants),
+                                    .param_names = {"N"},
+                                    .sizes = kSizes,
+                                    .nsizes = sizeof kSizes / sizeof *kSizes,
+                                    .cost = scale_cost});
   return bench_main(argc, argv);
 }

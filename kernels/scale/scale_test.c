@@ -39,7 +39,8 @@ static void check_scale(const scale_variant *v, size_t n, size_t off_x, size_t o
   compare_report r = compare_f32(y, want, NULL, n, FLOAT_UNIT_ROUNDOFF, 0.0);
   char line[256];
   format_report(&r, line, sizeof line);
-  printf("%-13s n=%-8zu a=%+.4f offsets x=%zu y=%zu: %s %s\n", v->name, n, a, off_x, off_y, line, r.bad ? "FAIL" : "ok");
+  printf("%-13s n=%-8zu a=%+.4f offsets x=%zu y=%zu: %s %s\n", v->name, n, a, off_x, off_y, line,
+         r.bad ? "FAIL" : "ok");
   ck_assert_msg(r.bad == 0, "%s n=%zu offsets %zu/%zu: %s", v->name, n, off_x, off_y, line);
   gbuf_free(&dx);
   gbuf_free(&dy);

@@ -9,8 +9,8 @@
 #include "kernels/transpose/transpose.h"
 #include "kernels/common/launch.cuh"
 
-static const int kTile = 32;  // ladder tiles are 32 wide: one warp per row segment
-static const int kRows = 8;   // ladder blocks are 32 x 8 threads (256)
+static const int kTile = 32; // ladder tiles are 32 wide: one warp per row segment
+static const int kRows = 8;  // ladder blocks are 32 x 8 threads (256)
 
 // Groups of `per` covering n > 0 items: the tile count a kernel's grid-stride loop runs to
 // (unused when n <= 0: the launch returns before).
@@ -117,10 +117,10 @@ static __global__ void smem_tile_kernel(const float *__restrict__ in, float *__r
       __syncthreads();
 #pragma unroll
       for (int j = 0; j < kTile; j += kRows) {
-        size_t x = x0 + ty + j, y = y0 + tx;  // row x of `out`, column y
+        size_t x = x0 + ty + j, y = y0 + tx; // row x of `out`, column y
         if (x < (size_t)nx && y < (size_t)ny) out[x * ny + y] = tile[tx][ty + j];
       }
-      __syncthreads();  // the next tile reuses `tile`
+      __syncthreads(); // the next tile reuses `tile`
     }
 }
 
@@ -137,16 +137,15 @@ static const int kBig = 64;
 // so each quarter-warp's 8 float4 accesses (the unit of shared-memory
 // scheduling for 16-byte accesses) hit 8 distinct bank groups, for both the
 // stores above (fixed a, b = 0..7) and the loads below (fixed row, c = 0..7).
-static __global__ void __launch_bounds__(256) tile64_vec_kernel(const float *__restrict__ in,
-                                                                float *__restrict__ out, int nx, int ny,
-                                                                unsigned tiles_x, unsigned tiles_y) {
+static __global__ void __launch_bounds__(256) tile64_vec_kernel(const float *__restrict__ in, float *__restrict__ out,
+                                                                int nx, int ny, unsigned tiles_x, unsigned tiles_y) {
   __shared__ __align__(16) float T[kBig * kBig];
   const int t = threadIdx.x;
   const int a = t >> 4, b = t & 15;
   for (unsigned by = blockIdx.y; by < tiles_y; by += gridDim.y)
     for (unsigned bx = blockIdx.x; bx < tiles_x; bx += gridDim.x) {
       size_t x0 = (size_t)bx * kBig, y0 = (size_t)by * kBig;
-      size_t xin = x0 + 4 * b;  // nx % 4 == 0: the float4 is all in or all out
+      size_t xin = x0 + 4 * b; // nx % 4 == 0: the float4 is all in or all out
       float4 v[4];
 #pragma unroll
       for (int i = 0; i < 4; i++) {
@@ -154,7 +153,7 @@ static __global__ void __launch_bounds__(256) tile64_vec_kernel(const float *__r
         v[i] = (xin < (size_t)nx && y < (size_t)ny) ? *(const float4 *)(in + y * nx + xin)
                                                     : make_float4(0.f, 0.f, 0.f, 0.f);
       }
-      int chunk = a ^ (b & 7);  // rows 4b..4b+3 of T share r/4 = b
+      int chunk = a ^ (b & 7); // rows 4b..4b+3 of T share r/4 = b
       *(float4 *)&T[(4 * b + 0) * kBig + 4 * chunk] = make_float4(v[0].x, v[1].x, v[2].x, v[3].x);
       *(float4 *)&T[(4 * b + 1) * kBig + 4 * chunk] = make_float4(v[0].y, v[1].y, v[2].y, v[3].y);
       *(float4 *)&T[(4 * b + 2) * kBig + 4 * chunk] = make_float4(v[0].z, v[1].z, v[2].z, v[3].z);
@@ -176,15 +175,15 @@ static __global__ void __launch_bounds__(256) tile64_vec_kernel(const float *__r
 // Scalar path: the same 64 x 64 tiles as 32 x 8 threads, 16 elements each,
 // through a tile padded to 65 columns (bank (row + col) % 32: conflict-free
 // both ways).
-static __global__ void __launch_bounds__(256) tile64_scalar_kernel(const float *__restrict__ in,
-                                                                   float *__restrict__ out, int nx, int ny,
-                                                                   unsigned tiles_x, unsigned tiles_y) {
+static __global__ void __launch_bounds__(256)
+    tile64_scalar_kernel(const float *__restrict__ in, float *__restrict__ out, int nx, int ny, unsigned tiles_x,
+                         unsigned tiles_y) {
   __shared__ float T[kBig][kBig + 1];
   const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
   for (unsigned by = blockIdx.y; by < tiles_y; by += gridDim.y)
     for (unsigned bx = blockIdx.x; bx < tiles_x; bx += gridDim.x) {
       size_t x0 = (size_t)bx * kBig, y0 = (size_t)by * kBig;
-      float v[16];  // all 16 loads are issued before the first shared-memory store
+      float v[16]; // all 16 loads are issued before the first shared-memory store
 #pragma unroll
       for (int i = 0; i < 8; i++)
 #pragma unroll
@@ -201,7 +200,7 @@ static __global__ void __launch_bounds__(256) tile64_scalar_kernel(const float *
       for (int i = 0; i < 8; i++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-          size_t x = x0 + ty + 8 * i, y = y0 + tx + 32 * h;  // row x of `out`, column y
+          size_t x = x0 + ty + 8 * i, y = y0 + tx + 32 * h; // row x of `out`, column y
           if (x < (size_t)nx && y < (size_t)ny) out[x * ny + y] = T[tx + 32 * h][ty + 8 * i];
         }
       __syncthreads();
@@ -229,13 +228,12 @@ static const int kOutRows = 16;
 // tiles along x. Coordinates are unsigned: a tile's last one is at most INT_MAX + 63.
 // W x H: the tile's width along a row of `in` and its height (both multiples of 32 and kOutRows).
 template <int W, int H>
-static __global__ void __launch_bounds__(32 * kOutRows) out_order_kernel(const float *__restrict__ in,
-                                                                        float *__restrict__ out, int nx, int ny,
-                                                                        unsigned bx0) {
+static __global__ void __launch_bounds__(32 * kOutRows)
+    out_order_kernel(const float *__restrict__ in, float *__restrict__ out, int nx, int ny, unsigned bx0) {
   __shared__ float T[H][W + 1];
   const unsigned tx = threadIdx.x, ty = threadIdx.y;
   const unsigned x0 = (bx0 + blockIdx.y) * W, y0 = blockIdx.x * H;
-  float v[W / 32][H / kOutRows];  // all loads are issued before the first shared-memory store
+  float v[W / 32][H / kOutRows]; // all loads are issued before the first shared-memory store
 #pragma unroll
   for (int i = 0; i < W / 32; i++)
 #pragma unroll
@@ -252,7 +250,7 @@ static __global__ void __launch_bounds__(32 * kOutRows) out_order_kernel(const f
   for (int h = 0; h < H / 32; h++)
 #pragma unroll
     for (int j = 0; j < W / kOutRows; j++) {
-      unsigned x = x0 + ty + kOutRows * j, y = y0 + tx + 32 * h;  // row x of `out`, column y
+      unsigned x = x0 + ty + kOutRows * j, y = y0 + tx + 32 * h; // row x of `out`, column y
       if (x < (unsigned)nx && y < (unsigned)ny) out[(size_t)x * ny + y] = T[tx + 32 * h][ty + kOutRows * j];
     }
 }
@@ -301,13 +299,11 @@ extern "C" cudaError_t transpose_unroll4_col(const float *in, float *out, int nx
 }
 
 extern "C" cudaError_t transpose_smem_tiled(const float *in, float *out, int nx, int ny, cudaStream_t stream) {
-  return launch(smem_tile_kernel<0>, dim3(kTile, kRows), tiles(nx, kTile), tiles(ny, kTile), in, out, nx, ny,
-                stream);
+  return launch(smem_tile_kernel<0>, dim3(kTile, kRows), tiles(nx, kTile), tiles(ny, kTile), in, out, nx, ny, stream);
 }
 
 extern "C" cudaError_t transpose_smem_padded(const float *in, float *out, int nx, int ny, cudaStream_t stream) {
-  return launch(smem_tile_kernel<1>, dim3(kTile, kRows), tiles(nx, kTile), tiles(ny, kTile), in, out, nx, ny,
-                stream);
+  return launch(smem_tile_kernel<1>, dim3(kTile, kRows), tiles(nx, kTile), tiles(ny, kTile), in, out, nx, ny, stream);
 }
 
 // Grid x over the tiles along y (a row of `out`: at most 2^26, within the grid's x limit), grid
@@ -335,6 +331,6 @@ extern "C" cudaError_t transpose_out_order_wide(const float *in, float *out, int
 
 extern "C" cudaError_t transpose_tile64_vec(const float *in, float *out, int nx, int ny, cudaStream_t stream) {
   int vec = nx % 4 == 0 && ny % 4 == 0 && is_aligned(in, 16) && is_aligned(out, 16);
-  return launch(vec ? tile64_vec_kernel : tile64_scalar_kernel, dim3(256), tiles(nx, kBig), tiles(ny, kBig), in,
-                out, nx, ny, stream);
+  return launch(vec ? tile64_vec_kernel : tile64_scalar_kernel, dim3(256), tiles(nx, kBig), tiles(ny, kBig), in, out,
+                nx, ny, stream);
 }

@@ -18,7 +18,6 @@
  * tall (4093 and 8191 are primes). */
 static const long long kShapes[][2] = {{1024, 1024}, {8192, 8192}, {8191, 4099}, {4093, 8191}};
 
-
 typedef struct {
   const transpose_variant *v;
   int nx, ny;
@@ -96,10 +95,13 @@ static const bench_ops kTransposeOps = {transpose_setup, transpose_run, transpos
 static void transpose_cost(bench_case *c) { c->bytes = 2 * 4 * (double)c->params[0].value * c->params[1].value; }
 
 int main(int argc, char **argv) {
-  bench_register_grid(&(bench_grid){.family = "transpose", .ops = &kTransposeOps,
+  bench_register_grid(&(bench_grid){.family = "transpose",
+                                    .ops = &kTransposeOps,
                                     BENCH_VARIANTS(transpose_variants, transpose_nvariants),
                                     .reference_at = offsetof(transpose_variant, reference),
-                                    .param_names = {"nx", "ny"}, .sizes = &kShapes[0][0],
-                                    .nsizes = sizeof kShapes / sizeof *kShapes, .cost = transpose_cost});
+                                    .param_names = {"nx", "ny"},
+                                    .sizes = &kShapes[0][0],
+                                    .nsizes = sizeof kShapes / sizeof *kShapes,
+                                    .cost = transpose_cost});
   return bench_main(argc, argv);
 }

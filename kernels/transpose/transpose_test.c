@@ -23,10 +23,9 @@
 static const struct {
   int nx, ny;
 } kShapes[] = {
-    {0, 5}, {7, 0}, {1, 1}, {1, 1000}, {1000, 1}, {3, 5}, {31, 33}, {33, 31}, {257, 129}, {4097, 3}, {3, 4097},
-    {1023, 1025}, {8191, 4099}, /* the benchmark's odd shape */
-    {4, 4}, {4, 8}, {68, 132}, {132, 68}, {1028, 516}, {4100, 2052},
-    {128, 64}, /* whole 64x64 tiles: the unguarded case */
+    {0, 5},       {7, 0},    {1, 1},    {1, 1000},    {1000, 1},    {3, 5},       {31, 33},  {33, 31},
+    {257, 129},   {4097, 3}, {3, 4097}, {1023, 1025}, {8191, 4099}, /* the benchmark's odd shape */
+    {4, 4},       {4, 8},    {68, 132}, {132, 68},    {1028, 516},  {4100, 2052}, {128, 64}, /* whole 64x64 tiles: the unguarded case */
     {2097153, 2}, /* more than 65535 tiles of 32 along x: out_order launches twice */
     {4194305, 2}, /* more than 65535 tiles of 64 along x: out_order_wide launches twice */
 };
@@ -66,8 +65,8 @@ static void check_all_variants(const guarded_buf *in_buf, const double *want, in
       size_t used = strlen(wrong);
       snprintf(wrong + used, sizeof wrong - used, " %s", transpose_variants[v].name);
     }
-  ck_assert_msg(failed == 0, "%d variant(s) wrong at nx=%d ny=%d offsets %zu/%zu:%s", failed, nx, ny,
-                in_buf->offset, out_off, wrong);
+  ck_assert_msg(failed == 0, "%d variant(s) wrong at nx=%d ny=%d offsets %zu/%zu:%s", failed, nx, ny, in_buf->offset,
+                out_off, wrong);
 }
 
 /* Fresh random input in [-1, 1) and its transpose as the reference. */
@@ -100,9 +99,7 @@ END_TEST
 /* Pointers off 16-byte alignment: tile64_vec must fall back to its scalar path
  * (the shapes allow float4); every variant must cope. */
 START_TEST(misaligned_pointers) {
-  static const struct {
-    int nx, ny;
-  } shapes[] = {{132, 68}, {1028, 516}};
+  static const struct { int nx, ny; } shapes[] = {{132, 68}, {1028, 516}};
   static const size_t offsets[][2] = {{1, 0}, {0, 2}, {3, 3}};
   for (int s = 0; s < 2; s++) {
     int nx = shapes[s].nx, ny = shapes[s].ny;

@@ -136,8 +136,7 @@ void ab_judge(options *o, const char *out_dir, const char *bench_name, char **on
     return;
   }
   if (same_bytes(o->bench, o->against_bench)) {
-    for (size_t i = 0; i < n; i++)
-      res->c[i] = unmeasured(names[i], VERDICT_UNCHANGED, REASON_SAME_BINARY, against);
+    for (size_t i = 0; i < n; i++) res->c[i] = unmeasured(names[i], VERDICT_UNCHANGED, REASON_SAME_BINARY, against);
     printf("A/B against %s: %s is the same binary on both sides: %zu benchmark(s) unchanged, not measured\n", against,
            bench_name, n);
     return;
@@ -162,10 +161,13 @@ void ab_judge(options *o, const char *out_dir, const char *bench_name, char **on
     char *filter = exact_names_filter(common, ncommon);
     char *fb_path = xasprintf("%s/%s.fingerprint.base.json", out_dir, bench_name);
     char *fc_path = xasprintf("%s/%s.fingerprint.change.json", out_dir, bench_name);
-    known = fingerprint(o->against_bench, fb_path, filter, &fb) == 0 && fingerprint(o->bench, fc_path, filter, &fc) == 0;
+    known =
+        fingerprint(o->against_bench, fb_path, filter, &fb) == 0 && fingerprint(o->bench, fc_path, filter, &fc) == 0;
     if (!known)
-      fprintf(stderr, "\n*** WARNING: what %s's benchmarks run could not be recorded (above): all %zu that both "
-              "sides have are measured A/B. ***\n\n", bench_name, ncommon);
+      fprintf(stderr,
+              "\n*** WARNING: what %s's benchmarks run could not be recorded (above): all %zu that both "
+              "sides have are measured A/B. ***\n\n",
+              bench_name, ncommon);
   }
   /* Classify, then measure the changed ones alone. */
   char **changed = calloc(n + 1, sizeof *changed);
@@ -173,19 +175,20 @@ void ab_judge(options *o, const char *out_dir, const char *bench_name, char **on
   for (size_t i = 0; i < n; i++) {
     char why[512] = "";
     fp_class cls = !has_name(base_names, nbase, names[i]) ? FP_NEW
-                   : known ? fp_classify(&fb, &fc, names[i], why, sizeof why)
-                           : FP_CHANGED;
+        : known                                           ? fp_classify(&fb, &fc, names[i], why, sizeof why)
+                                                          : FP_CHANGED;
     /* A suspect is measured even with the same timed work: something already read it slower, and kernel
      * arguments, which the fingerprint leaves out, could have changed. */
     int suspect = has_name(suspects, nsuspects, names[i]);
-    if (cls == FP_NEW) res->c[i] = unmeasured(names[i], VERDICT_NEW, REASON_BASE_LACKS_IT, against);
+    if (cls == FP_NEW)
+      res->c[i] = unmeasured(names[i], VERDICT_NEW, REASON_BASE_LACKS_IT, against);
     else if (cls == FP_UNCHANGED && !suspect)
       res->c[i] = unmeasured(names[i], VERDICT_UNCHANGED, REASON_SAME_TIMED_WORK, against);
     else {
       changed[nchanged++] = names[i];
       res->notes[i] = cls == FP_UNCHANGED
-                          ? xasprintf("(measured: a suspect, though its timed work is the same)")
-                          : xasprintf("(changed: %s)", known ? why : "its timed work could not be recorded");
+          ? xasprintf("(measured: a suspect, though its timed work is the same)")
+          : xasprintf("(changed: %s)", known ? why : "its timed work could not be recorded");
     }
   }
   printf("A/B against %s: %zu benchmark(s) of %s changed, %zu unchanged, %zu new%s\n", against, nchanged, bench_name,
@@ -263,8 +266,10 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
       free(list);
       list = more;
     }
-    o->summary_note = xasprintf("Removed by this change (the base revision has them, the change does not; not a "
-                                "failure): %s.", list);
+    o->summary_note = xasprintf(
+        "Removed by this change (the base revision has them, the change does not; not a "
+        "failure): %s.",
+        list);
     printf("%s\n", o->summary_note);
   }
   printf("\n");

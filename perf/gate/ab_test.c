@@ -39,8 +39,11 @@ static void ab_run(const char *side, unsigned k, unsigned seed, double scale) {
   for (size_t b = 0; b < 3; b++) {
     double med[16];
     for (int j = 0; j < 16; j++)
-      med[j] = base_set[b].median_ns * (b == slow_index ? scale : b == 2 ? saxpy_scale : 1.0) *
-               (1 + 0.002 * (j % 5 - 2));
+      med[j] = base_set[b].median_ns *
+          (b == slow_index ? scale
+               : b == 2    ? saxpy_scale
+                           : 1.0) *
+          (1 + 0.002 * (j % 5 - 2));
     set_contexts(file, b, med, 16);
   }
 }
@@ -50,8 +53,10 @@ static void ab_run(const char *side, unsigned k, unsigned seed, double scale) {
 static const char *side_bench(const char *side) {
   char body[2048], rel[256];
   const char *d = make_dir(side);
-  FORMAT(body, "n=$(cat '%s/count' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '%s/count'\n"
-         "echo \"%s $n\" >> '%s/order.log'; cp '%s/'$n.json \"$out\"\n", d, d, side, dir, d);
+  FORMAT(body,
+         "n=$(cat '%s/count' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '%s/count'\n"
+         "echo \"%s $n\" >> '%s/order.log'; cp '%s/'$n.json \"$out\"\n",
+         d, d, side, dir, d);
   FORMAT(rel, "%s/bench", side);
   return make_bench(rel, body);
 }
@@ -89,8 +94,8 @@ START_TEST(unchanged_binary_is_not_measured) {
   ck_assert(file_has(at("u/summary.md"), "3 A/B against rev1 on this GPU: 0 measured, 3 unchanged"));
   ck_assert_str_eq(order(), ""); /* neither side ran */
   /* A family the base does not have is new in this change: not compared, and not a failure. */
-  expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 --baselines=%s --out_dir=%s", bench,
-              at("u/none"), bl, at("u"));
+  expect_gate(0, "check --bench=%s --against_bench=%s --against=rev1 --baselines=%s --out_dir=%s", bench, at("u/none"),
+              bl, at("u"));
   expect_output("the base revision has no bench: 3 benchmark(s) new");
 }
 END_TEST
@@ -187,12 +192,16 @@ END_TEST
  * machine code sass[i] and grid[i] blocks. */
 static void write_fp(const char *path, const char *runner, const char *const sass[3], const int grid[3]) {
   char text[4096];
-  int len = snprintf(text, sizeof text, "{\"fingerprint_version\": 1, \"runner\": \"%s\", \"gpu\": \"%s\", "
-                     "\"benchmarks\": [", runner, H100);
+  int len = snprintf(text, sizeof text,
+                     "{\"fingerprint_version\": 1, \"runner\": \"%s\", \"gpu\": \"%s\", "
+                     "\"benchmarks\": [",
+                     runner, H100);
   for (int i = 0; i < 3; i++)
-    len += snprintf(text + len, sizeof text - (size_t)len, "%s{\"name\": \"%s\", \"host_round_trip\": false, "
+    len += snprintf(text + len, sizeof text - (size_t)len,
+                    "%s{\"name\": \"%s\", \"host_round_trip\": false, "
                     "\"complete\": true, \"work\": [\"kernel k%d sass=%s grid=%d,1,1 block=256,1,1 cluster=0,0,0 "
-                    "smem=0+0 regs=16 local=0\"]}", i ? ", " : "", base_set[i].name, i, sass[i], grid[i]);
+                    "smem=0+0 regs=16 local=0\"]}",
+                    i ? ", " : "", base_set[i].name, i, sass[i], grid[i]);
   snprintf(text + len, sizeof text - (size_t)len, "]}\n");
   FILE *f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
@@ -298,8 +307,10 @@ START_TEST(a_benchmark_without_testbed_runs_is_judged_ab) {
   write_fp(fb, "runner1", kSass, kGrid);
   const char *sass[3] = {kSass[0], kSass[1], "00000000000000ff"};
   write_fp(fc, "runner1", sass, kGrid);
-  expect_gate(1, "check --bench=%s --against_bench=%s --against=rev1 --against_uncovered --min_delta_us=0.01 "
-              "--baselines=%s --out_dir=%s", change, base, bl, at("x"));
+  expect_gate(1,
+              "check --bench=%s --against_bench=%s --against=rev1 --against_uncovered --min_delta_us=0.01 "
+              "--baselines=%s --out_dir=%s",
+              change, base, bl, at("x"));
   expect_output("1 benchmark(s) have no run of this testbed in the baseline: judging them A/B against rev1");
   expect_output("REGRESSION elementwise/saxpy/N:1: slower by +10.0%");
   /* The change's first run (the family, against the baseline), then saxpy alone ABBA and its confirmation. */
@@ -312,8 +323,10 @@ START_TEST(a_benchmark_without_testbed_runs_is_judged_ab) {
   /* A GPU model with no baseline at all: everything A/B, only saxpy measured. */
   rewind_sides("x/base", "x/change");
   const char *none = make_dir("x/none");
-  expect_gate(1, "check --bench=%s --against_bench=%s --against=rev1 --against_uncovered --min_delta_us=0.01 "
-              "--baselines=%s --out_dir=%s", change, base, none, at("x"));
+  expect_gate(1,
+              "check --bench=%s --against_bench=%s --against=rev1 --against_uncovered --min_delta_us=0.01 "
+              "--baselines=%s --out_dir=%s",
+              change, base, none, at("x"));
   expect_output("3 benchmark(s) have no run of this testbed in the baseline: judging them A/B against rev1");
   expect_output("REGRESSION elementwise/saxpy/N:1: slower by +10.0%");
   ck_assert(file_has(at("x/summary.md"), "2 unchanged (the same timed work, not measured)"));
@@ -355,8 +368,9 @@ START_TEST(a_slower_reading_against_other_kinds_is_settled_ab) {
   ck_assert_str_eq(verdict_field("k/verdicts.json", 0, "compared_with"), "revision rev1");
   ck_assert_str_eq(verdict_field("k/verdicts.json", 1, "compared_with"), "baseline");
   ck_assert_str_eq(verdict_field("k/verdicts.json", 2, "verdict"), "unchanged");
-  ck_assert(file_has(at("k/summary.md"), "2 of them because only the baseline.s other kinds of GPU read them slower or "
-                                         "faster (`elementwise/add/N:1`, `elementwise/saxpy/N:1`)")); /* ' in a regex */
+  ck_assert(file_has(at("k/summary.md"),
+                     "2 of them because only the baseline.s other kinds of GPU read them slower or "
+                     "faster (`elementwise/add/N:1`, `elementwise/saxpy/N:1`)")); /* ' in a regex */
   ck_assert(file_has(at("k/verdicts.json"), "other_kinds_differ"));
   /* The change 5 % slower than the base on this GPU: A/B fails it. */
   for (unsigned k = 2; k <= 4; k++) ab_run("k/change", k, 100 * k + 2, 1.05 * 1.05);

@@ -147,7 +147,6 @@ double copy_fraction(const gate_figures *f, const gate_bench *b) {
   return copy > 0 ? b->bytes_per_second / copy : 0;
 }
 
-
 adjusted adjust_bench(const gate_figures *base, const gate_figures *run, const bench_reference *ref,
                       const gate_bench *rb, gate_metric metric, double copy_ref) {
   adjusted a = {0};

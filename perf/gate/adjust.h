@@ -66,11 +66,11 @@ typedef struct {
   /* How much longer the run's launch probe took than the reference's (the medians of their runs),
    * shown, not taken off (LAUNCH_PROBE_SHOWN_ONLY); NAN: a side has no probe. */
   double launch_probe_ns;
-  scaled base;    /* the reference's measures */
-  scaled run;     /* the run's (when it has the benchmark: have_run) */
+  scaled base; /* the reference's measures */
+  scaled run;  /* the run's (when it has the benchmark: have_run) */
   int have_run;
   within_gpu within; /* against its own GPU: the spread of the runs of every GPU (df 0 otherwise) */
-  double noise;   /* the reference's noise: within.noise against its own GPU, else base.noise */
+  double noise;      /* the reference's noise: within.noise against its own GPU, else base.noise */
 } adjusted;
 
 /* The adjusted measures of baseline benchmark bb (of base) against the run's rb (NULL: none), with

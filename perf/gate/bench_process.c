@@ -216,14 +216,18 @@ void measure_bench(const options *o, const char *bench, const char *json_out, in
 static void measure(const options *o, const char *json_out, int again) {
   int rc = run_bench(o, json_out);
   if (rc != 0) {
-    fprintf(stderr, "gate: %s%s exited with status %d: %s (its output above says why; the run JSON, if any, is kept "
-            "at %s)\n", o->bench, again ? " (re-measuring)" : "", rc,
+    fprintf(stderr,
+            "gate: %s%s exited with status %d: %s (its output above says why; the run JSON, if any, is kept "
+            "at %s)\n",
+            o->bench, again ? " (re-measuring)" : "", rc,
             rc == 2 ? "bad flags" : "a benchmark failed its self-check, or no usable GPU", json_out);
     exit(rc == 2 ? EXIT_BAD_INPUT : EXIT_REGRESSION);
   }
   if (access(json_out, F_OK) != 0) {
-    fprintf(stderr, "gate: %s exited 0 but wrote no run JSON at %s: did the flags after -- ask for no run (e.g. "
-            "--benchmark_list_tests)? Nothing was compared\n", o->bench, json_out);
+    fprintf(stderr,
+            "gate: %s exited 0 but wrote no run JSON at %s: did the flags after -- ask for no run (e.g. "
+            "--benchmark_list_tests)? Nothing was compared\n",
+            o->bench, json_out);
     exit(EXIT_BAD_INPUT);
   }
 }

@@ -32,9 +32,10 @@ static int distinct_runs(char **paths, const gate_figures *runs, int n) {
       }
       const gate_run_info *x = &runs[i].runs[0], *y = &runs[j].runs[0];
       if (same_run(x, y)) {
-        fprintf(stderr, "gate: %s and %s are the same run (context.date %s, context.host_name %s, context.gpu.uuid "
-                "'%s'): a baseline's noise is the spread between separate runs, so give each run once\n", paths[i],
-                paths[j], x->date, x->host, x->gpu_uuid);
+        fprintf(stderr,
+                "gate: %s and %s are the same run (context.date %s, context.host_name %s, context.gpu.uuid "
+                "'%s'): a baseline's noise is the spread between separate runs, so give each run once\n",
+                paths[i], paths[j], x->date, x->host, x->gpu_uuid);
         return 1;
       }
     }
@@ -68,7 +69,8 @@ static int no_future_runs(char **paths, const gate_figures *runs, int n) {
     if (iso_time(runs[i].runs[0].date, &t) == 0 && t > now + 86400) {
       char today[32];
       strftime(today, sizeof today, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-      fprintf(stderr, "gate: %s: field context.date: %s lies in the future (this machine's clock reads %s): the "
+      fprintf(stderr,
+              "gate: %s: field context.date: %s lies in the future (this machine's clock reads %s): the "
               "runner's clock is wrong; set it right and re-run the benchmark (its date orders the history)\n",
               paths[i], runs[i].runs[0].date, today);
       return 1;
@@ -127,8 +129,10 @@ static int keep_matching(const char *pattern, gate_figures *runs, char **paths, 
     gate_figures *f = &runs[i];
     size_t kept = 0;
     for (size_t b = 0; b < f->n; b++) {
-      if (regexec(&re, f->b[b].name, 0, NULL, 0) == 0) f->b[kept++] = f->b[b];
-      else free_bench(&f->b[b]);
+      if (regexec(&re, f->b[b].name, 0, NULL, 0) == 0)
+        f->b[kept++] = f->b[b];
+      else
+        free_bench(&f->b[b]);
     }
     f->n = kept;
     if (!kept) {
@@ -142,8 +146,10 @@ static int keep_matching(const char *pattern, gate_figures *runs, char **paths, 
   regfree(&re);
   *n = runs_kept;
   if (!runs_kept)
-    fprintf(stderr, "gate: --only=%s matches no benchmark of the runs given; give a pattern that names the "
-            "benchmarks to re-bless (e.g. --only='^dot/tree_host_finish/')\n", pattern);
+    fprintf(stderr,
+            "gate: --only=%s matches no benchmark of the runs given; give a pattern that names the "
+            "benchmarks to re-bless (e.g. --only='^dot/tree_host_finish/')\n",
+            pattern);
   return runs_kept == 0;
 }
 
@@ -161,16 +167,18 @@ static int merge_into_old(const char *path, const gate_figures *old, const gate_
     return 1;
   }
   if (superseded)
-    printf("Left out of the old baseline: %zu measure(s) of long benchmarks taken in fewer contexts than the runs "
-           "given take them in (--long_contexts=%d)\n", superseded, fresh->runs[0].long_contexts);
+    printf(
+        "Left out of the old baseline: %zu measure(s) of long benchmarks taken in fewer contexts than the runs "
+        "given take them in (--long_contexts=%d)\n",
+        superseded, fresh->runs[0].long_contexts);
   (by_name ? benchmarks_of : families_of)(old, fresh, &old_view);
   gate_policy p = default_policy();
   comparison *c;
   size_t n = compare_figures(&old_view, fresh, &p, &c);
   printf("The runs given against the old baseline %s (%s):\n", path,
-         add ? "their runs join the old ones"
-         : by_name ? "they replace the benchmarks they measured, on their testbeds"
-                   : "they replace the families they measured, on their testbeds");
+         add           ? "their runs join the old ones"
+             : by_name ? "they replace the benchmarks they measured, on their testbeds"
+                       : "they replace the families they measured, on their testbeds");
   print_table(stdout, c, n, NULL, &p);
   if (!add)
     printf("Kept from the old baseline: %zu benchmarks %s\n", result->n - fresh->n,
@@ -201,10 +209,13 @@ static void warn_undetectable(const gate_figures *merged, const gate_policy *p) 
     free(y);
     if (need <= tol) continue;
     if (weak++ == 0)
-      fprintf(stderr, "gate: warning: with these runs a slowdown of the tolerance could not reach p < %g in the test "
-              "on contexts for these benchmarks; give more runs (6 or more, from more than one machine):\n", p->alpha);
-    if (shown++ < 8) fprintf(stderr, "gate:   %s: tolerance %.1f %%, needs %s%.1f %%\n", b->name, 100 * tol,
-                             isinf(need) ? "more than " : "+", isinf(need) ? 100.0 : 100 * need);
+      fprintf(stderr,
+              "gate: warning: with these runs a slowdown of the tolerance could not reach p < %g in the test "
+              "on contexts for these benchmarks; give more runs (6 or more, from more than one machine):\n",
+              p->alpha);
+    if (shown++ < 8)
+      fprintf(stderr, "gate:   %s: tolerance %.1f %%, needs %s%.1f %%\n", b->name, 100 * tol,
+              isinf(need) ? "more than " : "+", isinf(need) ? 100.0 : 100 * need);
   }
   if (weak > shown) fprintf(stderr, "gate:   ... and %zu more\n", weak - shown);
 }
@@ -235,7 +246,8 @@ static void warn_uncovered_kinds(const gate_figures *f) {
       free(of_kind.runs);
     }
     if (missing)
-      fprintf(stderr, "gate: warning: %zu benchmark(s) (e.g. %s) have no run from a GPU of the kind of %s (copy "
+      fprintf(stderr,
+              "gate: warning: %zu benchmark(s) (e.g. %s) have no run from a GPU of the kind of %s (copy "
               "probe %.0f GB/s): a GPU of that kind outside the baseline is judged against other kinds there, "
               "which can differ by a few %%; bless runs of those families from a GPU of that kind (--add)\n",
               missing, first, f->runs[g].gpu_uuid, copy / 1e9);
@@ -264,20 +276,23 @@ static int refuse_slower(const char *path, const gate_figures *old, const gate_f
     comparison *c;
     size_t nc = compare_figures(&view, &runs[i], &o->policy, &c);
     for (size_t k = 0; k < nc; k++) {
-      if (!verdict_fails(&c[k]) || c[k].v != VERDICT_SLOWER) continue; /* a library reference only flags the environment */
+      if (!verdict_fails(&c[k]) || c[k].v != VERDICT_SLOWER)
+        continue; /* a library reference only flags the environment */
       slower++;
       failure_message(&c[k], msg, sizeof msg);
-      fprintf(stderr, "gate: %s%s: %s\n", o->accept_slower ? "warning: blessed in though slower (--accept-slower): " : "",
-              paths[i], msg);
+      fprintf(stderr, "gate: %s%s: %s\n",
+              o->accept_slower ? "warning: blessed in though slower (--accept-slower): " : "", paths[i], msg);
     }
     free(c);
     free(view.b);
   }
   if (slower && !o->accept_slower) {
-    fprintf(stderr, "gate: refused: %zu benchmark(s) above are slower than %s as the gate judges them: blessed in, "
+    fprintf(stderr,
+            "gate: refused: %zu benchmark(s) above are slower than %s as the gate judges them: blessed in, "
             "a slowdown becomes the baseline's noise and widens the threshold of every GPU for them. Find out why "
             "(re-run the round, or leave that run out), or give --accept-slower (ci/bless.sh --accept-slower) to "
-            "bless them in anyway\n", slower, path);
+            "bless them in anyway\n",
+            slower, path);
     return 1;
   }
   return 0;
@@ -294,7 +309,8 @@ static void warn_one_gpu(const gate_figures *blessed) {
     const char *uuid = b->nruns ? blessed->runs[b->runs[0].run].gpu_uuid : "";
     if (!uuid[0] || gpus_of(blessed, b) != 1) continue;
     if (one++ == 0)
-      fprintf(stderr, "gate: warning: the baseline of these benchmarks comes from one GPU only: other GPUs of the "
+      fprintf(stderr,
+              "gate: warning: the baseline of these benchmarks comes from one GPU only: other GPUs of the "
               "model are judged against that GPU's own offsets; bless runs from more GPUs too (ci/bless.sh --add):\n");
     if (shown++ < 8) fprintf(stderr, "gate:   %s: %zu run(s), all on %s\n", b->name, b->nruns, uuid);
   }
@@ -332,7 +348,7 @@ int cmd_bless(options *o) {
     gate_figures old;
     load_or_die(path, &old, 1);
     int refused = (o->add && refuse_slower(path, &old, runs, paths, nruns, o)) ||
-                  merge_into_old(path, &old, &merged, &result, o->add, o->only != NULL);
+        merge_into_old(path, &old, &merged, &result, o->add, o->only != NULL);
     free_figures(&old);
     if (refused) return EXIT_BAD_INPUT;
   }
@@ -345,7 +361,8 @@ int cmd_bless(options *o) {
     size_t contexts = 0;
     for (size_t r = 0; r < blessed.b[i].nruns; r++) contexts += blessed.b[i].runs[r].ncontexts;
     if (contexts < 2) {
-      fprintf(stderr, "gate: %s was measured in %zu CUDA context(s) over the runs given: the gate could never find "
+      fprintf(stderr,
+              "gate: %s was measured in %zu CUDA context(s) over the runs given: the gate could never find "
               "it slower. Give at least 2 runs of each family (3 or more, from more than one machine, is better)\n",
               blessed.b[i].name, contexts);
       return EXIT_BAD_INPUT;
@@ -356,8 +373,10 @@ int cmd_bless(options *o) {
   warn_one_gpu(&blessed);
   for (size_t i = 0; i < blessed.n; i++)
     if (blessed.b[i].nruns < 3) {
-      fprintf(stderr, "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "
-              "at least 3 runs (separate processes) of each family\n", blessed.b[i].name, blessed.b[i].nruns);
+      fprintf(stderr,
+              "gate: warning: %s has %zu run(s); a baseline's noise is the spread between runs, so give "
+              "at least 3 runs (separate processes) of each family\n",
+              blessed.b[i].name, blessed.b[i].nruns);
       break;
     }
   free(blessed.b);

@@ -18,15 +18,19 @@ static void check_baselines_folder(const char *dir) {
   struct stat st;
   if (stat(dir, &st) != 0) {
     if (errno == ENOENT)
-      fprintf(stderr, "gate: --baselines=%s: no such folder (a typo? nothing would be compared); give the folder "
-              "that holds the baselines, <gpu-slug>.json\n", dir);
+      fprintf(stderr,
+              "gate: --baselines=%s: no such folder (a typo? nothing would be compared); give the folder "
+              "that holds the baselines, <gpu-slug>.json\n",
+              dir);
     else
       fprintf(stderr, "gate: --baselines=%s: cannot read it: %s\n", dir, strerror(errno));
     exit(EXIT_BAD_INPUT);
   }
   if (!S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "gate: --baselines=%s: not a folder: give the folder that holds the baselines, "
-            "<gpu-slug>.json\n", dir);
+    fprintf(stderr,
+            "gate: --baselines=%s: not a folder: give the folder that holds the baselines, "
+            "<gpu-slug>.json\n",
+            dir);
     exit(EXIT_BAD_INPUT);
   }
 }
@@ -62,13 +66,17 @@ static int is_flag(const char *arg, const char *name) {
 static void refuse_out_flags(const options *o) {
   for (int i = 0; i < o->nrest; i++) {
     if (is_flag(o->rest[i], "--benchmark_out") || is_flag(o->rest[i], "--benchmark_out_format")) {
-      fprintf(stderr, "gate: %s after --: the gate sets it (the run JSON goes to --out_dir, as JSON); leave it out "
-              "and give --out_dir=DIR to choose the folder\n", o->rest[i]);
+      fprintf(stderr,
+              "gate: %s after --: the gate sets it (the run JSON goes to --out_dir, as JSON); leave it out "
+              "and give --out_dir=DIR to choose the folder\n",
+              o->rest[i]);
       exit(EXIT_BAD_INPUT);
     }
     if (is_flag(o->rest[i], "--benchmark_min_warmup_time")) {
-      fprintf(stderr, "gate: %s after --: the gate sets it from --warmup=S (the first run and the re-measure alike, "
-              "as the baseline's runs were made); leave it out and give gate check --warmup=S\n", o->rest[i]);
+      fprintf(stderr,
+              "gate: %s after --: the gate sets it from --warmup=S (the first run and the re-measure alike, "
+              "as the baseline's runs were made); leave it out and give gate check --warmup=S\n",
+              o->rest[i]);
       exit(EXIT_BAD_INPUT);
     }
   }
@@ -111,7 +119,8 @@ static void family_same_method(const char *base_path, const char *bench_name, co
   char err[1024];
   if (same_method(family_base, run, err, sizeof err)) {
     fprintf(stderr, "gate: baseline %s: %s\n", base_path, err);
-    fprintf(stderr, "gate: this run's JSON (%s.json) is kept with the test's outputs (bazel-testlogs/<package>/<test>/"
+    fprintf(stderr,
+            "gate: this run's JSON (%s.json) is kept with the test's outputs (bazel-testlogs/<package>/<test>/"
             "test.outputs/, or artifacts/perf/<test>/ after ci/gate.sh); to re-bless, adopt three or more such runs:\n"
             "  bazel run //perf/gate:bless -- --baselines=baselines RUN.json [RUN.json...]   (or ci/bless.sh)\n",
             bench_name);
@@ -126,7 +135,8 @@ static void recheck_slower(const options *o, const char *recheck_path, const gat
                            size_t n, char **notes) {
   options alone = *o;
   alone.filter = suspects_filter(c, n);
-  printf("\n%zu benchmark(s) look slower; re-measuring them in a fresh process\n", count_verdicts(c, n, VERDICT_SLOWER));
+  printf("\n%zu benchmark(s) look slower; re-measuring them in a fresh process\n",
+         count_verdicts(c, n, VERDICT_SLOWER));
   measure_bench(&alone, NULL, recheck_path, 1);
   gate_figures again;
   load_or_die(recheck_path, &again, 0);
@@ -156,10 +166,12 @@ static void no_testbed_runs(const char *base_path, const gate_figures *run, cons
     fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
     exit(EXIT_BAD_INPUT);
   }
-  fprintf(md, "## %s on %s: NOT JUDGED (no baseline of this testbed, no base revision)\n\nTestbed `%s`: `%s` has no "
+  fprintf(md,
+          "## %s on %s: NOT JUDGED (no baseline of this testbed, no base revision)\n\nTestbed `%s`: `%s` has no "
           "run of it, and runs of other hosts never stand in. `ci/gate.sh` A/B-tests such a runner against its merge "
           "base; to gate it against a baseline, bless the host in (`ci/soak.sh 2`, then "
-          "`ci/bless.sh --add soak/round*`).\n", bench_name, run->gpu.name, testbed, base_path);
+          "`ci/bless.sh --add soak/round*`).\n",
+          bench_name, run->gpu.name, testbed, base_path);
   if (close_report(md, path, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     exit(EXIT_BAD_INPUT);
@@ -188,15 +200,15 @@ static char *nothing_in_baseline(const comparison *c, size_t n, const char *base
     int seen = 0;
     for (size_t j = 0; j < i && !seen; j++) seen = strncmp(c[j].name, c[i].name, len) == 0 && c[j].name[len] == '/';
     if (seen || used + len + 2 >= sizeof families) continue;
-    used += (size_t)snprintf(families + used, sizeof families - used, "%s%.*s", nfam++ ? "|" : "", (int)len,
-                             c[i].name);
+    used += (size_t)snprintf(families + used, sizeof families - used, "%s%.*s", nfam++ ? "|" : "", (int)len, c[i].name);
   }
   const char *bold = md ? "**" : "", *code = md ? "`" : "";
-  return xasprintf("%sWARNING: none of %s's %zu benchmarks (family %s) is in the baseline %s: all are new, nothing "
-                   "was compared.%s A new family: bless it in with several runs, %sci/bless.sh --only='^%s%s%s/' "
-                   "ARTIFACTS_DIR...%s; a renamed family: re-bless it under its new name the same way. %s",
-                   bold, bench_name, n, families, base_path, bold, code, nfam > 1 ? "(" : "", families,
-                   nfam > 1 ? ")" : "", code, strict ? "With --strict the check fails." : "With --strict it would fail.");
+  return xasprintf(
+      "%sWARNING: none of %s's %zu benchmarks (family %s) is in the baseline %s: all are new, nothing "
+      "was compared.%s A new family: bless it in with several runs, %sci/bless.sh --only='^%s%s%s/' "
+      "ARTIFACTS_DIR...%s; a renamed family: re-bless it under its new name the same way. %s",
+      bold, bench_name, n, families, base_path, bold, code, nfam > 1 ? "(" : "", families, nfam > 1 ? ")" : "", code,
+      strict ? "With --strict the check fails." : "With --strict it would fail.");
 }
 
 /* OTHER_KINDS: a reading against other kinds of GPU alone (the testbed has no run of this GPU, and too few or none
@@ -228,11 +240,13 @@ static void judge_ab_instead(options *o, const char *out_dir, const char *bench_
     nkinds += kinds[i] != OTHER_KINDS_NONE;
   }
   if (k > nkinds)
-    printf("\n%zu benchmark(s) have no run of this testbed in the baseline: judging them A/B against %s\n",
-           k - nkinds, o->against);
+    printf("\n%zu benchmark(s) have no run of this testbed in the baseline: judging them A/B against %s\n", k - nkinds,
+           o->against);
   if (nkinds)
-    printf("\n%zu benchmark(s) read slower (%zu) or faster against other kinds of GPU alone (the baseline has no run "
-           "of this GPU's kind): judging them A/B against %s\n", nkinds, nsuspects, o->against);
+    printf(
+        "\n%zu benchmark(s) read slower (%zu) or faster against other kinds of GPU alone (the baseline has no run "
+        "of this GPU's kind): judging them A/B against %s\n",
+        nkinds, nsuspects, o->against);
   ab_result ar;
   if (k) ab_judge(o, out_dir, bench_name, names, k, suspects, nsuspects, &ar);
   for (size_t j = 0; k && j < ar.n; j++)
@@ -277,8 +291,10 @@ int cmd_check(options *o) {
   if (!o->against_bench && ab_base && *ab_base) {
     struct stat st;
     if (stat(ab_base, &st) != 0 || !S_ISDIR(st.st_mode)) {
-      fprintf(stderr, "gate: PERF_AB_BASE=%s: not a folder: give the bazel-bin of the base revision's build "
-              "(ci/gate.sh does)\n", ab_base);
+      fprintf(stderr,
+              "gate: PERF_AB_BASE=%s: not a folder: give the bazel-bin of the base revision's build "
+              "(ci/gate.sh does)\n",
+              ab_base);
       return EXIT_BAD_INPUT;
     }
     o->against_bench = xasprintf("%s/%s", ab_base, o->bench);
@@ -332,9 +348,11 @@ int cmd_check(options *o) {
   size_t unjudged = 0;
   for (size_t i = 0; i < n; i++) unjudged += c[i].v == VERDICT_NEW;
   if (unjudged && !fallback)
-    fprintf(stderr, "\n*** NOT JUDGED: %zu benchmark(s) of %s have no run of this testbed in the baseline and no base "
+    fprintf(stderr,
+            "\n*** NOT JUDGED: %zu benchmark(s) of %s have no run of this testbed in the baseline and no base "
             "revision was given to A/B them against (ci/gate.sh gives the merge base): run ci/gate.sh, or bless them "
-            "in on this host. ***\n\n", unjudged, bench_name);
+            "in on this host. ***\n\n",
+            unjudged, bench_name);
   char *none_in_base = nothing_in_baseline(c, n, base_path, bench_name, 0, o->strict);
   o->summary_note = nothing_in_baseline(c, n, base_path, bench_name, 1, o->strict);
   printf("\n");
@@ -342,20 +360,22 @@ int cmd_check(options *o) {
   int unwritten = write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
   int bad = report_failures(c, n) || (none_in_base && o->strict);
   size_t added = count_verdicts(c, n, VERDICT_NEW);
-  char *not_gated = added && added < n ? xasprintf(" (%zu of %zu not in the baseline: not gated)", added, n)
-                                       : xasprintf("%s", "");
+  char *not_gated =
+      added && added < n ? xasprintf(" (%zu of %zu not in the baseline: not gated)", added, n) : xasprintf("%s", "");
   /* "compared": judged against a reference and measured; new and unchanged ones were not (#56: "9 compared" of 9 new) */
   size_t compared = n - added - count_verdicts(c, n, VERDICT_UNCHANGED);
   printf("\n%s: %zu benchmarks, %zu compared, %zu slower, %zu faster, %zu new%s, %zu missing. Run JSON: %s\n",
-         bad ? "FAIL" : "PASS", n, compared, count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER), added, not_gated,
-         count_verdicts(c, n, VERDICT_MISSING), run_path);
+         bad ? "FAIL" : "PASS", n, compared, count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER),
+         added, not_gated, count_verdicts(c, n, VERDICT_MISSING), run_path);
   free(not_gated);
   if (none_in_base) fprintf(stderr, "\n*** %s ***\n\n", none_in_base);
   free(none_in_base);
   free((char *)o->summary_note);
   if (unwritten) {
-    fprintf(stderr, "gate: %d report(s) could not be written (see above): the check fails (exit 2) rather than leave "
-            "its outputs incomplete\n", unwritten);
+    fprintf(stderr,
+            "gate: %d report(s) could not be written (see above): the check fails (exit 2) rather than leave "
+            "its outputs incomplete\n",
+            unwritten);
     return EXIT_BAD_INPUT;
   }
   return bad ? EXIT_REGRESSION : EXIT_PASS;

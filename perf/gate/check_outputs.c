@@ -24,8 +24,8 @@ void confirm_slower(const gate_figures *family_base, const gate_figures *again, 
         c[i] = c2[j]; /* report the re-measured figures */
         c[i].reasons |= REASON_CONFIRMED;
       } else {
-        notes[i] = xasprintf("(first %+.2f%%, not confirmed: re-measured %+.2f%%)", 100 * c[i].delta,
-                             100 * c2[j].delta);
+        notes[i] =
+            xasprintf("(first %+.2f%%, not confirmed: re-measured %+.2f%%)", 100 * c[i].delta, 100 * c2[j].delta);
         c[i].v = VERDICT_SAME;
         c[i].reasons = (c[i].reasons & ~REASON_LIBRARY_REFERENCE) | REASON_NOT_CONFIRMED;
       }

@@ -113,4 +113,3 @@ size_t count_verdicts(const comparison *c, size_t n, verdict v) {
   for (size_t i = 0; i < n; i++) k += c[i].v == v;
   return k;
 }
-

@@ -11,9 +11,8 @@ gate_reference reference_of(const comparison *c) {
 }
 
 /* Compares baseline benchmark bb with the run's (missing if the run has none) into x. */
-static void compare_bench(const gate_figures *base, const gate_figures *run, const gate_policy *p,
-                          const gate_bench *bb, double copy_ref, double run_copy, const double *copies,
-                          comparison *x) {
+static void compare_bench(const gate_figures *base, const gate_figures *run, const gate_policy *p, const gate_bench *bb,
+                          double copy_ref, double run_copy, const double *copies, comparison *x) {
   const gate_bench *rb = find_bench(run, bb->name);
   memset(x, 0, sizeof *x);
   x->name = bb->name;
@@ -49,8 +48,7 @@ static void compare_bench(const gate_figures *base, const gate_figures *run, con
 }
 
 /* Compares base (limited to the run's testbed, TESTBED) with run. */
-size_t compare_figures(const gate_figures *full_base, const gate_figures *run, const gate_policy *p,
-                       comparison **out) {
+size_t compare_figures(const gate_figures *full_base, const gate_figures *run, const gate_policy *p, comparison **out) {
   const char *testbed = testbed_of(run);
   gate_figures limited;
   const gate_figures *base = full_base;
@@ -62,8 +60,7 @@ size_t compare_figures(const gate_figures *full_base, const gate_figures *run, c
   size_t n = 0;
   double copy_ref = median_copy(base), run_copy = median_copy(run);
   double *copies = gpu_copies(base); /* each baseline run's GPU copy probe, for the kinds */
-  for (size_t i = 0; i < base->n; i++)
-    compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, copies, &c[n++]);
+  for (size_t i = 0; i < base->n; i++) compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, copies, &c[n++]);
   for (size_t i = 0; i < run->n; i++) {
     if (find_bench(base, run->b[i].name)) continue;
     comparison *x = &c[n++];

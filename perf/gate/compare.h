@@ -60,12 +60,12 @@ typedef struct comparison {
   /* How much longer the run's launch probe took than the baseline's (the medians of their runs):
    * evidence only (LAUNCH_PROBE_SHOWN_ONLY). NAN: a side has no probe. */
   double launch_probe_ns;
-  const char *testbed;    /* the run's testbed, which the baseline's side was limited to; "" none (TESTBED) */
-  int no_testbed_runs;    /* "new" because the baseline has this benchmark from other testbeds only */
-  int library_reference;  /* a library's kernel (cuBLAS, CUB, cudaMemcpy): beyond its threshold it marks the run
+  const char *testbed;   /* the run's testbed, which the baseline's side was limited to; "" none (TESTBED) */
+  int no_testbed_runs;   /* "new" because the baseline has this benchmark from other testbeds only */
+  int library_reference; /* a library's kernel (cuBLAS, CUB, cudaMemcpy): beyond its threshold it marks the run
                              "environment changed" and never fails alone (verdict_fails) */
-  unsigned reasons;       /* REASON_* bits: why the verdict is what it is (reason_names) */
-  const char *against;    /* NULL: judged against the baseline; else A/B against this revision (ab.c) */
+  unsigned reasons;      /* REASON_* bits: why the verdict is what it is (reason_names) */
+  const char *against;   /* NULL: judged against the baseline; else A/B against this revision (ab.c) */
 } comparison;
 
 /* Compares every benchmark of `base` and `run` (by name). Returns the number

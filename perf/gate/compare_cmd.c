@@ -60,8 +60,8 @@ int cmd_compare(options *o) {
   int unwritten = 0;
   if (o->out_dir) {
     char *bench_name = bench_name_of(o->rest[0]);
-    unwritten = write_reports(o, user_path(o->out_dir, b3, sizeof b3), bench_name, &run, c, n,
-                              (const char *const *)notes);
+    unwritten =
+        write_reports(o, user_path(o->out_dir, b3, sizeof b3), bench_name, &run, c, n, (const char *const *)notes);
     free(bench_name);
   }
   free(family_base.b);
@@ -85,4 +85,3 @@ int cmd_compare(options *o) {
   }
   return bad ? EXIT_REGRESSION : EXIT_PASS;
 }
-

@@ -22,7 +22,7 @@ static double log_beta(double a, double b) {
   double big = fmax(a, b), small = fmin(a, b);
   if (big < 100) return lgamma(a) + lgamma(b) - lgamma(a + b);
   double ratio = -(big - 0.5) * log1p(small / big) - small * log(big + small) + small + stirling_tail(big) -
-                 stirling_tail(big + small); /* lgamma(big) - lgamma(big + small) */
+      stirling_tail(big + small); /* lgamma(big) - lgamma(big + small) */
   return lgamma(small) + ratio;
 }
 
@@ -171,8 +171,10 @@ double context_test_detectable(const double *y, size_t ny, size_t nx, double alp
     if (significant_at(hi, mean, sd, z, x, nx, y, ny, alpha)) {
       while (hi - lo > 1e-7) { /* p falls as the shift grows */
         double mid = 0.5 * (lo + hi);
-        if (significant_at(mid, mean, sd, z, x, nx, y, ny, alpha)) hi = mid;
-        else lo = mid;
+        if (significant_at(mid, mean, sd, z, x, nx, y, ny, alpha))
+          hi = mid;
+        else
+          lo = mid;
       }
       found = hi;
     }

@@ -11,7 +11,7 @@
 #include "tests/support/check_run.h"
 
 #define PI 3.14159265358979323846
-#define assert_rel(got, want, rel) ck_assert_double_eq_tol((got), (want), (rel) * fabs(want))
+#define assert_rel(got, want, rel) ck_assert_double_eq_tol((got), (want), (rel)*fabs(want))
 
 START_TEST(t_sf_closed_forms) {
   /* df = 1 is Cauchy: 0.5 - atan(t)/pi; df = 2: 0.5 - t / (2 sqrt(2 + t^2)). */
@@ -227,7 +227,6 @@ START_TEST(real_shift_is_detected) {
   ck_assert_double_gt(context_test_greater(base_med, CONTEXTS, run_med, CONTEXTS).p, 0.99);
 }
 END_TEST
-
 
 /* The smallest detectable shift. One run context against six baseline values
  * {100, 102, 98, 101, 99, 100}: mean 100, s = sqrt(2); the prediction test is significant at

@@ -21,8 +21,13 @@ gate_policy default_policy(void) {
   /* min_delta 0.25 us: a floor under the tolerance for the shortest kernels only (5 % of a
    * 5 us kernel); machine-to-machine spread is handled by baselines from several machines
    * (k_noise) and the test on contexts, not by a floor (docs/gate.md). */
-  gate_policy p = {.tolerance = 0.03, .own_tolerance = 0.02, .k_noise = 3.0, .alpha = 0.01, .min_delta_ns = 250.0,
-                   .metric = METRIC_TIME, .nfam = 0};
+  gate_policy p = {.tolerance = 0.03,
+                   .own_tolerance = 0.02,
+                   .k_noise = 3.0,
+                   .alpha = 0.01,
+                   .min_delta_ns = 250.0,
+                   .metric = METRIC_TIME,
+                   .nfam = 0};
   return p;
 }
 
@@ -135,10 +140,18 @@ int verdict_fails(const comparison *c) {
 }
 
 void reason_names(unsigned reasons, char *buf, size_t len) {
-  static const char *const kNames[] = {"beyond_threshold", "significant", "above_floor", "confirmed",
-                                       "not_confirmed", "library_reference", "no_run_of_this_testbed",
-                                       "run_has_no_testbed", "host_round_trip_under_6_runs",
-                                       "same_timed_work", "same_binary", "base_lacks_it",
+  static const char *const kNames[] = {"beyond_threshold",
+                                       "significant",
+                                       "above_floor",
+                                       "confirmed",
+                                       "not_confirmed",
+                                       "library_reference",
+                                       "no_run_of_this_testbed",
+                                       "run_has_no_testbed",
+                                       "host_round_trip_under_6_runs",
+                                       "same_timed_work",
+                                       "same_binary",
+                                       "base_lacks_it",
                                        "other_kinds_differ"};
   size_t k = 0;
   if (len) buf[0] = '\0';
@@ -148,4 +161,3 @@ void reason_names(unsigned reasons, char *buf, size_t len) {
     if (m > 0) k += (size_t)m;
   }
 }
-

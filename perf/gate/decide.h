@@ -27,12 +27,12 @@ typedef struct {
 } family_tolerance;
 
 typedef struct {
-  double tolerance; /* smallest slowdown that can fail, as a fraction (0.03) */
+  double tolerance;     /* smallest slowdown that can fail, as a fraction (0.03) */
   double own_tolerance; /* ... against the GPU's own runs (0.02: a 3 % slowdown is then caught
                            whatever the run's own noise; OWN_GPU_MIN_RUNS) */
-  double k_noise;   /* ... or this many times the baseline's between-run noise, if larger */
-  double alpha;     /* significance level of the one-sided test on context medians */
-  double min_delta_ns; /* ... and the change must exceed this in absolute time: launch and
+  double k_noise;       /* ... or this many times the baseline's between-run noise, if larger */
+  double alpha;         /* significance level of the one-sided test on context medians */
+  double min_delta_ns;  /* ... and the change must exceed this in absolute time: launch and
                           host-sync latency varies by a few us between machines */
   gate_metric metric;
   family_tolerance fam[GATE_MAX_FAMILY_TOLERANCES];
@@ -53,18 +53,18 @@ double threshold_for(const gate_policy *p, const char *bench_name, int own_gpu, 
 
 /* Why a verdict is what it is: each criterion of judge() that held, and what happened after. */
 enum {
-  REASON_BEYOND_THRESHOLD = 1u << 0, /* |delta| above the threshold, in the verdict's direction */
-  REASON_SIGNIFICANT = 1u << 1,      /* the test on contexts gave p < alpha */
-  REASON_ABOVE_FLOOR = 1u << 2,      /* the change exceeds min_delta_ns */
-  REASON_CONFIRMED = 1u << 3,        /* the re-measure in a fresh process agreed */
-  REASON_NOT_CONFIRMED = 1u << 4,    /* ... or did not: "same" */
-  REASON_LIBRARY_REFERENCE = 1u << 5,/* slower, but a library's kernel: the environment changed */
-  REASON_NO_TESTBED_RUNS = 1u << 6,  /* new for this testbed */
-  REASON_NO_TESTBED = 1u << 7,       /* the run names no testbed: compared with every testbed's runs */
-  REASON_FEW_HOST_RUNS = 1u << 8,    /* a host round trip with under HOST_ROUND_TRIP_MIN_RUNS runs: cannot fail */
-  REASON_SAME_TIMED_WORK = 1u << 9,  /* A/B: the same kernels, launches, memsets and copies on both sides */
-  REASON_SAME_BINARY = 1u << 10,     /* A/B: the benchmark binaries are identical */
-  REASON_BASE_LACKS_IT = 1u << 11,   /* new: the base revision has no such benchmark either */
+  REASON_BEYOND_THRESHOLD = 1u << 0,    /* |delta| above the threshold, in the verdict's direction */
+  REASON_SIGNIFICANT = 1u << 1,         /* the test on contexts gave p < alpha */
+  REASON_ABOVE_FLOOR = 1u << 2,         /* the change exceeds min_delta_ns */
+  REASON_CONFIRMED = 1u << 3,           /* the re-measure in a fresh process agreed */
+  REASON_NOT_CONFIRMED = 1u << 4,       /* ... or did not: "same" */
+  REASON_LIBRARY_REFERENCE = 1u << 5,   /* slower, but a library's kernel: the environment changed */
+  REASON_NO_TESTBED_RUNS = 1u << 6,     /* new for this testbed */
+  REASON_NO_TESTBED = 1u << 7,          /* the run names no testbed: compared with every testbed's runs */
+  REASON_FEW_HOST_RUNS = 1u << 8,       /* a host round trip with under HOST_ROUND_TRIP_MIN_RUNS runs: cannot fail */
+  REASON_SAME_TIMED_WORK = 1u << 9,     /* A/B: the same kernels, launches, memsets and copies on both sides */
+  REASON_SAME_BINARY = 1u << 10,        /* A/B: the benchmark binaries are identical */
+  REASON_BASE_LACKS_IT = 1u << 11,      /* new: the base revision has no such benchmark either */
   REASON_OTHER_KINDS_DIFFER = 1u << 12, /* the baseline's other kinds of GPU alone read it slower or faster: A/B */
 };
 

@@ -51,7 +51,8 @@ int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t e
   if (strcmp(base->slug, run->slug) != 0)
     return fail(err, errlen, "GPU model differs: baseline '%s', this GPU '%s'", base->name, run->name);
   if (base->sm_count != run->sm_count)
-    return fail(err, errlen, "field gpu.sm_count differs: baseline %d SMs, this %s has %d (a different SKU or MIG slice)",
+    return fail(err, errlen,
+                "field gpu.sm_count differs: baseline %d SMs, this %s has %d (a different SKU or MIG slice)",
                 base->sm_count, run->name, run->sm_count);
   if (fabs(base->mem_clock_mhz - run->mem_clock_mhz) > 0.5)
     return fail(err, errlen, "field gpu.mem_clock_mhz differs: baseline %.0f MHz, this GPU %.0f MHz",
@@ -89,30 +90,34 @@ int same_method(const gate_figures *base, const gate_figures *run, char *err, si
       if (k >= base->nruns) continue;
       const gate_run_info *have = &base->runs[k];
       if (strcmp(have->l2_flush, want->l2_flush) != 0)
-        return fail(err, errlen, "field runs[%zu].l2_flush differs: %s was measured with the '%s' L2 flush, this run "
+        return fail(err, errlen,
+                    "field runs[%zu].l2_flush differs: %s was measured with the '%s' L2 flush, this run "
                     "with '%s'; figures taken differently do not compare (re-bless with runs made like this one)",
                     k, base->b[i].name, have->l2_flush, want->l2_flush);
       if (have->contexts != want->contexts || fabs(have->contexts_below_s - want->contexts_below_s) > 1e-12) {
         char b1[128], b2[128];
-        return fail(err, errlen, "field runs[%zu].contexts differs: %s was measured %s, this run %s; figures taken "
-                    "differently do not compare (re-bless with runs made like this one)", k, base->b[i].name,
-                    contexts_method(have, b1, sizeof b1), contexts_method(want, b2, sizeof b2));
+        return fail(err, errlen,
+                    "field runs[%zu].contexts differs: %s was measured %s, this run %s; figures taken "
+                    "differently do not compare (re-bless with runs made like this one)",
+                    k, base->b[i].name, contexts_method(have, b1, sizeof b1), contexts_method(want, b2, sizeof b2));
       }
       /* A long benchmark's figure is the mean of its contexts' medians either way; a run measured in
        * more contexts than the baseline's runs only spreads less than the baseline's noise allows
        * for, but one measured in fewer would be held to a steadier baseline's thresholds. */
       if (have->long_contexts > want->long_contexts)
-        return fail(err, errlen, "field runs[%zu].long_contexts differs: %s was measured with long benchmarks in %d "
+        return fail(err, errlen,
+                    "field runs[%zu].long_contexts differs: %s was measured with long benchmarks in %d "
                     "CUDA contexts, this run in %d; a run must measure them in at least as many contexts as the "
                     "baseline (gate check --long_contexts=%d, the default, or re-bless with runs made like this one)",
                     k, base->b[i].name, have->long_contexts, want->long_contexts, have->long_contexts);
       /* Compute-bound kernels measure up to ~2 % apart with and without a warm-up: a gap the
        * thresholds would read as a change. */
       if (warmups_differ(have->warmup_s, want->warmup_s))
-        return fail(err, errlen, "field runs[%zu].warmup_s differs: %s was measured with %g s of warm-up per benchmark "
+        return fail(err, errlen,
+                    "field runs[%zu].warmup_s differs: %s was measured with %g s of warm-up per benchmark "
                     "and context in the baseline, %g s in this run; figures taken differently do not compare (give "
-                    "the perf test the baseline's --warmup=%g, or re-bless with runs made like this one)", k,
-                    base->b[i].name, have->warmup_s, want->warmup_s, have->warmup_s);
+                    "the perf test the baseline's --warmup=%g, or re-bless with runs made like this one)",
+                    k, base->b[i].name, have->warmup_s, want->warmup_s, have->warmup_s);
     }
   return 0;
 }
@@ -147,17 +152,17 @@ typedef struct {
   char *err;
   size_t errlen;
   int failed;
-  int baseline; /* a baseline, not a run file: a bad figure there is fixed by re-blessing it */
+  int baseline;        /* a baseline, not a run file: a bad figure there is fixed by re-blessing it */
   json_t *repetitions; /* a run file: name -> the repetition_index values of its iteration entries read so far */
 } ctx;
 
 static json_t *field(ctx *c, json_t *obj, const char *where, const char *key, int type) {
   if (c->failed) return NULL;
   json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
-  static const char *names[] = {"an object", "an array", "a string", "an integer", "a number", "true", "false",
-                                "null"};
-  int ok = v && ((int)json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) ||
-                 (type == JSON_TRUE && json_is_boolean(v)));
+  static const char *names[] = {"an object", "an array", "a string", "an integer", "a number", "true", "false", "null"};
+  int ok = v &&
+      ((int)json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) ||
+       (type == JSON_TRUE && json_is_boolean(v)));
   if (!ok) {
     c->failed = fail(c->err, c->errlen, "%s: field %s%s%s: expected %s%s", c->path, where, *where ? "." : "", key,
                      type == JSON_TRUE ? "a boolean" : names[type], v ? "" : ", missing");
@@ -171,10 +176,9 @@ static double positive(ctx *c, json_t *obj, const char *where, const char *key) 
   if (!v) return NAN;
   double x = json_number_value(v);
   if (!(x > 0) || !isfinite(x)) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected a positive finite number, got %g%s", c->path,
-                     where, key, x,
-                     c->baseline ? ": an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
-                                 : "");
+    c->failed =
+        fail(c->err, c->errlen, "%s: field %s.%s: expected a positive finite number, got %g%s", c->path, where, key, x,
+             c->baseline ? ": an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git" : "");
     return NAN;
   }
   return x;
@@ -185,8 +189,10 @@ static void store_str(ctx *c, const char *where, const char *key, const char *s,
   if (c->failed) return;
   size_t n = strlen(s);
   if (n >= len) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s%s%s: %zu characters, at most %zu are kept ('%.40s...'): "
-                     "shorten it", c->path, where, *where ? "." : "", key, n, len - 1, s);
+    c->failed = fail(c->err, c->errlen,
+                     "%s: field %s%s%s: %zu characters, at most %zu are kept ('%.40s...'): "
+                     "shorten it",
+                     c->path, where, *where ? "." : "", key, n, len - 1, s);
     return;
   }
   memcpy(dst, s, n + 1);
@@ -205,8 +211,10 @@ static int physical_ns(ctx *c, double x, const char *where, const char *key, lon
   if (x >= MIN_PHYSICAL_NS && x <= MAX_PHYSICAL_NS) return 0;
   char idx[32] = "";
   if (index >= 0) snprintf(idx, sizeof idx, "[%ld]", index);
-  c->failed = fail(c->err, c->errlen, "%s: field %s.%s%s: %g ns is not a physical time (want a time from %g ns to "
-                   "%g s): %s", c->path, where, key, idx, x, MIN_PHYSICAL_NS, MAX_PHYSICAL_NS / 1e9,
+  c->failed = fail(c->err, c->errlen,
+                   "%s: field %s.%s%s: %g ns is not a physical time (want a time from %g ns to "
+                   "%g s): %s",
+                   c->path, where, key, idx, x, MIN_PHYSICAL_NS, MAX_PHYSICAL_NS / 1e9,
                    c->baseline ? "an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
                                : "a broken timer or time_unit? Re-run the benchmark");
   return 1;
@@ -214,8 +222,7 @@ static int physical_ns(ctx *c, double x, const char *where, const char *key, lon
 
 /* Appends the numbers of the JSON array a, times scale, to *x (which holds *n), each a physical
  * time named by key and index in an error; keeps one spare slot. 0, or 1 with c->failed. */
-static int append_ns(ctx *c, const json_t *a, double scale, const char *where, const char *key, double **x,
-                     size_t *n) {
+static int append_ns(ctx *c, const json_t *a, double scale, const char *where, const char *key, double **x, size_t *n) {
   size_t add = json_array_size(a);
   *x = realloc(*x, (*n + add + 1) * sizeof **x);
   for (size_t k = 0; k < add; k++) {
@@ -276,8 +283,10 @@ json_t *load_json_object(const char *path, char *err, size_t errlen) {
   free(text);
   if (!root) {
     if (strstr(e.text, "too big integer")) /* valid JSON, beyond the reader's 64-bit integers */
-      fail(err, errlen, "%s: line %d, column %d: %s: a number beyond a 64-bit integer (2^63 - 1), which no field "
-           "can hold: a broken counter? Re-run the benchmark", path, e.line, e.column, e.text);
+      fail(err, errlen,
+           "%s: line %d, column %d: %s: a number beyond a 64-bit integer (2^63 - 1), which no field "
+           "can hold: a broken counter? Re-run the benchmark",
+           path, e.line, e.column, e.text);
     else
       fail(err, errlen, "%s: not valid JSON (line %d, column %d: %s): a truncated or hand-edited file? Re-create it",
            path, e.line, e.column, e.text);
@@ -294,33 +303,41 @@ json_t *load_json_object(const char *path, char *err, size_t errlen) {
 static int read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate_measure *out) {
   json_t *run = field(c, m, where, "run", JSON_INTEGER);
   if (run && (json_integer_value(run) < 0 || (size_t)json_integer_value(run) >= nruns))
-    return c->failed = fail(c->err, c->errlen, "%s: field %s.run: %lld is not an index into runs (%zu runs)",
-                            c->path, where, (long long)json_integer_value(run), nruns);
+    return c->failed = fail(c->err, c->errlen, "%s: field %s.run: %lld is not an index into runs (%zu runs)", c->path,
+                            where, (long long)json_integer_value(run), nruns);
   out->run = run ? (size_t)json_integer_value(run) : 0;
   out->median_ns = positive(c, m, where, "median_ns");
   json_t *cs = field(c, m, where, "contexts_ns", JSON_ARRAY);
   /* Version 2 kept quantiles of the samples; they are read (and not written again). */
   json_t *s = json_object_get(m, "samples_ns");
   if (s && !json_is_array(s))
-    return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_ns: expected an array (a version 2 baseline's "
-                            "samples) or none: re-bless", c->path, where);
+    return c->failed = fail(c->err, c->errlen,
+                            "%s: field %s.samples_ns: expected an array (a version 2 baseline's "
+                            "samples) or none: re-bless",
+                            c->path, where);
   if (!cs || physical_ns(c, out->median_ns, where, "median_ns", -1)) return 1;
   if (json_array_size(cs) == 0)
-    return c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_ns: empty; a measure needs the median of each "
-                            "context it was measured in (the gate's test compares contexts): re-bless", c->path, where);
+    return c->failed = fail(c->err, c->errlen,
+                            "%s: field %s.contexts_ns: empty; a measure needs the median of each "
+                            "context it was measured in (the gate's test compares contexts): re-bless",
+                            c->path, where);
   if (append_ns(c, cs, 1.0, where, "contexts_ns", &out->contexts_ns, &out->ncontexts)) return 1;
   double mean = mean_of(out->contexts_ns, out->ncontexts);
   if (fabs(mean - out->median_ns) > 1e-6 * mean)
-    return c->failed = fail(c->err, c->errlen, "%s: field %s.median_ns: %.10g is not the mean of contexts_ns (%.10g): "
-                            "an edited baseline? Re-bless", c->path, where, out->median_ns, mean);
+    return c->failed = fail(c->err, c->errlen,
+                            "%s: field %s.median_ns: %.10g is not the mean of contexts_ns (%.10g): "
+                            "an edited baseline? Re-bless",
+                            c->path, where, out->median_ns, mean);
   if (s && append_ns(c, s, 1.0, where, "samples_ns", &out->samples_ns, &out->nsamples)) return 1;
   json_t *taken = json_object_get(m, "samples_taken");
   if (!s && !(json_is_integer(taken) && json_integer_value(taken) > 0))
-    return c->failed = fail(c->err, c->errlen, "%s: field %s.samples_taken: expected how many samples the measure took "
-                            "(a whole number above 0): an edited baseline? Re-bless", c->path, where);
+    return c->failed = fail(c->err, c->errlen,
+                            "%s: field %s.samples_taken: expected how many samples the measure took "
+                            "(a whole number above 0): an edited baseline? Re-bless",
+                            c->path, where);
   out->samples_taken = json_is_integer(taken) && json_integer_value(taken) >= (json_int_t)out->nsamples
-                           ? (size_t)json_integer_value(taken)
-                           : out->nsamples;
+      ? (size_t)json_integer_value(taken)
+      : out->nsamples;
   return c->failed;
 }
 
@@ -334,7 +351,8 @@ static void read_flush_method(ctx *c, json_t *o, const char *where, const char *
   }
   const char *s = json_string_value(v);
   if (!s || (strcmp(s, "read") != 0 && strcmp(s, "write") != 0 && strcmp(s, "hot") != 0)) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected \"read\", \"write\" or \"hot\"", c->path, where, key);
+    c->failed =
+        fail(c->err, c->errlen, "%s: field %s.%s: expected \"read\", \"write\" or \"hot\"", c->path, where, key);
     return;
   }
   snprintf(dst, len, "%s", s);
@@ -353,8 +371,10 @@ static void read_gpu_name(ctx *c, json_t *g, const char *where, gate_gpu *gpu) {
   copy_str(c, g, where, "name", gpu->name, sizeof gpu->name);
   gpu_slug(gpu->name, gpu->slug, sizeof gpu->slug);
   if (!c->failed && gpu->slug[0] == '\0')
-    c->failed = fail(c->err, c->errlen, "%s: field %s.name: '%s' has no letter or digit, so it cannot name a baseline "
-                     "or history file: give the GPU's model name (as nvidia-smi prints it)", c->path, where, gpu->name);
+    c->failed = fail(c->err, c->errlen,
+                     "%s: field %s.name: '%s' has no letter or digit, so it cannot name a baseline "
+                     "or history file: give the GPU's model name (as nvidia-smi prints it)",
+                     c->path, where, gpu->name);
 }
 
 /* Where a file keeps its GPU, and the names of the fields that differ: a baseline's "gpu"
@@ -396,8 +416,8 @@ static void read_contexts_method(ctx *c, json_t *o, const char *where, gate_run_
     return;
   }
   if (info->contexts < 1 || info->contexts > 256)
-    c->failed = fail(c->err, c->errlen, "%s: field %s.contexts: %d is not from 1 to 256", c->path, where,
-                     info->contexts);
+    c->failed =
+        fail(c->err, c->errlen, "%s: field %s.contexts: %d is not from 1 to 256", c->path, where, info->contexts);
   else if (!(info->contexts_below_s >= 0) || !isfinite(info->contexts_below_s))
     c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_below_s: expected a number >= 0", c->path, where);
 }
@@ -438,12 +458,16 @@ static void read_launch_probe(ctx *c, json_t *cx, gate_run_info *info) {
   for (size_t i = 0; i < n; i++) {
     json_t *v = json_array_get(a, i);
     double x = json_is_number(v) ? json_number_value(v) : -1;
-    if (!(x >= 0) || !isfinite(x)) n = 0;
-    else if (i > 0) sum += x;
+    if (!(x >= 0) || !isfinite(x))
+      n = 0;
+    else if (i > 0)
+      sum += x;
   }
   if (n == 0) {
-    c->failed = fail(c->err, c->errlen, "%s: field context.launch_ns: expected a list of times in ns >= 0 (the "
-                     "runner's launch probe, first context first); re-run the benchmark", c->path);
+    c->failed = fail(c->err, c->errlen,
+                     "%s: field context.launch_ns: expected a list of times in ns >= 0 (the "
+                     "runner's launch probe, first context first); re-run the benchmark",
+                     c->path);
     return;
   }
   info->launch_first_ns = json_number_value(json_array_get(a, 0));
@@ -467,13 +491,15 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
   if (!root) return 1;
   ctx c = {path, err, errlen, 0, 1, NULL};
   json_t *ver = field(&c, root, "", "schema_version", JSON_INTEGER);
-  if (ver && (json_integer_value(ver) < BASELINE_OLDEST_SCHEMA_VERSION ||
-              json_integer_value(ver) > BASELINE_SCHEMA_VERSION))
-    c.failed = fail(err, errlen, "%s: field schema_version: %lld is not supported (this gate reads versions %d to %d): "
-                    "%s", path, (long long)json_integer_value(ver), BASELINE_OLDEST_SCHEMA_VERSION,
-                    BASELINE_SCHEMA_VERSION, json_integer_value(ver) > BASELINE_SCHEMA_VERSION
-                    ? "a newer gate wrote it; run that gate (update this checkout), do not re-bless with this one"
-                    : "an older format this gate no longer reads; re-bless it from runs (ci/bless.sh)");
+  if (ver &&
+      (json_integer_value(ver) < BASELINE_OLDEST_SCHEMA_VERSION || json_integer_value(ver) > BASELINE_SCHEMA_VERSION))
+    c.failed = fail(err, errlen,
+                    "%s: field schema_version: %lld is not supported (this gate reads versions %d to %d): "
+                    "%s",
+                    path, (long long)json_integer_value(ver), BASELINE_OLDEST_SCHEMA_VERSION, BASELINE_SCHEMA_VERSION,
+                    json_integer_value(ver) > BASELINE_SCHEMA_VERSION
+                        ? "a newer gate wrote it; run that gate (update this checkout), do not re-bless with this one"
+                        : "an older format this gate no longer reads; re-bless it from runs (ci/bless.sh)");
   json_t *g = field(&c, root, "", "gpu", JSON_OBJECT);
   if (g) read_gpu(&c, g, &kBaselineGpu, &out->gpu);
   /* The file must be named after the GPU it was measured on. */
@@ -481,8 +507,10 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     size_t len = strlen(out->gpu.slug);
     if (strncmp(base, out->gpu.slug, len) != 0 || strcmp(base + len, ".json") != 0)
-      c.failed = fail(err, errlen, "%s: field gpu.name is '%s', so the file should be named %s.json: a baseline "
-                      "copied from another GPU? Bless one on this GPU instead", path, out->gpu.name, out->gpu.slug);
+      c.failed = fail(err, errlen,
+                      "%s: field gpu.name is '%s', so the file should be named %s.json: a baseline "
+                      "copied from another GPU? Bless one on this GPU instead",
+                      path, out->gpu.name, out->gpu.slug);
   }
   json_t *runs = field(&c, root, "", "runs", JSON_ARRAY);
   if (runs) {
@@ -509,7 +537,8 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
   json_t *bs = field(&c, root, "", "benchmarks", JSON_ARRAY);
   if (bs) {
     out->n = json_array_size(bs);
-    if (out->n == 0) c.failed = fail(err, errlen, "%s: field benchmarks: empty; re-bless from a run with benchmarks", path);
+    if (out->n == 0)
+      c.failed = fail(err, errlen, "%s: field benchmarks: empty; re-bless from a run with benchmarks", path);
     out->b = calloc(out->n + 1, sizeof *out->b);
     for (size_t i = 0; i < out->n && !c.failed; i++) {
       json_t *b = json_array_get(bs, i);
@@ -520,8 +549,8 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       int seen = 0;
       for (size_t k = 0; k < i && !seen; k++) seen = !strcmp(out->b[k].name, json_string_value(name));
       if (seen) {
-        c.failed = fail(err, errlen, "%s: field %s.name: '%s' appears twice: re-bless", path, where,
-                        json_string_value(name));
+        c.failed =
+            fail(err, errlen, "%s: field %s.name: '%s' appears twice: re-bless", path, where, json_string_value(name));
         break;
       }
       out->b[i].name = strdup(json_string_value(name));
@@ -552,8 +581,8 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
  * a failure names the benchmark and field, and nothing is written. */
 static int finite_field(ctx *c, const char *name, const char *key, double x) {
   if (c->failed || isfinite(x)) return c->failed;
-  return c->failed = fail(c->err, c->errlen, "%s: not written: %s: field %s: %g is not a finite number", c->path, name,
-                          key, x);
+  return c->failed =
+             fail(c->err, c->errlen, "%s: not written: %s: field %s: %g is not a finite number", c->path, name, key, x);
 }
 
 static void append(ctx *c, json_t *array, json_t *v, const char *name, const char *key) {
@@ -595,10 +624,11 @@ static json_t *runs_json(ctx *c, const gate_figures *f) {
                           "long_contexts", r->long_contexts);
     /* warmup_s only when there was one: absent reads as 0, so baselines of runs without a warm-up
      * (all of them before --warmup) load and save byte for byte as they were. */
-    if (o && ((r->warmup_s != 0 && json_object_set_new(o, "warmup_s", json_real(r->warmup_s)) != 0) ||
-              (r->testbed[0] && json_object_set_new(o, "testbed", json_string(r->testbed)) != 0) ||
-              json_object_set_new(o, "launch_first_ns", json_real(r->launch_first_ns)) != 0 ||
-              json_object_set_new(o, "launch_contexts_ns", json_real(r->launch_contexts_ns)) != 0)) {
+    if (o &&
+        ((r->warmup_s != 0 && json_object_set_new(o, "warmup_s", json_real(r->warmup_s)) != 0) ||
+         (r->testbed[0] && json_object_set_new(o, "testbed", json_string(r->testbed)) != 0) ||
+         json_object_set_new(o, "launch_first_ns", json_real(r->launch_first_ns)) != 0 ||
+         json_object_set_new(o, "launch_contexts_ns", json_real(r->launch_contexts_ns)) != 0)) {
       json_decref(o);
       o = NULL;
     }
@@ -634,8 +664,10 @@ int write_target(const char *path, char *out, size_t len, char *err, size_t errl
   char resolved[PATH_MAX];
   if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
     if (!realpath(path, resolved))
-      return fail(err, errlen, "%s: a symbolic link to a file that cannot be reached (%s): create that file, or "
-                  "remove the link", path, strerror(errno));
+      return fail(err, errlen,
+                  "%s: a symbolic link to a file that cannot be reached (%s): create that file, or "
+                  "remove the link",
+                  path, strerror(errno));
     target = resolved;
   }
   if (strlen(target) >= len) return fail(err, errlen, "%s: the path is too long", target);
@@ -661,9 +693,12 @@ static int write_atomically(const char *link, const char *text, char *err, size_
   int e = 0;
   while (done < n && !e) {
     ssize_t w = write(fd, text + done, n - done);
-    if (w > 0) done += (size_t)w;
-    else if (w == 0) e = EIO;
-    else if (errno != EINTR) e = errno;
+    if (w > 0)
+      done += (size_t)w;
+    else if (w == 0)
+      e = EIO;
+    else if (errno != EINTR)
+      e = errno;
   }
   if (!e && fsync(fd) != 0) e = errno;
   if (close(fd) != 0 && !e) e = errno;
@@ -720,8 +755,7 @@ static int put_bench(FILE *o, json_t *b, int indent) {
   json_object_foreach(b, key, v) {
     if ((!first && fputc(',', o) == EOF) || put_key(o, key)) return 1;
     first = 0;
-    if (strcmp(key, "runs") == 0 && json_is_array(v) ? put_lines(o, v, indent + 1, put_line) : put_json(o, v))
-      return 1;
+    if (strcmp(key, "runs") == 0 && json_is_array(v) ? put_lines(o, v, indent + 1, put_line) : put_json(o, v)) return 1;
   }
   return fputc('}', o) == EOF;
 }
@@ -738,10 +772,10 @@ static char *baseline_text(json_t *root) {
   json_object_foreach(root, key, v) {
     if (bad) break;
     bad = fputc(' ', o) == EOF || put_key(o, key) ||
-          (strcmp(key, "runs") == 0      ? put_lines(o, v, 2, put_line)
-           : strcmp(key, "benchmarks") == 0 ? put_lines(o, v, 2, put_bench)
-                                          : put_json(o, v)) ||
-          fputs(--left ? ",\n" : "\n", o) == EOF;
+        (strcmp(key, "runs") == 0             ? put_lines(o, v, 2, put_line)
+             : strcmp(key, "benchmarks") == 0 ? put_lines(o, v, 2, put_bench)
+                                              : put_json(o, v)) ||
+        fputs(--left ? ",\n" : "\n", o) == EOF;
   }
   bad = bad || fputs("}\n", o) == EOF;
   if (fclose(o) != 0 || bad) {
@@ -796,8 +830,10 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
     }
     if (strcmp(runs[r].runs[0].l2_flush, runs[0].runs[0].l2_flush) != 0) {
       free_figures(out);
-      return fail(err, errlen, "run %zu was measured with the '%s' L2 flush and run 1 with '%s': a baseline is made "
-                  "from runs taken the same way", r + 1, runs[r].runs[0].l2_flush, runs[0].runs[0].l2_flush);
+      return fail(err, errlen,
+                  "run %zu was measured with the '%s' L2 flush and run 1 with '%s': a baseline is made "
+                  "from runs taken the same way",
+                  r + 1, runs[r].runs[0].l2_flush, runs[0].runs[0].l2_flush);
     }
     const gate_run_info *a = &runs[0].runs[0], *b = &runs[r].runs[0];
     if (a->contexts != b->contexts || a->contexts_below_s != b->contexts_below_s) {
@@ -808,16 +844,19 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
     }
     if (a->long_contexts != b->long_contexts) {
       free_figures(out);
-      return fail(err, errlen, "run %zu measured long benchmarks in %d contexts and run 1 in %d (--long_contexts): a "
-                  "baseline is made from runs taken the same way", r + 1, b->long_contexts, a->long_contexts);
+      return fail(err, errlen,
+                  "run %zu measured long benchmarks in %d contexts and run 1 in %d (--long_contexts): a "
+                  "baseline is made from runs taken the same way",
+                  r + 1, b->long_contexts, a->long_contexts);
     }
     /* A warm-up is a family's (kernel_family's perf_args): runs of different families may differ in it. */
     for (size_t q = 0; q < r; q++)
       if (warmups_differ(runs[q].runs[0].warmup_s, b->warmup_s) && share_a_benchmark(&runs[q], &runs[r])) {
         free_figures(out);
-        return fail(err, errlen, "run %zu was measured with %g s of warm-up per benchmark and context and run %zu with "
-                    "%g s (gate check --warmup): a baseline is made from runs taken the same way", r + 1, b->warmup_s,
-                    q + 1, runs[q].runs[0].warmup_s);
+        return fail(err, errlen,
+                    "run %zu was measured with %g s of warm-up per benchmark and context and run %zu with "
+                    "%g s (gate check --warmup): a baseline is made from runs taken the same way",
+                    r + 1, b->warmup_s, q + 1, runs[q].runs[0].warmup_s);
       }
     out->runs[r] = runs[r].runs[0];
   }
@@ -876,7 +915,6 @@ static double unit_ns(const char *unit) {
   return 0;
 }
 
-
 static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
   copy_str(c, cx, "context", "date", info->date, sizeof info->date);
   copy_str(c, cx, "context", "host_name", info->host, sizeof info->host);
@@ -886,8 +924,8 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
   json_t *copy = field(c, cx, "context", "copy_bandwidth_GBps", JSON_REAL);
   double gbps = copy ? json_number_value(copy) : 0;
   if (copy && !(gbps >= 0 && isfinite(gbps)))
-    c->failed = fail(c->err, c->errlen, "%s: field context.copy_bandwidth_GBps: expected a number >= 0, got %g",
-                     c->path, gbps);
+    c->failed =
+        fail(c->err, c->errlen, "%s: field context.copy_bandwidth_GBps: expected a number >= 0, got %g", c->path, gbps);
   info->copy_bytes_per_second = gbps * 1e9;
   if (json_is_false(json_object_get(cx, "l2_flush")))
     snprintf(info->l2_flush, sizeof info->l2_flush, "hot");
@@ -912,7 +950,8 @@ static int distinct_repetition(ctx *c, json_t *e, const char *where, const char 
     json_t *v;
     json_array_foreach(seen, i, v) {
       if (json_equal(v, index ? index : json_null())) {
-        c->failed = fail(c->err, c->errlen, "%s: field %s: a second entry of '%s' for the same repetition (%s): "
+        c->failed = fail(c->err, c->errlen,
+                         "%s: field %s: a second entry of '%s' for the same repetition (%s): "
                          "one run file holds each repetition once; re-run the benchmark rather than join files",
                          c->path, where, name, index ? "its repetition_index repeats" : "no repetition_index");
         return 1;
@@ -940,14 +979,15 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
   json_t *s = field(c, e, where, "samples", JSON_ARRAY);
   if (c->failed || physical_ns(c, real, where, "real_time", -1) || distinct_repetition(c, e, where, name)) return;
   if (json_array_size(s) == 0) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.samples: empty (every repetition keeps its samples)", c->path,
-                     where);
+    c->failed =
+        fail(c->err, c->errlen, "%s: field %s.samples: empty (every repetition keeps its samples)", c->path, where);
     return;
   }
   if (!isfinite(bps * real)) { /* bytes moved per call */
-    c->failed = fail(c->err, c->errlen, "%s: %s (%s): field bytes_per_second: %g B/s x real_time %g ns is not a "
-                     "finite number of bytes: a broken byte count? Re-run the benchmark", c->path, where, name, bps,
-                     real);
+    c->failed = fail(c->err, c->errlen,
+                     "%s: %s (%s): field bytes_per_second: %g B/s x real_time %g ns is not a "
+                     "finite number of bytes: a broken byte count? Re-run the benchmark",
+                     c->path, where, name, bps, real);
     return;
   }
   gate_bench *b = (gate_bench *)find_bench(out, name);
@@ -965,8 +1005,8 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
   /* --contexts: the repetition's medians of each context (else, below, its one context). */
   json_t *cm = json_object_get(e, "context_medians");
   if (cm && (!json_is_array(cm) || json_array_size(cm) < 2)) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.context_medians: expected an array of 2 or more medians",
-                     c->path, where);
+    c->failed =
+        fail(c->err, c->errlen, "%s: field %s.context_medians: expected an array of 2 or more medians", c->path, where);
     return;
   }
   /* With no context_medians (json_array_size(NULL) is 0) this still makes the spare slot that
@@ -992,8 +1032,10 @@ static void run_medians(ctx *c, gate_figures *out) {
     }
     out->b[i].bytes_per_second /= m->median_ns; /* bytes per run / median time */
     if (!(out->b[i].bytes_per_second > 0) || !isfinite(out->b[i].bytes_per_second))
-      c->failed = fail(c->err, c->errlen, "%s: %s: field bytes_per_second: %g at the median of %g ns: expected a "
-                       "positive finite number", c->path, out->b[i].name, out->b[i].bytes_per_second, m->median_ns);
+      c->failed = fail(c->err, c->errlen,
+                       "%s: %s: field bytes_per_second: %g at the median of %g ns: expected a "
+                       "positive finite number",
+                       c->path, out->b[i].name, out->b[i].bytes_per_second, m->median_ns);
   }
 }
 
@@ -1012,10 +1054,13 @@ static void read_extras(ctx *c, json_t *root, const gate_figures *f, run_extras 
   /* MAJOR.MINOR or absent: anything else is not the runner's, and is refused rather than cut or shown. */
   const char *ccs = json_is_string(cc) ? json_string_value(cc) : NULL;
   int major = 0, minor = 0, used = 0;
-  if (cc && !(ccs && sscanf(ccs, "%3d.%3d%n", &major, &minor, &used) == 2 && ccs[used] == '\0' &&
-              strspn(ccs, "0123456789.") == strlen(ccs))) {
-    c->failed = fail(c->err, c->errlen, "%s: field context.gpu.compute_capability: expected MAJOR.MINOR, such as "
-                     "9.0; re-run the benchmark", c->path);
+  if (cc &&
+      !(ccs && sscanf(ccs, "%3d.%3d%n", &major, &minor, &used) == 2 && ccs[used] == '\0' &&
+        strspn(ccs, "0123456789.") == strlen(ccs))) {
+    c->failed = fail(c->err, c->errlen,
+                     "%s: field context.gpu.compute_capability: expected MAJOR.MINOR, such as "
+                     "9.0; re-run the benchmark",
+                     c->path);
     return;
   }
   snprintf(x->compute_capability, sizeof x->compute_capability, "%s", ccs ? ccs : "?");
@@ -1035,7 +1080,7 @@ static void read_extras(ctx *c, json_t *root, const gate_figures *f, run_extras 
              *unit = json_object_get(b, "time_unit");
       x->reference[k] = json_is_string(label) && !strcmp(json_string_value(label), "reference");
       double t = json_number_value(json_object_get(b, "real_time")) *
-                 unit_ns(json_is_string(unit) ? json_string_value(unit) : "");
+          unit_ns(json_is_string(unit) ? json_string_value(unit) : "");
       if (json_is_number(fl) && json_number_value(fl) > 0) x->flops_per_call[k] = json_number_value(fl) * t * 1e-9;
     }
   }
@@ -1067,8 +1112,10 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
   if (!root) return 1;
   ctx c = {path, err, errlen, 0, 0, json_object()};
   if (!json_object_get(root, "context") && json_object_get(root, "schema_version") && json_object_get(root, "runs"))
-    c.failed = fail(err, errlen, "%s: a baseline, not a run file: give the run JSON of a benchmark binary "
-                    "(BENCH --benchmark_out=RUN.json, or a perf test's outputs), and the baseline as --baseline", path);
+    c.failed = fail(err, errlen,
+                    "%s: a baseline, not a run file: give the run JSON of a benchmark binary "
+                    "(BENCH --benchmark_out=RUN.json, or a perf test's outputs), and the baseline as --baseline",
+                    path);
   json_t *cx = field(&c, root, "", "context", JSON_OBJECT);
   json_t *ver = field(&c, cx, "context", "json_schema_version", JSON_INTEGER);
   if (ver && json_integer_value(ver) != 1)
@@ -1101,8 +1148,10 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
     c.failed = fail(err, errlen, "%s: every benchmark failed in the run (%s: %s)", path, x->failed[0].name,
                     x->failed[0].message);
   if (!c.failed && out->n == 0)
-    c.failed = fail(err, errlen, "%s: field benchmarks: no iteration entries: the run measured nothing (a filter "
-                    "that matched no benchmark?)", path);
+    c.failed = fail(err, errlen,
+                    "%s: field benchmarks: no iteration entries: the run measured nothing (a filter "
+                    "that matched no benchmark?)",
+                    path);
   run_medians(&c, out);
   if (!c.failed && x) read_extras(&c, root, out, x);
   json_decref(c.repetitions);
@@ -1154,9 +1203,7 @@ static void view_of(const gate_figures *base, const gate_figures *run, int by_na
     if (measured(run, base->b[i].name, by_name)) view->b[view->n++] = base->b[i];
 }
 
-void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view) {
-  view_of(base, run, 0, view);
-}
+void families_of(const gate_figures *base, const gate_figures *run, gate_figures *view) { view_of(base, run, 0, view); }
 
 void benchmarks_of(const gate_figures *base, const gate_figures *run, gate_figures *view) {
   view_of(base, run, 1, view);
@@ -1180,7 +1227,7 @@ static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t
   size_t extra = more ? more->nruns : 0;
   dst->name = strdup(src->name);
   dst->bytes_per_second = more ? more->bytes_per_second : src->bytes_per_second; /* the newest figure */
-  dst->host_round_trip = more ? more->host_round_trip : src->host_round_trip;     /* as the newest code is */
+  dst->host_round_trip = more ? more->host_round_trip : src->host_round_trip;    /* as the newest code is */
   dst->library_reference = more ? more->library_reference : src->library_reference;
   dst->nruns = 0;
   dst->runs = calloc(src->nruns + extra + 1, sizeof *dst->runs);
@@ -1253,8 +1300,10 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
     const char *twice = is_new[r] || differs ? NULL : measured_in_both(old, in_old[r], fresh, r);
     if (twice) {
       const gate_run_info *x = &fresh->runs[r];
-      differs = fail(err, errlen, "the run of %s on %s (GPU '%s') is in the baseline already (runs[%zu]) with %s: "
-                     "each run counts once", x->date, x->host, x->gpu_uuid, in_old[r], twice);
+      differs = fail(err, errlen,
+                     "the run of %s on %s (GPU '%s') is in the baseline already (runs[%zu]) with %s: "
+                     "each run counts once",
+                     x->date, x->host, x->gpu_uuid, in_old[r], twice);
     }
     if (differs) {
       free(of_run);

@@ -16,8 +16,8 @@
 
 /* The hardware a figure belongs to; a baseline only compares with the same. */
 typedef struct {
-  char name[256];  /* "NVIDIA H100 80GB HBM3" */
-  char slug[256];  /* "nvidia-h100-80gb-hbm3": names the baseline file */
+  char name[256]; /* "NVIDIA H100 80GB HBM3" */
+  char slug[256]; /* "nvidia-h100-80gb-hbm3": names the baseline file */
   int sm_count;
   double mem_clock_mhz;
   int bus_width_bits;
@@ -33,19 +33,19 @@ typedef struct {
   double median_ns;    /* the run's time: the mean of contexts_ns (one context: its median) */
   double *contexts_ns; /* the median of each context */
   size_t ncontexts;
-  double *samples_ns;  /* all samples (a baseline keeps quantiles of them), for charts */
+  double *samples_ns; /* all samples (a baseline keeps quantiles of them), for charts */
   size_t nsamples;
   size_t samples_taken; /* how many samples the run took (a baseline stores at most 64 of them) */
 } gate_measure;
 
 typedef struct {
-  char *name;             /* family/variant/params */
+  char *name;              /* family/variant/params */
   double bytes_per_second; /* of the overall median */
-  int host_round_trip;    /* its timed region waits on the host ("host_round_trip": true in the run's
+  int host_round_trip;     /* its timed region waits on the host ("host_round_trip": true in the run's
                              entries and the baseline's benchmark; perf/gate/compare.h) */
-  int library_reference;  /* a library's kernel the others are measured against (label "reference" in
+  int library_reference;   /* a library's kernel the others are measured against (label "reference" in
                              the run's entries): it never fails a merge alone (perf/gate/compare.h) */
-  gate_measure *runs;     /* one per run that measured it (a run file has one) */
+  gate_measure *runs;      /* one per run that measured it (a run file has one) */
   size_t nruns;
 } gate_bench;
 
@@ -58,9 +58,9 @@ typedef struct {
   /* The runner's class of host (perf/runner/testbed.h): a run is compared only with runs of its
    * own testbed (perf/gate/compare.h). "" in files made before the field. */
   char testbed[256];
-  int contexts;                 /* --contexts: short benchmarks were measured in this many contexts */
-  double contexts_below_s;      /* ... "short": a median under this */
-  int long_contexts;            /* --long_contexts: the long ones in the first this many (0: the first alone) */
+  int contexts;            /* --contexts: short benchmarks were measured in this many contexts */
+  double contexts_below_s; /* ... "short": a median under this */
+  int long_contexts;       /* --long_contexts: the long ones in the first this many (0: the first alone) */
   /* Seconds of warm-up per benchmark and context (--benchmark_min_warmup_time; 0: one warm-up run, and
    * runs made before the field): compute-bound kernels measure up to ~2 % apart with and without. */
   double warmup_s;
@@ -94,10 +94,10 @@ typedef struct {
 typedef struct {
   run_failure *failed; /* left out of the figures, in file order */
   size_t nfailed;
-  double peak_gbps;    /* context.gpu.peak_GBps; 0 when absent */
+  double peak_gbps; /* context.gpu.peak_GBps; 0 when absent */
   char compute_capability[16], executable[256];
-  int *reference;          /* per benchmark of the figures (same index): label "reference" */
-  double *flops_per_call;  /* per benchmark: flops_per_second x real_time of its first entry; 0: none */
+  int *reference;         /* per benchmark of the figures (same index): label "reference" */
+  double *flops_per_call; /* per benchmark: flops_per_second x real_time of its first entry; 0: none */
 } run_extras;
 
 /* load_run for the report: failed benchmarks are kept in x->failed instead of failing the

@@ -24,8 +24,10 @@ static int load_bench(const char *path, size_t i, json_t *e, fp_bench *b, char *
   json_t *name = json_object_get(e, "name"), *hrt = json_object_get(e, "host_round_trip"),
          *complete = json_object_get(e, "complete"), *work = json_object_get(e, "work");
   if (!json_is_string(name) || !json_string_length(name))
-    return fail(err, errlen, "%s: field benchmarks[%zu].name: expected a benchmark name; re-run the benchmark with "
-                "--fingerprint_out", path, i);
+    return fail(err, errlen,
+                "%s: field benchmarks[%zu].name: expected a benchmark name; re-run the benchmark with "
+                "--fingerprint_out",
+                path, i);
   if (!json_is_boolean(hrt) || !json_is_boolean(complete))
     return fail(err, errlen, "%s: field benchmarks[%zu].%s: expected true or false", path, i,
                 json_is_boolean(hrt) ? "complete" : "host_round_trip");
@@ -55,8 +57,10 @@ int fp_load(const char *path, fp_file *out, char *err, size_t errlen) {
          *list = json_object_get(root, "benchmarks");
   int rc = 0;
   if (!json_is_integer(version) || json_integer_value(version) != FP_VERSION)
-    rc = fail(err, errlen, "%s: field fingerprint_version: expected %d; both sides must be fingerprinted by a runner "
-              "of this version", path, FP_VERSION);
+    rc = fail(err, errlen,
+              "%s: field fingerprint_version: expected %d; both sides must be fingerprinted by a runner "
+              "of this version",
+              path, FP_VERSION);
   else if (!json_is_string(runner) || !json_string_length(runner))
     rc = fail(err, errlen, "%s: field runner: expected the runner's identity", path);
   else if (!json_is_array(list))
@@ -119,7 +123,8 @@ static void line_change(const char *a, const char *b, char *why, size_t len) {
     if (strcmp(wa, wb) == 0 || used >= len) continue;
     if (strncmp(wa, "sass=", 5) == 0 && strncmp(wb, "sass=", 5) == 0)
       used += (size_t)snprintf(why + used, len - used, " its machine code;");
-    else used += (size_t)snprintf(why + used, len - used, " %s -> %s;", wa, wb);
+    else
+      used += (size_t)snprintf(why + used, len - used, " %s -> %s;", wa, wb);
   }
   if (used > 0 && used < len && why[used - 1] == ';') why[used - 1] = '\0';
 }

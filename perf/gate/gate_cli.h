@@ -19,22 +19,22 @@ typedef struct {
   const char *bench, *baselines, *baseline, *out_dir, *history_dir, *verdicts;
   const char *recheck_file; /* compare: the re-measure `gate check` wrote beside the run (<bench>.recheck.json) */
   int strict, repetitions, recheck;
-  int add; /* bless: the runs join the baseline's runs of their families instead of replacing them */
+  int add;           /* bless: the runs join the baseline's runs of their families instead of replacing them */
   int accept_slower; /* bless --add: bless in runs that the gate judges slower than the baseline */
-  const char *only; /* bless: only the benchmarks whose name matches this (POSIX extended regex) */
-  int contexts; /* check: the benchmark measures short benchmarks in this many CUDA contexts */
+  const char *only;  /* bless: only the benchmarks whose name matches this (POSIX extended regex) */
+  int contexts;      /* check: the benchmark measures short benchmarks in this many CUDA contexts */
   int long_contexts; /* check: ... and long ones in the first this many of them */
-  double warmup_s; /* check: seconds of warm-up per benchmark and context (0: the benchmark's one warm-up run) */
+  double warmup_s;   /* check: seconds of warm-up per benchmark and context (0: the benchmark's one warm-up run) */
   /* check, A/B: the base revision's benchmark binary, measured interleaved with --bench on this GPU
    * instead of comparing with a baseline (perf/gate/ab.c), and what that revision is called */
   const char *against_bench, *against;
-  int against_uncovered; /* check: with against_bench, A/B only what the baseline has no run of this testbed of */
+  int against_uncovered;     /* check: with against_bench, A/B only what the baseline has no run of this testbed of */
   const char *label_testbed; /* testbeds --label: the testbed of the runs made before the field */
   const char *uncovered_testbed; /* testbeds --uncovered: list the benchmarks of BINs with no run of it */
-  int pairs; /* check, A/B: how many base/change pairs of processes (ABBA order) */
-  const char *summary_note; /* check: a warning written at the top of summary.md (NULL: none) */
-  const char *filter; /* check: measure only the benchmarks this --benchmark_filter selects (NULL: all) */
-  char **rest; /* positional arguments, or benchmark flags after -- for check */
+  int pairs;                     /* check, A/B: how many base/change pairs of processes (ABBA order) */
+  const char *summary_note;      /* check: a warning written at the top of summary.md (NULL: none) */
+  const char *filter;            /* check: measure only the benchmarks this --benchmark_filter selects (NULL: all) */
+  char **rest;                   /* positional arguments, or benchmark flags after -- for check */
   int nrest;
 } options;
 

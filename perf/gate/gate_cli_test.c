@@ -190,8 +190,7 @@ START_TEST(unphysical_figures_are_refused) {
     json_object_set_new(m, edits[i][0], json_loads(edits[i][1], JSON_DECODE_ANY, &jerr));
     ck_assert_int_eq(json_dump_file(doc, at("inf/edit/nvidia-h100-80gb-hbm3.json"), 0), 0);
     json_decref(doc);
-    expect_error(load_baseline(at("inf/edit/nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err), err,
-                 edits[i][0]);
+    expect_error(load_baseline(at("inf/edit/nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err), err, edits[i][0]);
     ck_assert_msg(strstr(err, "Re-bless it (ci/bless.sh)") && !strstr(err, "Re-run the benchmark"), "%s", err);
   }
 }
@@ -334,8 +333,8 @@ END_TEST
  * with a warning. A bless whose benchmarks all come from one GPU says so. */
 START_TEST(bless_add_refuses_a_slower_run) {
   const char *bl = make_dir("slow/bl");
-  static const fake_bench big[3] = {{"elementwise/add/N:1", 100e3}, {"elementwise/add_float4/N:1", 200e3},
-                                    {"elementwise/saxpy/N:1", 300e3}};
+  static const fake_bench big[3] = {
+      {"elementwise/add/N:1", 100e3}, {"elementwise/add_float4/N:1", 200e3}, {"elementwise/saxpy/N:1", 300e3}};
   for (unsigned r = 0; r < 3; r++) {
     char name[64];
     FORMAT(name, "slow/base%u.json", r);
@@ -446,7 +445,8 @@ START_TEST(bless_add_completes_a_run_blessed_in_part) {
   FORMAT(one, "^%s$", base_set[1].name);
   FORMAT(others, "^(%s|%s)$", base_set[0].name, base_set[2].name);
   expect_gate(0, "bless --baselines=%s --only='%s' %s %s", bl, one, at("part/run0.json"), at("part/run1.json"));
-  expect_gate(0, "bless --baselines=%s --add --only='%s' %s %s", bl, others, at("part/run0.json"), at("part/run1.json"));
+  expect_gate(0, "bless --baselines=%s --add --only='%s' %s %s", bl, others, at("part/run0.json"),
+              at("part/run1.json"));
   gate_figures f;
   char err[1024];
   ck_assert_msg(load_baseline(at("part/bl/nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err) == 0, "%s", err);
@@ -659,8 +659,8 @@ START_TEST(rebless_keeps_other_testbeds_runs) {
   expect_gate(0, "testbeds %s/nvidia-h100-80gb-hbm3.json", bl);
   expect_output("3\t3\ttb one");
   expect_output("3\t3\ttb two");
-  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.5}, {"elementwise/add_float4/N:1", 2000},
-                             {"elementwise/saxpy/N:1", 3000}};
+  const fake_bench slow[] = {
+      {"elementwise/add/N:1", 1000 * 1.5}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
   write_run("rb/slow.json", H100, 132, 3000.0, slow, 3, 50);
   set_context("rb/slow.json", "testbed", json_string("tb two"));
   expect_gate(1, "compare --min_delta_us=0.01 --baseline=%s/nvidia-h100-80gb-hbm3.json %s", bl, at("rb/slow.json"));
@@ -726,8 +726,9 @@ START_TEST(history_takes_its_own_runs_verdicts) {
   expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("own/verdicts.json"), at("own/h200.json"));
   expect_output("gpu.name");
   /* A verdicts file from before gpu and run were written. */
-  write_text("own/old_verdicts.json", "{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/add/N:1\", "
-                                      "\"verdict\": \"same\"}]}");
+  write_text("own/old_verdicts.json",
+             "{\"metric\": \"time\", \"verdicts\": [{\"name\": \"elementwise/add/N:1\", "
+             "\"verdict\": \"same\"}]}");
   expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("own/old_verdicts.json"), at("own/run.json"));
   expect_output("own/old_verdicts.json: field gpu.name");
   expect_output("re-run gate check");
@@ -747,12 +748,12 @@ static void verdicts_for(const char *rel_run, const char *rel_out, const char *v
   json_t *cx = json_object_get(run, "context"), *list = json_array();
   json_t *bs = json_object_get(run, "benchmarks");
   for (size_t i = 0; i < json_array_size(bs); i++)
-    json_array_append_new(list, json_pack("{s:O, s:s}", "name", json_object_get(json_array_get(bs, i), "name"),
-                                          "verdict", verdict));
-  json_t *v = json_pack("{s:s, s:{s:O, s:s}, s:{s:O, s:O, s:s}, s:o}", "metric", "time", "gpu", "name",
-                        json_object_get(json_object_get(cx, "gpu"), "name"), "uuid", "", "run", "date",
-                        json_object_get(cx, "date"), "host", json_object_get(cx, "host_name"), "commit", "x",
-                        "verdicts", list);
+    json_array_append_new(
+        list, json_pack("{s:O, s:s}", "name", json_object_get(json_array_get(bs, i), "name"), "verdict", verdict));
+  json_t *v =
+      json_pack("{s:s, s:{s:O, s:s}, s:{s:O, s:O, s:s}, s:o}", "metric", "time", "gpu", "name",
+                json_object_get(json_object_get(cx, "gpu"), "name"), "uuid", "", "run", "date",
+                json_object_get(cx, "date"), "host", json_object_get(cx, "host_name"), "commit", "x", "verdicts", list);
   ck_assert_ptr_nonnull(v);
   ck_assert_int_eq(json_dump_file(v, at(rel_out), 0), 0);
   json_decref(v);
@@ -791,8 +792,10 @@ START_TEST(history_rows_stay_parseable) {
   FORMAT(csv, "%s/nvidia-h100-80gb-hbm3.csv", hist);
   struct {
     const char *key, *value, *field;
-  } bad[] = {{"commit", "abc\"def", "context.commit"}, {"commit", "abc,def", "context.commit"},
-             {"date", "2026-11-22\n05:00", "context.date"}, {"commit", "abc\tdef", "context.commit"},
+  } bad[] = {{"commit", "abc\"def", "context.commit"},
+             {"commit", "abc,def", "context.commit"},
+             {"date", "2026-11-22\n05:00", "context.date"},
+             {"commit", "abc\tdef", "context.commit"},
              {"date", "2026-11-22\r", "context.date"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     write_run("csv/run.json", H100, 132, 3000.0, base_set, 3, 7);
@@ -836,9 +839,11 @@ START_TEST(history_rows_stay_parseable) {
   set_context("csv/run.json", "testbed", json_string("H100 x2 NVLink | CPU | driver 1"));
   verdicts_for("csv/run.json", "csv/verdicts.json", "same");
   expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
-  FORMAT(cmd, "head -1 '%s' | grep -qx 'date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,"
+  FORMAT(cmd,
+         "head -1 '%s' | grep -qx 'date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,"
          "threshold,testbed' && test $(wc -l < '%s') -eq 4 && "
-         "test $(grep -c ',same,write,,H100 x2 NVLink | CPU | driver 1$' '%s') -eq 3", csv, csv, csv);
+         "test $(grep -c ',same,write,,H100 x2 NVLink | CPU | driver 1$' '%s') -eq 3",
+         csv, csv, csv);
   ck_assert_int_eq(system(cmd), 0);
   write_run("csv/run.json", H100, 132, 3000.0, base_set, 3, 7);
   verdicts_for("csv/run.json", "csv/verdicts.json", "same");
@@ -847,8 +852,10 @@ START_TEST(history_rows_stay_parseable) {
              "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict\n"
              "2026-11-20T00:00:00+00:00,abc,nvidia-h100-80gb-hbm3,elementwise/add/N:1,1000,1e+15,0.01,same\n");
   expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("csv/verdicts.json"), at("csv/run.json"));
-  FORMAT(cmd, "head -1 '%s' | grep -q ',l2_flush,threshold,testbed$' && test $(wc -l < '%s') -eq 5 && "
-         "test $(grep -c ',same,write,,$' '%s') -eq 4", csv, csv, csv);
+  FORMAT(cmd,
+         "head -1 '%s' | grep -q ',l2_flush,threshold,testbed$' && test $(wc -l < '%s') -eq 5 && "
+         "test $(grep -c ',same,write,,$' '%s') -eq 4",
+         csv, csv, csv);
   ck_assert_int_eq(system(cmd), 0);
   /* A file with CRLF line ends (a checkout that converted them), which the renderer reads too:
    * appended to, its new rows in CRLF as well. */
@@ -919,8 +926,10 @@ START_TEST(history_appends_all_or_nothing) {
   /* With room, the rows are appended after the old ones. */
   expect_gate(0, "%s", args);
   /* (the old rows as they were, with the two fields a 9-field file gains, empty) */
-  FORMAT(cmd, "test $(wc -l < '%s') -eq 44 && tail -n +2 '%s' > '%s.rows' && sed -n '2,41s/,,$//p' '%s' | cmp -s - "
-         "'%s.rows'", csv, kept, kept, csv, kept);
+  FORMAT(cmd,
+         "test $(wc -l < '%s') -eq 44 && tail -n +2 '%s' > '%s.rows' && sed -n '2,41s/,,$//p' '%s' | cmp -s - "
+         "'%s.rows'",
+         csv, kept, kept, csv, kept);
   ck_assert_int_eq(system(cmd), 0);
 
   /* Two appends at once, of two other runs each round: both land (they take turns on the folder's lock). */
@@ -1035,8 +1044,8 @@ END_TEST
  * says how many are not gated. */
 START_TEST(a_family_not_in_the_baseline_is_said) {
   const char *bl = baseline_dir("renamed/bl"), *out = make_dir("renamed/out");
-  const fake_bench renamed[] = {{"elemwise/add/N:1", 1000}, {"elemwise/add_float4/N:1", 2000},
-                                {"elemwise/saxpy/N:1", 3000}};
+  const fake_bench renamed[] = {
+      {"elemwise/add/N:1", 1000}, {"elemwise/add_float4/N:1", 2000}, {"elemwise/saxpy/N:1", 3000}};
   write_run("renamed/run.json", H100, 132, 3000.0, renamed, 3, 21);
   const char *bench = copy_bench("renamed/fake_bench", at("renamed/run.json"), at("renamed/run.json"));
   expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, out);
@@ -1072,8 +1081,8 @@ START_TEST(a_family_not_in_the_baseline_is_said) {
 END_TEST
 
 /* base_set with elementwise/add 20 % slower. */
-static const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000},
-                                  {"elementwise/saxpy/N:1", 3000}};
+static const fake_bench slow[] = {
+    {"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
 
 /* A benchmark that exits 0 without writing the run JSON (--benchmark_list_tests, or its
  * own --benchmark_out) must not be judged by a stale file of an earlier check. */
@@ -1083,13 +1092,15 @@ START_TEST(stale_outputs_are_never_judged) {
   write_run("stale/ok.json", H100, 132, 3000.0, base_set, 3, 10);
   const char *bench = copy_bench("stale/fake_bench", at("stale/slow.json"), at("stale/slow.json"));
   expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --min_delta_us=0", bench, bl, out);
-  const char *outputs[] = {"stale/out/fake_bench.json", "stale/out/fake_bench.recheck.json",
-                           "stale/out/verdicts.json", "stale/out/summary.md"};
+  const char *outputs[] = {"stale/out/fake_bench.json", "stale/out/fake_bench.recheck.json", "stale/out/verdicts.json",
+                           "stale/out/summary.md"};
   for (size_t i = 0; i < 4; i++) ck_assert_msg(access(at(outputs[i]), F_OK) == 0, "%s", outputs[i]);
   /* Now it lists its benchmarks and writes no run JSON. */
   char body[2048];
-  FORMAT(body, "case \"$args\" in *--benchmark_list_tests*) echo elementwise/add/N:1; exit 0;; esac\n"
-               "touch '%s'; cp '%s' \"$out\"\n", at("stale/ran"), at("stale/ok.json"));
+  FORMAT(body,
+         "case \"$args\" in *--benchmark_list_tests*) echo elementwise/add/N:1; exit 0;; esac\n"
+         "touch '%s'; cp '%s' \"$out\"\n",
+         at("stale/ran"), at("stale/ok.json"));
   make_bench("stale/fake_bench", body);
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s --min_delta_us=0 -- --benchmark_list_tests", bench, bl,
               out);
@@ -1323,8 +1334,9 @@ START_TEST(bless_names_benchmarks_no_gpu_of_a_kind_ran) {
   expect_gate(0, "bless --baselines=%s %s %s", bl, runs[0], runs[1]);
   ck_assert_msg(strstr(gate_output, "no run from a GPU of the kind") == NULL, "%s", gate_output);
   expect_gate(0, "bless --baselines=%s --add %s", bl, runs[2]);
-  expect_output("1 benchmark(s) (e.g. elementwise/add_v2/N:1) have no run from a GPU of the kind of GPU-B1 "
-                "(copy probe 3015 GB/s)");
+  expect_output(
+      "1 benchmark(s) (e.g. elementwise/add_v2/N:1) have no run from a GPU of the kind of GPU-B1 "
+      "(copy probe 3015 GB/s)");
   expect_gate(0, "bless --baselines=%s --add %s", bl, runs[3]);
   ck_assert_msg(strstr(gate_output, "no run from a GPU of the kind") == NULL, "%s", gate_output);
 }
@@ -1374,8 +1386,7 @@ START_TEST(warmup_is_given_by_the_gate_and_must_match) {
   expect_gate(2, "bless --baselines=%s %s %s", warm_bl, at("warm/w0.json"), at("warm/c0.json"));
   expect_output("run 2 was measured with 0 s of warm-up per benchmark and context and run 1 with 0.2 s");
   ck_assert_int_ne(access(at("warm/warm_bl/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
-  expect_gate(0, "bless --baselines=%s %s %s %s", warm_bl, at("warm/w0.json"), at("warm/w1.json"),
-              at("warm/w2.json"));
+  expect_gate(0, "bless --baselines=%s %s %s %s", warm_bl, at("warm/w0.json"), at("warm/w1.json"), at("warm/w2.json"));
   const char *warm_path = at("warm/warm_bl/nvidia-h100-80gb-hbm3.json");
   ck_assert(file_has(warm_path, "\"warmup_s\":0.2"));
   expect_gate(2, "bless --baselines=%s --add %s", warm_bl, at("warm/c0.json"));

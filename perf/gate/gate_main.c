@@ -117,26 +117,42 @@ static int integer_arg(const char *flag, const char *v, long lo, long hi) {
 }
 
 static options parse(int argc, char **argv) {
-  options o = {.policy = default_policy(), .repetitions = 1, .recheck = 1, .contexts = GATE_CONTEXTS,
+  options o = {.policy = default_policy(),
+               .repetitions = 1,
+               .recheck = 1,
+               .contexts = GATE_CONTEXTS,
                .long_contexts = GATE_LONG_CONTEXTS};
-  static const struct option opts[] = {
-      {"tolerance", required_argument, 0, 't'},  {"family_tolerance", required_argument, 0, 'f'},
-      {"own_tolerance", required_argument, 0, 'T'},
-      {"k_noise", required_argument, 0, 'k'},    {"alpha", required_argument, 0, 'a'},
-      {"metric", required_argument, 0, 'm'},     {"bench", required_argument, 0, 'b'},
-      {"baselines", required_argument, 0, 'B'},  {"baseline", required_argument, 0, 'F'},
-      {"out_dir", required_argument, 0, 'o'},    {"history_dir", required_argument, 0, 'H'},
-      {"verdicts", required_argument, 0, 'v'},   {"strict", no_argument, 0, 's'},
-      {"repetitions", required_argument, 0, 'r'}, {"no_recheck", no_argument, 0, 'n'},
-      {"min_delta_us", required_argument, 0, 'd'}, {"contexts", required_argument, 0, 'c'},
-      {"add", no_argument, 0, 'A'},              {"help", no_argument, 0, 'h'},
-      {"recheck", required_argument, 0, 'R'},    {"long_contexts", required_argument, 0, 'L'},
-      {"only", required_argument, 0, 'O'},       {"warmup", required_argument, 0, 'W'},
-      {"against_bench", required_argument, 0, 'X'}, {"against", required_argument, 0, 'Y'},
-      {"pairs", required_argument, 0, 'P'},     {"against_uncovered", no_argument, 0, 'U'},     {"label", required_argument, 0, 'l'},
-      {"uncovered", required_argument, 0, 'V'},
-      {"accept-slower", no_argument, 0, 'S'},
-      {0, 0, 0, 0}};
+  static const struct option opts[] = {{"tolerance", required_argument, 0, 't'},
+                                       {"family_tolerance", required_argument, 0, 'f'},
+                                       {"own_tolerance", required_argument, 0, 'T'},
+                                       {"k_noise", required_argument, 0, 'k'},
+                                       {"alpha", required_argument, 0, 'a'},
+                                       {"metric", required_argument, 0, 'm'},
+                                       {"bench", required_argument, 0, 'b'},
+                                       {"baselines", required_argument, 0, 'B'},
+                                       {"baseline", required_argument, 0, 'F'},
+                                       {"out_dir", required_argument, 0, 'o'},
+                                       {"history_dir", required_argument, 0, 'H'},
+                                       {"verdicts", required_argument, 0, 'v'},
+                                       {"strict", no_argument, 0, 's'},
+                                       {"repetitions", required_argument, 0, 'r'},
+                                       {"no_recheck", no_argument, 0, 'n'},
+                                       {"min_delta_us", required_argument, 0, 'd'},
+                                       {"contexts", required_argument, 0, 'c'},
+                                       {"add", no_argument, 0, 'A'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"recheck", required_argument, 0, 'R'},
+                                       {"long_contexts", required_argument, 0, 'L'},
+                                       {"only", required_argument, 0, 'O'},
+                                       {"warmup", required_argument, 0, 'W'},
+                                       {"against_bench", required_argument, 0, 'X'},
+                                       {"against", required_argument, 0, 'Y'},
+                                       {"pairs", required_argument, 0, 'P'},
+                                       {"against_uncovered", no_argument, 0, 'U'},
+                                       {"label", required_argument, 0, 'l'},
+                                       {"uncovered", required_argument, 0, 'V'},
+                                       {"accept-slower", no_argument, 0, 'S'},
+                                       {0, 0, 0, 0}};
   int c;
   char err[512];
   optind = 2;
@@ -150,9 +166,12 @@ static options parse(int argc, char **argv) {
       case 'k': o.policy.k_noise = fraction_arg("k_noise", optarg, 0, 100); break;
       case 'a': o.policy.alpha = fraction_arg("alpha", optarg, 0, 1); break;
       case 'm':
-        if (!strcmp(optarg, "time")) o.policy.metric = METRIC_TIME;
-        else if (!strcmp(optarg, "copy_ratio")) o.policy.metric = METRIC_COPY_RATIO;
-        else usage("--metric: want time or copy_ratio");
+        if (!strcmp(optarg, "time"))
+          o.policy.metric = METRIC_TIME;
+        else if (!strcmp(optarg, "copy_ratio"))
+          o.policy.metric = METRIC_COPY_RATIO;
+        else
+          usage("--metric: want time or copy_ratio");
         break;
       case 'b': o.bench = optarg; break;
       case 'B': o.baselines = optarg; break;
@@ -182,8 +201,9 @@ static options parse(int argc, char **argv) {
     }
   }
   if (o.long_contexts > 0 && (o.contexts < 2 || o.long_contexts > o.contexts))
-    usage("--long_contexts=L: the long benchmarks are measured in the first L of the --contexts=K ones, so L must be "
-          "0, or at most K with K >= 2 (defaults: K = 16, L = 4)");
+    usage(
+        "--long_contexts=L: the long benchmarks are measured in the first L of the --contexts=K ones, so L must be "
+        "0, or at most K with K >= 2 (defaults: K = 16, L = 4)");
   o.rest = argv + optind;
   o.nrest = argc - optind;
   return o;

@@ -64,7 +64,7 @@ START_TEST(verdicts_faster_same_slower_new_missing) {
   gate_figures base, run;
   char err[1024];
   make_baseline(&base);
-  const fake_bench now[] = {{"elementwise/add/N:1", 1000 * 0.90},       /* 10% faster */
+  const fake_bench now[] = {{"elementwise/add/N:1", 1000 * 0.90},        /* 10% faster */
                             {"elementwise/add_float4/N:1", 2000 * 1.02}, /* 2%: within tolerance */
                             {"elementwise/new_kernel/N:1", 500}};        /* saxpy missing */
   write_run("now.json", H100, 132, 3000.0, now, 3, 99);
@@ -81,7 +81,8 @@ START_TEST(verdicts_faster_same_slower_new_missing) {
   free(c);
   free_figures(&run);
 
-  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.08}, {"elementwise/add_float4/N:1", 2000},
+  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.08},
+                             {"elementwise/add_float4/N:1", 2000},
                              {"elementwise/saxpy/N:1", 3000 * 1.06}};
   write_run("slow.json", H100, 132, 3000.0, slow, 3, 7);
   ck_assert_msg(load_run(at("slow.json"), &run, err, sizeof err) == 0, "%s", err);
@@ -302,8 +303,15 @@ END_TEST
  * baseline, bring it in; on a host already blessed in whose soak rounds ran this family on its other
  * GPUs (the 2-GPU H100 host, 2026-11-26), bless more rounds of it. */
 START_TEST(a_slower_verdict_against_other_kinds_says_what_would_settle_it) {
-  comparison c = {.name = "reduce/v7/N:1", .v = VERDICT_SLOWER, .kind_gpus = 1, .delta = 0.05, .threshold = 0.03,
-                  .base_ns = 1000, .run_ns = 1050, .launch_probe_ns = NAN, .testbed = ""};
+  comparison c = {.name = "reduce/v7/N:1",
+                  .v = VERDICT_SLOWER,
+                  .kind_gpus = 1,
+                  .delta = 0.05,
+                  .threshold = 0.03,
+                  .base_ns = 1000,
+                  .run_ns = 1050,
+                  .launch_probe_ns = NAN,
+                  .testbed = ""};
   char msg[1024];
   failure_message(&c, msg, sizeof msg);
   ck_assert_msg(strstr(msg, "bring this runner into the baseline") != NULL, "%s", msg);
@@ -455,20 +463,19 @@ START_TEST(short_benchmarks_are_judged_on_their_contexts) {
 }
 END_TEST
 
-
 /* Which contexts are set aside: far outliers only, and only with 4 or more contexts. */
 START_TEST(interrupted_contexts_are_set_aside) {
   double v[16], kept[16];
   for (int i = 0; i < 16; i++) v[i] = 7000 + 30 * (i % 5); /* spread about 0.6 % */
   ck_assert_uint_eq(kept_contexts(v, 16, kept), 16);
   ck_assert_double_eq(kept[3], v[3]); /* in their order */
-  v[4] = 7000 * 2.5;                   /* interrupted: 2.5 times as long */
-  v[11] = 7000 * 0.5;                  /* and one half as long */
+  v[4] = 7000 * 2.5;                  /* interrupted: 2.5 times as long */
+  v[11] = 7000 * 0.5;                 /* and one half as long */
   ck_assert_uint_eq(kept_contexts(v, 16, kept), 14);
   for (int i = 0; i < 14; i++) ck_assert_double_lt(fabs(kept[i] - 7060), 100);
-  v[4] = 7000 * 1.08;                  /* 8 %: the heavy tail of the ordinary spread, kept */
+  v[4] = 7000 * 1.08; /* 8 %: the heavy tail of the ordinary spread, kept */
   ck_assert_uint_eq(kept_contexts(v, 16, kept), 15);
-  v[4] = 7000 * 1.12;                  /* 12 %: set aside */
+  v[4] = 7000 * 1.12; /* 12 %: set aside */
   ck_assert_uint_eq(kept_contexts(v, 16, kept), 14);
   /* More than one in eight far out is a pattern, not interruptions: all kept (OUTLIER_CAP). */
   double some[16];
@@ -505,8 +512,8 @@ START_TEST(changes_under_the_absolute_floor_pass) {
   gate_figures base, run;
   char err[1024];
   make_baseline(&base);
-  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.5}, {"elementwise/add_float4/N:1", 2000},
-                             {"elementwise/saxpy/N:1", 3000}};
+  const fake_bench slow[] = {
+      {"elementwise/add/N:1", 1000 * 1.5}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
   write_run("floor.json", H100, 132, 3000.0, slow, 3, 8);
   ck_assert(load_run(at("floor.json"), &run, err, sizeof err) == 0);
   gate_policy p = default_policy();
@@ -590,8 +597,9 @@ START_TEST(bad_input_is_named) {
   fake_bench neg[1] = {{"elementwise/add/N:1", -5}};
   write_run("negative.json", H100, 132, 3000.0, neg, 1, 1);
   expect_error(load_run(at("negative.json"), &f, err, sizeof err), err, "real_time");
-  write_text("nan.json", "{\"context\": {\"json_schema_version\": 1, \"gpu\": {\"name\": \"X\", \"sm_count\": 1, "
-                         "\"mem_clock_max_mhz\": NaN}}}");
+  write_text("nan.json",
+             "{\"context\": {\"json_schema_version\": 1, \"gpu\": {\"name\": \"X\", \"sm_count\": 1, "
+             "\"mem_clock_max_mhz\": NaN}}}");
   expect_error(load_run(at("nan.json"), &f, err, sizeof err), err, "not valid JSON");
   /* A baseline whose GPU differs from its file name. */
   gate_figures base;
@@ -600,11 +608,12 @@ START_TEST(bad_input_is_named) {
   expect_error(load_baseline(at("nvidia-h200.json"), &f, err, sizeof err), err, "nvidia-h100-80gb-hbm3.json");
   free_figures(&base);
   /* A failed benchmark in the run. */
-  write_text("failed.json",
-             "{\"context\": {\"json_schema_version\": 1, \"date\": \"d\", \"host_name\": \"h\", \"copy_bandwidth_GBps\": 1,"
-             " \"gpu\": {\"name\": \"G\", \"sm_count\": 1, \"mem_clock_max_mhz\": 1, \"bus_width_bits\": 1, \"ecc\": true,"
-             " \"driver_version\": \"\", \"runtime_version\": \"\"}}, \"benchmarks\": [{\"name\": \"a/b\", \"run_type\":"
-             " \"iteration\", \"error_occurred\": true, \"error_message\": \"self-check failed\"}]}");
+  write_text(
+      "failed.json",
+      "{\"context\": {\"json_schema_version\": 1, \"date\": \"d\", \"host_name\": \"h\", \"copy_bandwidth_GBps\": 1,"
+      " \"gpu\": {\"name\": \"G\", \"sm_count\": 1, \"mem_clock_max_mhz\": 1, \"bus_width_bits\": 1, \"ecc\": true,"
+      " \"driver_version\": \"\", \"runtime_version\": \"\"}}, \"benchmarks\": [{\"name\": \"a/b\", \"run_type\":"
+      " \"iteration\", \"error_occurred\": true, \"error_message\": \"self-check failed\"}]}");
   expect_error(load_run(at("failed.json"), &f, err, sizeof err), err, "self-check failed");
   /* Messages that name the cause (#56): a newer baseline, a baseline given as a run, a time no timer makes, a
    * number beyond 64-bit integers. */
@@ -628,8 +637,9 @@ START_TEST(bad_input_is_named) {
   json_decref(run);
   expect_error(load_run(at("huge_median.json"), &f, err, sizeof err), err,
                "context_medians[0]: 1e+308 ns is not a physical time");
-  write_text("huge_int.json", "{\"context\": {\"json_schema_version\": 1}, \"benchmarks\": [{\"iterations\": "
-                              "18446744073709551616}]}");
+  write_text("huge_int.json",
+             "{\"context\": {\"json_schema_version\": 1}, \"benchmarks\": [{\"iterations\": "
+             "18446744073709551616}]}");
   expect_error(load_run(at("huge_int.json"), &f, err, sizeof err), err, "a number beyond a 64-bit integer");
   /* One repetition's entry twice (#56 W04) is refused; two repetitions of a benchmark are pooled. */
   write_run("twice.json", H100, 132, 3000.0, base_set, 3, 1);
@@ -661,7 +671,8 @@ START_TEST(long_strings_are_refused) {
   set_context("long_host.json", "host_name", json_string(long_host));
   expect_error(load_run(at("long_host.json"), &f, err, sizeof err), err, "context.host_name: 300 characters");
   write_run("long_commit.json", H100, 132, 3000.0, base_set, 3, 1);
-  set_context("long_commit.json", "commit", json_string("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
+  set_context("long_commit.json", "commit",
+              json_string("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
   expect_error(load_run(at("long_commit.json"), &f, err, sizeof err), err, "context.commit: 64 characters");
 }
 END_TEST
@@ -856,7 +867,8 @@ START_TEST(families_share_one_baseline) {
   ck_assert_uint_eq(only_v7.n, 3);
   ck_assert_uint_eq(find_bench(&only_v7, "reduce/cub/N:1")->nruns, 2);
   ck_assert_uint_eq(find_bench(&only_v7, "reduce/v7/N:1")->nruns, 1);
-  ck_assert_double_eq_tol(only_v7.runs[find_bench(&only_v7, "reduce/v7/N:1")->runs[0].run].copy_bytes_per_second, 2900e9, 1);
+  ck_assert_double_eq_tol(only_v7.runs[find_bench(&only_v7, "reduce/v7/N:1")->runs[0].run].copy_bytes_per_second,
+                          2900e9, 1);
   ck_assert_uint_eq(only_v7.nruns, 5); /* all four old runs still measure something kept, and the new one */
   free_figures(&only_v7);
   ck_assert_msg(replace_families(&base, &merged_rd, 0, &again, err, sizeof err) == 0, "%s", err);
@@ -867,7 +879,8 @@ START_TEST(families_share_one_baseline) {
   const gate_bench *v7 = find_bench(&again, "reduce/v7/N:1");
   ck_assert_double_eq_tol(again.runs[v7->runs[0].run].copy_bytes_per_second, 2900e9, 1);
   const gate_bench *add = find_bench(&again, "elementwise/add/N:1");
-  for (size_t r = 0; r < add->nruns; r++) ck_assert_double_eq_tol(again.runs[add->runs[r].run].copy_bytes_per_second, 3000e9, 1);
+  for (size_t r = 0; r < add->nruns; r++)
+    ck_assert_double_eq_tol(again.runs[add->runs[r].run].copy_bytes_per_second, 3000e9, 1);
   /* And it survives a save and load. */
   ck_assert(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &again, err, sizeof err) == 0);
   gate_figures loaded;
@@ -915,11 +928,12 @@ START_TEST(report_reader_keeps_failures_aside) {
   free_figures(&f);
 
   /* Nothing but failures: an error that says so, naming the first. */
-  write_text("all_failed.json",
-             "{\"context\": {\"json_schema_version\": 1, \"date\": \"d\", \"host_name\": \"h\", \"copy_bandwidth_GBps\": 1,"
-             " \"gpu\": {\"name\": \"G\", \"sm_count\": 1, \"mem_clock_max_mhz\": 1, \"bus_width_bits\": 1, \"ecc\": true,"
-             " \"driver_version\": \"\", \"runtime_version\": \"\"}}, \"benchmarks\": [{\"name\": \"a/b\", \"run_type\":"
-             " \"iteration\", \"error_occurred\": true, \"error_message\": \"self-check failed\"}]}");
+  write_text(
+      "all_failed.json",
+      "{\"context\": {\"json_schema_version\": 1, \"date\": \"d\", \"host_name\": \"h\", \"copy_bandwidth_GBps\": 1,"
+      " \"gpu\": {\"name\": \"G\", \"sm_count\": 1, \"mem_clock_max_mhz\": 1, \"bus_width_bits\": 1, \"ecc\": true,"
+      " \"driver_version\": \"\", \"runtime_version\": \"\"}}, \"benchmarks\": [{\"name\": \"a/b\", \"run_type\":"
+      " \"iteration\", \"error_occurred\": true, \"error_message\": \"self-check failed\"}]}");
   expect_error(load_run_with_extras(at("all_failed.json"), &f, &x, err, sizeof err), err,
                "every benchmark failed in the run (a/b: self-check failed)");
 }
@@ -982,8 +996,8 @@ static int run_check(const char *out_dir, const char *run, const char *recheck, 
 
 START_TEST(check_end_to_end) {
   char err[1024], out[1024], path[1200];
-  const fake_bench slow[] = {{"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000},
-                             {"elementwise/saxpy/N:1", 3000}};
+  const fake_bench slow[] = {
+      {"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
   write_run("e2e_ok.json", H100, 132, 3000.0, base_set, 3, 71);
   write_run("e2e_slow.json", H100, 132, 3000.0, slow, 3, 72);
   char mk[1100];
@@ -1045,8 +1059,7 @@ START_TEST(gate_exit_codes) {
   write_run("regressed.json", H100, 132, 3000.0, slow, 3, 43);
   FORMAT(args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 0);
-  FORMAT(args, "compare --min_delta_us=0 --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"),
-           at("regressed.json"));
+  FORMAT(args, "compare --min_delta_us=0 --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("regressed.json"));
   ck_assert_int_eq(run_gate(args), 1);
   /* The default 3 us floor: a 10% change of a 2 us kernel is launch jitter, not a regression. */
   FORMAT(args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("regressed.json"));
@@ -1057,19 +1070,22 @@ START_TEST(gate_exit_codes) {
   ck_assert_int_eq(run_gate("compare --tolerance=7"), 2);
   ck_assert_int_eq(run_gate("frobnicate"), 2);
   /* history: appends one row per benchmark, creates the folder, never rewrites earlier rows */
-  write_text("verdicts_ok.json", "{\"metric\": \"time\", \"gpu\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": "
-                                 "\"GPU-fixture-0001\"}, \"run\": {\"date\": \"2026-11-22T00:00:42+00:00\", \"host\": "
-                                 "\"gpu-host-1\", \"commit\": \"unknown\"}, \"verdicts\": [{\"name\": "
-                                 "\"elementwise/add/N:1\", \"verdict\": \"same\"}]}");
+  write_text("verdicts_ok.json",
+             "{\"metric\": \"time\", \"gpu\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"uuid\": "
+             "\"GPU-fixture-0001\"}, \"run\": {\"date\": \"2026-11-22T00:00:42+00:00\", \"host\": "
+             "\"gpu-host-1\", \"commit\": \"unknown\"}, \"verdicts\": [{\"name\": "
+             "\"elementwise/add/N:1\", \"verdict\": \"same\"}]}");
   FORMAT(args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("verdicts_ok.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 0);
   ck_assert_int_eq(run_gate(args), 2); /* the same run again: appended once */
   char cmd[2048];
-  FORMAT(cmd, "test $(wc -l < %s/hist/nvidia-h100-80gb-hbm3.csv) -eq 4 && "
-           "head -1 %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 'date,commit,gpu,benchmark,median_ns,"
-           "bytes_per_second,noise,verdict,l2_flush,threshold,testbed' && "
-           "grep -c ',elementwise/add/N:1,.*,same,write,,$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 1 && "
-           "grep -c ',unknown,write,,$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 2", dir, dir, dir, dir);
+  FORMAT(cmd,
+         "test $(wc -l < %s/hist/nvidia-h100-80gb-hbm3.csv) -eq 4 && "
+         "head -1 %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 'date,commit,gpu,benchmark,median_ns,"
+         "bytes_per_second,noise,verdict,l2_flush,threshold,testbed' && "
+         "grep -c ',elementwise/add/N:1,.*,same,write,,$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 1 && "
+         "grep -c ',unknown,write,,$' %s/hist/nvidia-h100-80gb-hbm3.csv | grep -qx 2",
+         dir, dir, dir, dir);
   ck_assert_int_eq(system(cmd), 0);
   FORMAT(args, "history --history_dir=%s/hist --verdicts=%s %s", dir, at("truncated.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 2);
@@ -1125,28 +1141,34 @@ START_TEST(a_runner_in_the_baseline_is_held_to_its_own_runs) {
     size_t runs;
   } cases[] = {
       {"GPU-A", 7000 * 1.06, 300000 * 1.03, VERDICT_SLOWER, VERDICT_SLOWER, 1, 3}, /* A against A's runs */
-      {"GPU-A", 7000 * 1.01, 300000 * 1.015, VERDICT_SAME, VERDICT_SAME, 1, 3},     /* under 2 % */
-      {"GPU-B", 7000 * 1.03, 300000 * 1.03, VERDICT_SAME, VERDICT_SAME, 1, 3},      /* B as B always runs */
+      {"GPU-A", 7000 * 1.01, 300000 * 1.015, VERDICT_SAME, VERDICT_SAME, 1, 3},    /* under 2 % */
+      {"GPU-B", 7000 * 1.03, 300000 * 1.03, VERDICT_SAME, VERDICT_SAME, 1, 3},     /* B as B always runs */
       {"GPU-C", 7000 * 0.97 * 1.06, 300000 * 0.97 * 1.03, VERDICT_SLOWER, VERDICT_SLOWER, 1, 2},
-      {"GPU-D", 7000 * 1.03, 300000 * 1.03, VERDICT_SAME, VERDICT_SAME, 0, 9},    /* not in the baseline */
-      {"GPU-E", 7000 * 1.03, 300000 * 1.03, VERDICT_SAME, VERDICT_SAME, 0, 9},    /* one run is not enough */
+      {"GPU-D", 7000 * 1.03, 300000 * 1.03, VERDICT_SAME, VERDICT_SAME, 0, 9}, /* not in the baseline */
+      {"GPU-E", 7000 * 1.03, 300000 * 1.03, VERDICT_SAME, VERDICT_SAME, 0, 9}, /* one run is not enough */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     gpu_run("own_run.json", 200 + (unsigned)i, cases[i].uuid, cases[i].add_ns, cases[i].saxpy_ns);
     run = load_ok("own_run.json");
     size_t n = compare_figures(&base, &run, &p, &c);
-    ck_assert_msg(verdict_of(c, n, "elementwise/add/N:1") == cases[i].add, "case %zu: add %s, delta %.4f, allowed "
-                  "%.4f, p %g", i, verdict_name(c[0].v), c[0].delta, c[0].threshold, c[0].p_slower);
-    ck_assert_msg(verdict_of(c, n, "elementwise/saxpy/N:1") == cases[i].saxpy, "case %zu: saxpy %s, delta %.4f, "
-                  "allowed %.4f, p %g", i, verdict_name(c[1].v), c[1].delta, c[1].threshold, c[1].p_slower);
+    ck_assert_msg(verdict_of(c, n, "elementwise/add/N:1") == cases[i].add,
+                  "case %zu: add %s, delta %.4f, allowed "
+                  "%.4f, p %g",
+                  i, verdict_name(c[0].v), c[0].delta, c[0].threshold, c[0].p_slower);
+    ck_assert_msg(verdict_of(c, n, "elementwise/saxpy/N:1") == cases[i].saxpy,
+                  "case %zu: saxpy %s, delta %.4f, "
+                  "allowed %.4f, p %g",
+                  i, verdict_name(c[1].v), c[1].delta, c[1].threshold, c[1].p_slower);
     for (int b = 0; b < 2; b++) { /* add: 16 contexts, Welch; saxpy: one, the pooled spread */
       ck_assert_int_eq(c[b].own_gpu, cases[i].own);
       ck_assert_uint_eq(c[b].base_runs, cases[i].runs);
       ck_assert_uint_eq(c[b].base_gpus, cases[i].own ? 1 : 4);
       /* Against its own runs the allowance is own_tolerance (2 %: a GPU's runs spread by 0.1 %),
        * against all of them, 3 x the fleet's 3 %. */
-      if (cases[i].own) ck_assert_double_eq_tol(c[b].threshold, 0.02, 1e-9);
-      else ck_assert_double_gt(c[b].threshold, 0.08);
+      if (cases[i].own)
+        ck_assert_double_eq_tol(c[b].threshold, 0.02, 1e-9);
+      else
+        ck_assert_double_gt(c[b].threshold, 0.08);
     }
     if (cases[i].saxpy == VERDICT_SLOWER) ck_assert_double_lt(c[1].p_slower, 1e-4);
     evidence_text(&c[1], evidence, sizeof evidence);
@@ -1159,7 +1181,8 @@ START_TEST(a_runner_in_the_baseline_is_held_to_its_own_runs) {
 END_TEST
 
 /* gpu_run with the copy probe of the GPU's kind. */
-static void kind_run(const char *file, unsigned seed, const char *uuid, double copy_gbps, double add_ns, double saxpy_ns) {
+static void kind_run(const char *file, unsigned seed, const char *uuid, double copy_gbps, double add_ns,
+                     double saxpy_ns) {
   gpu_run(file, seed, uuid, add_ns, saxpy_ns);
   set_context(file, "copy_bandwidth_GBps", json_real(copy_gbps));
 }
@@ -1214,8 +1237,9 @@ START_TEST(a_gpu_outside_the_baseline_is_compared_with_its_kind) {
       ck_assert_uint_eq(c[b].base_gpus, cases[i].same_kind ? 2 : 4);
       ck_assert_uint_eq(c[b].base_runs, cases[i].same_kind ? 4 : 8);
       evidence_text(&c[b], evidence, sizeof evidence);
-      ck_assert_msg(strstr(evidence, cases[i].same_kind ? "4 runs of 2 GPUs of its kind" : "8 runs of 4 GPUs, 0 of its kind"),
-                    "%s", evidence);
+      ck_assert_msg(
+          strstr(evidence, cases[i].same_kind ? "4 runs of 2 GPUs of its kind" : "8 runs of 4 GPUs, 0 of its kind"),
+          "%s", evidence);
       ck_assert_uint_eq(c[b].kind_gpus, cases[i].same_kind ? 2 : 0);
       if (c[b].v == VERDICT_SLOWER) {
         char msg[1024];
@@ -1261,12 +1285,12 @@ START_TEST(a_run_is_judged_against_its_own_testbed) {
     verdict v;
     int reference_label; /* the run's add is a library reference */
   } cases[] = {
-      {"H100 x1", "GPU-new", 1.10, VERDICT_SLOWER, 0},       /* B's speed on A: slower */
-      {"H100 x2 NVLink", "GPU-new", 1.10, VERDICT_SAME, 0},  /* on B: its own testbed */
+      {"H100 x1", "GPU-new", 1.10, VERDICT_SLOWER, 0},        /* B's speed on A: slower */
+      {"H100 x2 NVLink", "GPU-new", 1.10, VERDICT_SAME, 0},   /* on B: its own testbed */
       {"H100 x2 NVLink", "GPU-new", 1.25, VERDICT_SLOWER, 0}, /* a real slowdown on B */
-      {"H100 x4 NVLink", "GPU-new", 1.00, VERDICT_NEW, 0},   /* no run of it: new, not judged by another */
-      {NULL, "GPU-new", 1.10, VERDICT_SAME, 0},              /* no testbed: all runs, said so */
-      {"H100 x1", "GPU-new", 1.10, VERDICT_SLOWER, 1},       /* a library reference: slower, not failing */
+      {"H100 x4 NVLink", "GPU-new", 1.00, VERDICT_NEW, 0},    /* no run of it: new, not judged by another */
+      {NULL, "GPU-new", 1.10, VERDICT_SAME, 0},               /* no testbed: all runs, said so */
+      {"H100 x1", "GPU-new", 1.10, VERDICT_SLOWER, 1},        /* a library reference: slower, not failing */
   };
   gate_policy p = default_policy();
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1459,11 +1483,13 @@ START_TEST(a_gpu_outside_the_baseline_is_allowed_the_slowest_run) {
       verdict want = mode == 2 && s == 1 ? VERDICT_SLOWER : VERDICT_SAME;
       for (size_t b = 0; b < n; b++) {
         ck_assert_msg(c[b].v == want, "mode %d, %+.1f %%: %s %s, delta %.4f, allowed %.4f (noise %.4f), p %g", mode,
-                      100 * (slowdowns[s] - 1), c[b].name, verdict_name(c[b].v), c[b].delta, c[b].threshold,
-                      c[b].noise, c[b].p_slower);
+                      100 * (slowdowns[s] - 1), c[b].name, verdict_name(c[b].v), c[b].delta, c[b].threshold, c[b].noise,
+                      c[b].p_slower);
         ck_assert_int_eq(c[b].own_gpu, 0);
-        if (mode == 2) ck_assert_double_eq_tol(c[b].threshold, 0.03, 1e-9);
-        else ck_assert_double_gt(c[b].threshold, 0.11);
+        if (mode == 2)
+          ck_assert_double_eq_tol(c[b].threshold, 0.03, 1e-9);
+        else
+          ck_assert_double_gt(c[b].threshold, 0.11);
       }
       free(c);
       free_figures(&run);

@@ -34,13 +34,17 @@ static int same_as_run(const char *vpath, const char *rpath, json_t *v, const ch
                        const char *want) {
   const char *got = json_string_value(json_object_get(json_object_get(v, obj), key));
   if (!got) {
-    fprintf(stderr, "gate: %s: field %s.%s: missing: this verdicts file does not say which run it judged (made "
-            "before gate check wrote it); re-run gate check to make the verdicts of %s\n", vpath, obj, key, rpath);
+    fprintf(stderr,
+            "gate: %s: field %s.%s: missing: this verdicts file does not say which run it judged (made "
+            "before gate check wrote it); re-run gate check to make the verdicts of %s\n",
+            vpath, obj, key, rpath);
     return 1;
   }
   if (strcmp(got, want) != 0) {
-    fprintf(stderr, "gate: %s is not the verdicts of %s: field %s.%s is '%s' there and '%s' in the run; give the "
-            "verdicts.json that gate check wrote beside this run JSON\n", vpath, rpath, obj, key, got, want);
+    fprintf(stderr,
+            "gate: %s is not the verdicts of %s: field %s.%s is '%s' there and '%s' in the run; give the "
+            "verdicts.json that gate check wrote beside this run JSON\n",
+            vpath, rpath, obj, key, got, want);
     return 1;
   }
   return 0;
@@ -70,8 +74,10 @@ static json_t *load_verdicts(const char *vpath, const char *rpath, const gate_fi
   for (size_t i = 0; i < json_array_size(list); i++) {
     json_t *e = json_array_get(list, i);
     if (json_is_true(json_object_get(e, "fails"))) {
-      fprintf(stderr, "gate: %s: verdicts[%zu] (%s) fails the gate: the history holds accepted runs only; nothing "
-              "was appended\n", vpath, i, json_string_value(json_object_get(e, "name")));
+      fprintf(stderr,
+              "gate: %s: verdicts[%zu] (%s) fails the gate: the history holds accepted runs only; nothing "
+              "was appended\n",
+              vpath, i, json_string_value(json_object_get(e, "name")));
       exit(EXIT_BAD_INPUT);
     }
   }
@@ -85,16 +91,20 @@ static json_t *load_verdicts(const char *vpath, const char *rpath, const gate_fi
 static void csv_text(const char *file, const char *field, const char *s) {
   for (const unsigned char *p = (const unsigned char *)s; *p; p++)
     if (*p == ',' || *p == '"' || *p < 0x20 || *p == 0x7f) {
-      fprintf(stderr, "gate: %s: field %s: '%s' holds a comma, double quote, line break or control character, which "
-              "would break the history's CSV rows; fix the field and re-run\n", file, field, s);
+      fprintf(stderr,
+              "gate: %s: field %s: '%s' holds a comma, double quote, line break or control character, which "
+              "would break the history's CSV rows; fix the field and re-run\n",
+              file, field, s);
       exit(EXIT_BAD_INPUT);
     }
 }
 
 static void csv_number(const char *file, const char *bench, const char *field, double x) {
   if (isfinite(x)) return;
-  fprintf(stderr, "gate: %s: %s: field %s: %g is not a finite number, which the history cannot plot; re-run the "
-          "benchmark\n", file, bench, field, x);
+  fprintf(stderr,
+          "gate: %s: %s: field %s: %g is not a finite number, which the history cannot plot; re-run the "
+          "benchmark\n",
+          file, bench, field, x);
   exit(EXIT_BAD_INPUT);
 }
 
@@ -127,9 +137,11 @@ static const char *verdict_of(const char *vpath, json_t *list, const char *bench
     size_t w = 0;
     while (w < sizeof kWords / sizeof *kWords && strcmp(said, kWords[w]) != 0) w++;
     if (w == sizeof kWords / sizeof *kWords) {
-      fprintf(stderr, "gate: %s: field %s: '%s' is not a verdict (faster, same, slower, new, missing or unchanged), and the "
+      fprintf(stderr,
+              "gate: %s: field %s: '%s' is not a verdict (faster, same, slower, new, missing or unchanged), and the "
               "history's renderer would refuse the whole file over it; give the verdicts.json that gate check "
-              "wrote for this run\n", vpath, field, said);
+              "wrote for this run\n",
+              vpath, field, said);
       exit(EXIT_BAD_INPUT);
     }
     verdict = said;
@@ -193,8 +205,10 @@ static const char kHeader11[] =
  * header does, so that new rows match it. 1 when fine, else 0 after saying why and what to do. */
 static int appendable(const char *path, const char *text, size_t len, int *crlf, int *fields) {
   if (text[len - 1] != '\n') {
-    fprintf(stderr, "gate: %s does not end in a line break (a cut last row?): appending would join rows; complete or "
-            "remove its last line by hand (the rows before it are kept), then re-run\n", path);
+    fprintf(stderr,
+            "gate: %s does not end in a line break (a cut last row?): appending would join rows; complete or "
+            "remove its last line by hand (the rows before it are kept), then re-run\n",
+            path);
     return 0;
   }
   const char *eol = memchr(text, '\n', len);
@@ -205,8 +219,10 @@ static int appendable(const char *path, const char *text, size_t len, int *crlf,
   int v3 = head == strlen(kHeader11) - 1 && !strncmp(text, kHeader11, head);
   *fields = v3 ? 11 : v2 ? 9 : 8;
   if (!v2 && !v3 && !(head == strlen(kHeader8) - 1 && !strncmp(text, kHeader8, head))) {
-    fprintf(stderr, "gate: %s: its first line is not a history header (want '%.*s' with or without ',l2_flush'): "
-            "not a history file? Move it away or fix its first line\n", path, (int)strlen(kHeader8) - 1, kHeader8);
+    fprintf(stderr,
+            "gate: %s: its first line is not a history header (want '%.*s' with or without ',l2_flush'): "
+            "not a history file? Move it away or fix its first line\n",
+            path, (int)strlen(kHeader8) - 1, kHeader8);
     return 0;
   }
   size_t lineno = 1;
@@ -218,9 +234,13 @@ static int appendable(const char *path, const char *text, size_t len, int *crlf,
     if (n == 0) continue; /* the renderer skips empty lines */
     for (size_t k = 0; k < n; k++) commas += line[k] == ',';
     if (v3 ? commas != 10 : (commas != 8 && (v2 || commas != 7))) {
-      fprintf(stderr, "gate: %s: line %zu has %zu fields where the header wants %s (a cut or hand-edited row?): the "
-              "renderer would refuse the file; remove or complete that line by hand, then re-run\n", path, lineno,
-              commas + 1, v3 ? "11" : v2 ? "9" : "8 or 9");
+      fprintf(stderr,
+              "gate: %s: line %zu has %zu fields where the header wants %s (a cut or hand-edited row?): the "
+              "renderer would refuse the file; remove or complete that line by hand, then re-run\n",
+              path, lineno, commas + 1,
+              v3       ? "11"
+                  : v2 ? "9"
+                       : "8 or 9");
       return 0;
     }
   }
@@ -238,8 +258,10 @@ static int already_there(const char *path, const char *old, size_t old_len, cons
     size_t key = (size_t)(key_end - row);
     for (const char *at = old; (at = memmem(at, (size_t)(old + old_len - at), row, key)) != NULL; at++)
       if (at == old || at[-1] == '\n') {
-        fprintf(stderr, "gate: %s already holds this run's rows (%.*s...): a run is appended once; nothing was "
-                "appended\n", path, (int)key, row);
+        fprintf(stderr,
+                "gate: %s already holds this run's rows (%.*s...): a run is appended once; nothing was "
+                "appended\n",
+                path, (int)key, row);
         return 1;
       }
     row = eol + 1;
@@ -260,8 +282,10 @@ static void upgrade(char **text, size_t *len, int fields) {
     int cr = n > 0 && line[n - 1] == '\r';
     n -= (size_t)cr;
     for (size_t k = 0; k < n; k++) commas += line[k] == ',';
-    if (first) fwrite(kHeader11, 1, strlen(kHeader11) - 1, mem);
-    else fwrite(line, 1, n, mem);
+    if (first)
+      fwrite(kHeader11, 1, strlen(kHeader11) - 1, mem);
+    else
+      fwrite(line, 1, n, mem);
     if (!first && n > 0) fputs(fields == 8 && commas == 7 ? ",write,," : ",,", mem);
     fputs(cr ? "\r\n" : "\n", mem);
     line = eol + 1;
@@ -380,8 +404,10 @@ static int append_rows(const char *dir, const char *path, const char *rows, size
   if (!e && rename(tmp, path) != 0) e = errno;
   if (e) {
     if (fd >= 0) unlink(tmp);
-    fprintf(stderr, "gate: appending to %s failed (writing %s: %s): nothing was appended, the file is as it was; "
-            "free disk space or fix the folder's permissions, then re-run\n", path, tmp, strerror(e));
+    fprintf(stderr,
+            "gate: appending to %s failed (writing %s: %s): nothing was appended, the file is as it was; "
+            "free disk space or fix the folder's permissions, then re-run\n",
+            path, tmp, strerror(e));
   } else {
     fsync(dfd); /* the rename itself on disk */
   }
@@ -392,7 +418,8 @@ static int append_rows(const char *dir, const char *path, const char *rows, size
 }
 
 int cmd_history(options *o) {
-  if (!o->history_dir || !o->verdicts || o->nrest != 1) usage("history needs --history_dir, --verdicts and one RUN.json");
+  if (!o->history_dir || !o->verdicts || o->nrest != 1)
+    usage("history needs --history_dir, --verdicts and one RUN.json");
   char b1[4096], b2[4096], b3[4096], path[4300];
   gate_figures run;
   const char *run_path = user_path(o->rest[0], b1, sizeof b1);

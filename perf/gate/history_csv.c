@@ -60,20 +60,30 @@ static int parse_row(const char *path, size_t line, char *text, const layout *c,
   char *f[MAX_COLUMNS + 2];
   size_t n = split(text, f, MAX_COLUMNS + 1);
   if (n != c->ncolumns && !(c->legacy && n == c->ncolumns + 1))
-    return fail(err, errlen, "%s: line %zu: expected %s%zu comma-separated fields (as its header: %s), got %zu; fix "
-                "or remove that row (a cut last row? a comma in a name?)", path, line, c->legacy ? "8 or " : "",
-                c->ncolumns + c->legacy, kWritten, n);
+    return fail(err, errlen,
+                "%s: line %zu: expected %s%zu comma-separated fields (as its header: %s), got %zu; fix "
+                "or remove that row (a cut last row? a comma in a name?)",
+                path, line, c->legacy ? "8 or " : "", c->ncolumns + c->legacy, kWritten, n);
   const char *none = "";
-  *r = (history_entry){.line = line, .date = none, .commit = none, .gpu = none, .bench = none, .verdict = none,
-                       .l2_flush = "write", .testbed = none, .median_ns = NAN, .bytes_per_second = NAN,
-                       .noise = NAN, .threshold = NAN};
+  *r = (history_entry){.line = line,
+                       .date = none,
+                       .commit = none,
+                       .gpu = none,
+                       .bench = none,
+                       .verdict = none,
+                       .l2_flush = "write",
+                       .testbed = none,
+                       .median_ns = NAN,
+                       .bytes_per_second = NAN,
+                       .noise = NAN,
+                       .threshold = NAN};
   struct {
     int col;
     const char *name, **dst;
-  } text_fields[] = {{c->date, "date", &r->date},          {c->commit, "commit", &r->commit},
-                     {c->gpu, "gpu", &r->gpu},             {c->bench, "benchmark", &r->bench},
-                     {c->verdict, "verdict", &r->verdict}, {c->flush, "l2_flush", &r->l2_flush},
-                     {c->testbed, "testbed", &r->testbed}};
+  } text_fields[] = {
+      {c->date, "date", &r->date},         {c->commit, "commit", &r->commit},    {c->gpu, "gpu", &r->gpu},
+      {c->bench, "benchmark", &r->bench},  {c->verdict, "verdict", &r->verdict}, {c->flush, "l2_flush", &r->l2_flush},
+      {c->testbed, "testbed", &r->testbed}};
   for (size_t k = 0; k < sizeof text_fields / sizeof *text_fields; k++) {
     int col = text_fields[k].col;
     if (col < 0) continue;
@@ -113,9 +123,7 @@ static int read_all(const char *path, char **text, char *err, size_t errlen) {
 }
 
 /* 1 when s holds nothing but line ends: the line before it was the file's last. */
-static int only_line_ends(const char *s) {
-  return s[strspn(s, "\r\n")] == '\0';
-}
+static int only_line_ends(const char *s) { return s[strspn(s, "\r\n")] == '\0'; }
 
 /* TESTBED_BEFORE_THE_FIELD: rows written before the testbed column (or with it empty) join the series of the one
  * testbed their benchmark and L2 flush method have in the file: they were measured there, before it was named. A
@@ -139,9 +147,12 @@ static void adopt_testbeds(history_table *t) {
     int several = 0, unnamed = 0;
     for (j = i; j < t->n && by_bench_and_flush(&order[i], &order[j]) == 0; j++) {
       const char *tb = t->r[order[j]].testbed;
-      if (!tb[0]) unnamed = 1;
-      else if (!only) only = tb;
-      else several |= strcmp(only, tb) != 0;
+      if (!tb[0])
+        unnamed = 1;
+      else if (!only)
+        only = tb;
+      else
+        several |= strcmp(only, tb) != 0;
     }
     for (size_t k = i; k < j && only && unnamed && !several; k++)
       if (!t->r[order[k]].testbed[0]) t->r[order[k]].testbed = only;
@@ -159,25 +170,29 @@ static int load_table(const char *path, const char *const *needs, int to_cut, hi
   if (len && line[len - 1] == '\r') line[len - 1] = '\0';
   if (!*line && !cursor) {
     history_table_free(t);
-    return fail(err, errlen, "%s: empty file; expected the header '%s' and one row per benchmark and run (appended "
-                "by `gate history`)", path, kWritten);
+    return fail(err, errlen,
+                "%s: empty file; expected the header '%s' and one row per benchmark and run (appended "
+                "by `gate history`)",
+                path, kWritten);
   }
   char shown[160];
   snprintf(shown, sizeof shown, "%s", line);
   char *names[MAX_COLUMNS + 1];
   size_t ncol = split(line, names, MAX_COLUMNS);
   layout c = {.ncolumns = ncol};
-  int *slot[] = {&c.date, &c.commit, &c.gpu, &c.bench, &c.median, &c.bps,
+  int *slot[] = {&c.date,  &c.commit,  &c.gpu,   &c.bench,   &c.median,   &c.bps,
                  &c.noise, &c.verdict, &c.flush, &c.testbed, &c.threshold};
-  static const char *kNames[] = {"date", "commit", "gpu", "benchmark", "median_ns", "bytes_per_second",
-                                 "noise", "verdict", "l2_flush", "testbed", "threshold"};
+  static const char *kNames[] = {"date",  "commit",  "gpu",      "benchmark", "median_ns", "bytes_per_second",
+                                 "noise", "verdict", "l2_flush", "testbed",   "threshold"};
   for (size_t k = 0; k < sizeof kNames / sizeof *kNames; k++)
     *slot[k] = ncol <= MAX_COLUMNS ? column_of(names, ncol, kNames[k]) : -1;
   for (size_t k = 0; needs[k]; k++)
     if (ncol > MAX_COLUMNS || column_of(names, ncol, needs[k]) < 0) {
       history_table_free(t);
-      return fail(err, errlen, "%s: line 1: expected the header '%s' (written by gate history; more columns may "
-                  "follow), got '%s': no column '%s'. Is this a history file?", path, kWritten, shown, needs[k]);
+      return fail(err, errlen,
+                  "%s: line 1: expected the header '%s' (written by gate history; more columns may "
+                  "follow), got '%s': no column '%s'. Is this a history file?",
+                  path, kWritten, shown, needs[k]);
     }
   c.legacy = c.flush < 0;
   t->has_threshold = c.threshold >= 0;
@@ -199,10 +214,11 @@ static int load_table(const char *path, const char *const *needs, int to_cut, hi
       for (const char *p = line; *p; p++) fields += *p == ',';
       int wrong = fields != c.ncolumns && !(c.legacy && fields == c.ncolumns + 1);
       if (no_newline || wrong) {
-        snprintf(t->skipped, sizeof t->skipped, "%s: line %zu: left out, a cut last row (%s; a write stopped "
+        snprintf(t->skipped, sizeof t->skipped,
+                 "%s: line %zu: left out, a cut last row (%s; a write stopped "
                  "short?): the %zu rows before it are read; complete or remove that row (gate history will not "
-                 "append after it)", path, lineno, no_newline ? "no newline at its end" : "a wrong number of fields",
-                 t->n);
+                 "append after it)",
+                 path, lineno, no_newline ? "no newline at its end" : "a wrong number of fields", t->n);
         break;
       }
     }
@@ -224,8 +240,7 @@ int history_table_load(const char *path, const char *const *needs, history_table
   return load_table(path, needs, 0, t, err, errlen);
 }
 
-int history_table_load_to_cut(const char *path, const char *const *needs, history_table *t, char *err,
-                              size_t errlen) {
+int history_table_load_to_cut(const char *path, const char *const *needs, history_table *t, char *err, size_t errlen) {
   return load_table(path, needs, 1, t, err, errlen);
 }
 

@@ -70,10 +70,10 @@ START_TEST(reference_own_gpu_then_its_kind_then_all) {
     gate_reference which;
     size_t runs, gpus;
   } cases[] = {
-      {{"GPU-A", 3000, 1000}, 0, REF_OWN_GPU, 2, 1},       /* blessed in: its own two runs */
-      {{"GPU-E", 3000.5, 1000}, 0, REF_ITS_KIND, 4, 3},    /* outside: the three GPUs of its kind */
-      {{"GPU-F", 3030, 1000}, 0, REF_OTHER_KINDS, 6, 4},   /* no GPU of its kind: all, said so */
-      {{"GPU-E", 3000.5, 1000}, 1, REF_EVERY_HOST, 6, 4},  /* a host round trip: all, never a kind */
+      {{"GPU-A", 3000, 1000}, 0, REF_OWN_GPU, 2, 1},      /* blessed in: its own two runs */
+      {{"GPU-E", 3000.5, 1000}, 0, REF_ITS_KIND, 4, 3},   /* outside: the three GPUs of its kind */
+      {{"GPU-F", 3030, 1000}, 0, REF_OTHER_KINDS, 6, 4},  /* no GPU of its kind: all, said so */
+      {{"GPU-E", 3000.5, 1000}, 1, REF_EVERY_HOST, 6, 4}, /* a host round trip: all, never a kind */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     gate_figures run = figures(&cases[i].run, 1, cases[i].host_round_trip);
@@ -203,13 +203,15 @@ START_TEST(each_verdict_says_why) {
   x.delta = 0.25, x.threshold = 0.03, x.noise = 0.002, x.p_slower = 0.09;
   x.reasons = REASON_BEYOND_THRESHOLD | REASON_ABOVE_FLOOR;
   verdict_reason(&x, &p, why, sizeof why);
-  ck_assert_str_eq(why, "same: +25.00 % is beyond the 3.0 % allowed: the tolerance, but p 0.09 is not below 0.01: "
-                        "chance can make it");
+  ck_assert_str_eq(why,
+                   "same: +25.00 % is beyond the 3.0 % allowed: the tolerance, but p 0.09 is not below 0.01: "
+                   "chance can make it");
   x.base_ns = 7000, x.run_ns = 7230, x.delta = 230.0 / 7000, x.p_slower = 1e-5;
   x.reasons = REASON_BEYOND_THRESHOLD | REASON_SIGNIFICANT;
   verdict_reason(&x, &p, why, sizeof why);
-  ck_assert_str_eq(why, "same: +3.29 % is beyond the 3.0 % allowed: the tolerance, but 0.23 us is under the 0.25 us "
-                        "floor");
+  ck_assert_str_eq(why,
+                   "same: +3.29 % is beyond the 3.0 % allowed: the tolerance, but 0.23 us is under the 0.25 us "
+                   "floor");
   x.reasons |= REASON_FEW_HOST_RUNS, x.base_runs = 2;
   verdict_reason(&x, &p, why, sizeof why);
   ck_assert_msg(strstr(why, "a host round trip gates from 6 runs of its testbed and this one has 2") != NULL, "%s",
@@ -217,8 +219,9 @@ START_TEST(each_verdict_says_why) {
   x.v = VERDICT_SLOWER, x.base_ns = 7000, x.run_ns = 7588, x.delta = 0.084, x.p_slower = 1e-6;
   x.reasons = REASON_BEYOND_THRESHOLD | REASON_SIGNIFICANT | REASON_ABOVE_FLOOR | REASON_CONFIRMED;
   verdict_reason(&x, &p, why, sizeof why);
-  ck_assert_str_eq(why, "slower: +8.40 % > 3.0 % allowed: the tolerance; p 1e-06 < 0.01; +0.59 us > the 0.25 us floor; "
-                        "confirmed in a fresh process");
+  ck_assert_str_eq(why,
+                   "slower: +8.40 % > 3.0 % allowed: the tolerance; p 1e-06 < 0.01; +0.59 us > the 0.25 us floor; "
+                   "confirmed in a fresh process");
   x.own_gpu = 1, x.threshold = 0.02;
   verdict_reason(&x, &p, why, sizeof why);
   ck_assert_msg(strstr(why, "2.0 % allowed: the tolerance against this GPU's own runs") != NULL, "%s", why);
@@ -228,8 +231,9 @@ START_TEST(each_verdict_says_why) {
                 why);
   x.v = VERDICT_UNCHANGED, x.reasons = REASON_SAME_TIMED_WORK;
   verdict_reason(&x, &p, why, sizeof why);
-  ck_assert_str_eq(why, "unchanged: the same timed work (kernels, launches, copies) as the base revision, so not "
-                        "measured");
+  ck_assert_str_eq(why,
+                   "unchanged: the same timed work (kernels, launches, copies) as the base revision, so not "
+                   "measured");
   x.v = VERDICT_NEW, x.reasons = REASON_BASE_LACKS_IT;
   verdict_reason(&x, &p, why, sizeof why);
   ck_assert_str_eq(why, "new: neither the baseline nor the base revision has it");

@@ -37,8 +37,10 @@ void testbed_view(const gate_figures *base, const char *testbed, gate_figures *v
     for (size_t r = 0; r < b->nruns; r++)
       if (b->runs[r].run < base->nruns && strcmp(base->runs[b->runs[r].run].testbed, testbed) == 0)
         v.runs[v.nruns++] = b->runs[r];
-    if (v.nruns) view->b[view->n++] = v;
-    else free(v.runs);
+    if (v.nruns)
+      view->b[view->n++] = v;
+    else
+      free(v.runs);
   }
 }
 

@@ -90,15 +90,15 @@ gate_reference reference_which(int own_gpu, int host_round_trip, int same_kind, 
 
 /* The reference of one benchmark: the baseline's runs the run's are compared with. */
 typedef struct {
-  gate_bench own;      /* the baseline's runs of it on the run's own GPU (a view: free_bench_reference) */
-  gate_bench kind;     /* ... on the GPUs of the run's kind (none for a host round trip or its own GPU) */
+  gate_bench own;        /* the baseline's runs of it on the run's own GPU (a view: free_bench_reference) */
+  gate_bench kind;       /* ... on the GPUs of the run's kind (none for a host round trip or its own GPU) */
   const gate_bench *all; /* all the baseline's runs of it (of the run's testbed) */
-  int own_gpu;         /* own has OWN_GPU_MIN_RUNS runs or more: the reference is own */
-  int host_round_trip; /* it times a host round trip: all GPUs, never a kind (HOST_ROUND_TRIP) */
-  int same_kind;       /* else kind has KIND_MIN_GPUS GPUs or more: the reference is kind; else all */
-  size_t kind_gpus;    /* how many GPUs of the run's kind have runs of it */
+  int own_gpu;           /* own has OWN_GPU_MIN_RUNS runs or more: the reference is own */
+  int host_round_trip;   /* it times a host round trip: all GPUs, never a kind (HOST_ROUND_TRIP) */
+  int same_kind;         /* else kind has KIND_MIN_GPUS GPUs or more: the reference is kind; else all */
+  size_t kind_gpus;      /* how many GPUs of the run's kind have runs of it */
   gate_reference which;
-  size_t runs, gpus;   /* how many runs and GPUs the reference has */
+  size_t runs, gpus; /* how many runs and GPUs the reference has */
 } bench_reference;
 
 /* The reference for baseline benchmark bb (of base) of a run whose benchmark is rb (NULL: the run has

@@ -32,17 +32,18 @@ static const char *metric_name(gate_metric m) { return m == METRIC_TIME ? "time"
 
 /* A count of samples in few characters: 950, 12k, 1.2M. */
 static void count_text(size_t n, char *buf, size_t len) {
-  if (n < 10000) snprintf(buf, len, "%zu", n);
-  else if (n < 10000000) snprintf(buf, len, "%.0fk", n / 1e3);
-  else snprintf(buf, len, "%.1fM", n / 1e6);
+  if (n < 10000)
+    snprintf(buf, len, "%zu", n);
+  else if (n < 10000000)
+    snprintf(buf, len, "%.0fk", n / 1e3);
+  else
+    snprintf(buf, len, "%.1fM", n / 1e6);
 }
 
 /* What stands behind each side: "96 ctx/12k vs 16 ctx/1.6k" (contexts / samples). */
 /* Whether c has each side's measures: not for a verdict with no measurement on that side. */
 static int has_base(const comparison *c) { return c->v != VERDICT_NEW && c->v != VERDICT_UNCHANGED; }
-static int has_run(const comparison *c) {
-  return c->v != VERDICT_MISSING && isfinite(c->run_ns) && c->run_ns > 0;
-}
+static int has_run(const comparison *c) { return c->v != VERDICT_MISSING && isfinite(c->run_ns) && c->run_ns > 0; }
 static int has_delta(const comparison *c) { return has_base(c) && c->v != VERDICT_MISSING; }
 static size_t count_unchanged(const comparison *c, size_t n) {
   size_t k = 0;
@@ -63,11 +64,14 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
     snprintf(buf, len, "new: %s has none of it either", c->against ? c->against : "the base");
   else if (c->v == VERDICT_NEW && c->no_testbed_runs)
     snprintf(buf, len, "new: %zu ctx/%s, no run of this testbed", c->run_contexts, rs);
-  else if (c->v == VERDICT_NEW) snprintf(buf, len, "new: %zu ctx/%s", c->run_contexts, rs);
-  else if (c->v == VERDICT_MISSING) snprintf(buf, len, "%zu ctx/%s vs none", c->base_contexts, bs);
+  else if (c->v == VERDICT_NEW)
+    snprintf(buf, len, "new: %zu ctx/%s", c->run_contexts, rs);
+  else if (c->v == VERDICT_MISSING)
+    snprintf(buf, len, "%zu ctx/%s vs none", c->base_contexts, bs);
   else if (c->against)
     snprintf(buf, len, "A/B vs %s: %zu ctx/%s vs %zu ctx/%s", c->against, c->base_contexts, bs, c->run_contexts, rs);
-  else snprintf(buf, len, "%zu ctx/%s vs %zu ctx/%s", c->base_contexts, bs, c->run_contexts, rs);
+  else
+    snprintf(buf, len, "%zu ctx/%s vs %zu ctx/%s", c->base_contexts, bs, c->run_contexts, rs);
   size_t used = strlen(buf);
   if (c->run_set_aside + c->base_set_aside > 0 && used < len) /* interrupted contexts (compare.h) */
     snprintf(buf + used, len - used, ", set aside %zu/%zu ctx", c->base_set_aside, c->run_set_aside);
@@ -88,27 +92,32 @@ void evidence_text(const comparison *c, char *buf, size_t len) {
   if (has_base(c) && used < len) { /* which runs the baseline's side is (compare.h) */
     if (c->against)
       snprintf(buf + used, len - used, ", %zu base processes", c->base_runs);
-    else if (c->own_gpu) snprintf(buf + used, len - used, ", this GPU's %zu runs", c->base_runs);
+    else if (c->own_gpu)
+      snprintf(buf + used, len - used, ", this GPU's %zu runs", c->base_runs);
     else if (c->host_round_trip)
       snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s, a host round trip", c->base_runs, c->base_gpus,
                c->base_gpus == 1 ? "" : "s");
     else if (c->same_kind)
       snprintf(buf + used, len - used, ", %zu runs of %zu GPUs of its kind", c->base_runs, c->base_gpus);
-    else snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s, %zu of its kind", c->base_runs, c->base_gpus,
-                  c->base_gpus == 1 ? "" : "s", c->kind_gpus);
+    else
+      snprintf(buf + used, len - used, ", %zu runs of %zu GPU%s, %zu of its kind", c->base_runs, c->base_gpus,
+               c->base_gpus == 1 ? "" : "s", c->kind_gpus);
   }
 }
 
 void failure_message(const comparison *c, char *buf, size_t len) {
   if (c->v == VERDICT_MISSING) {
-    snprintf(buf, len, "%s: in the baseline (%.4g us) but not measured in this run: removed or renamed? "
-             "Re-bless the baseline if intended", c->name, c->base_ns / 1e3);
+    snprintf(buf, len,
+             "%s: in the baseline (%.4g us) but not measured in this run: removed or renamed? "
+             "Re-bless the baseline if intended",
+             c->name, c->base_ns / 1e3);
     return;
   }
   char evidence[192];
   evidence_text(c, evidence, sizeof evidence);
   if (c->v == VERDICT_SLOWER && c->library_reference) {
-    snprintf(buf, len, "%s: a library reference, slower by %+.1f%% (allowed %.1f%%, p=%.2g; %s): the environment "
+    snprintf(buf, len,
+             "%s: a library reference, slower by %+.1f%% (allowed %.1f%%, p=%.2g; %s): the environment "
              "changed (driver, library, clocks or host), not this change's kernels; it does not fail the gate",
              c->name, 100 * c->delta, 100 * c->threshold, c->p_slower, evidence);
     return;
@@ -145,8 +154,9 @@ static void allowed_text(const comparison *c, const gate_policy *p, char *buf, s
              100 * c->noise);
   else
     snprintf(buf, len, "%.1f %% allowed: the %s", 100 * c->threshold,
-             c->against ? "tolerance of A/B on one GPU" : c->own_gpu ? "tolerance against this GPU's own runs"
-                                                                       : "tolerance");
+             c->against       ? "tolerance of A/B on one GPU"
+                 : c->own_gpu ? "tolerance against this GPU's own runs"
+                              : "tolerance");
 }
 
 void verdict_reason(const comparison *c, const gate_policy *p, char *buf, size_t len) {
@@ -156,18 +166,17 @@ void verdict_reason(const comparison *c, const gate_policy *p, char *buf, size_t
   unsigned r = c->reasons;
   switch (c->v) {
     case VERDICT_NEW:
-      snprintf(buf, len, "new: %s", (r & REASON_BASE_LACKS_IT) ? "neither the baseline nor the base revision has it"
-                                    : c->no_testbed_runs ? "the baseline has no run of it on this testbed: not judged"
-                                                         : "not in the baseline: not judged");
+      snprintf(buf, len, "new: %s",
+               (r & REASON_BASE_LACKS_IT) ? "neither the baseline nor the base revision has it"
+                   : c->no_testbed_runs   ? "the baseline has no run of it on this testbed: not judged"
+                                          : "not in the baseline: not judged");
       return;
     case VERDICT_UNCHANGED:
-      snprintf(buf, len, "unchanged: %s as the base revision, so not measured",
-               (r & REASON_SAME_BINARY) ? "the same benchmark binary"
-                                        : "the same timed work (kernels, launches, copies)");
+      snprintf(
+          buf, len, "unchanged: %s as the base revision, so not measured",
+          (r & REASON_SAME_BINARY) ? "the same benchmark binary" : "the same timed work (kernels, launches, copies)");
       return;
-    case VERDICT_MISSING:
-      snprintf(buf, len, "missing: the baseline has it, this run did not measure it");
-      return;
+    case VERDICT_MISSING: snprintf(buf, len, "missing: the baseline has it, this run did not measure it"); return;
     case VERDICT_SLOWER:
       if (c->library_reference) {
         snprintf(buf, len, "slower, a library reference: %+.2f %% (%s); the environment changed, not a failure", d,
@@ -180,12 +189,13 @@ void verdict_reason(const comparison *c, const gate_policy *p, char *buf, size_t
     case VERDICT_FASTER:
       snprintf(buf, len, "faster: %+.2f %% beyond %s; p %.2g < %g", d, allowed, pv, p->alpha);
       return;
-    default:
-      break;
+    default: break;
   }
   if (r & REASON_FEW_HOST_RUNS)
-    snprintf(buf, len, "same: %+.2f %% (%s), but a host round trip gates from %d runs of its testbed and this one "
-             "has %zu", d, allowed, HOST_ROUND_TRIP_MIN_RUNS, c->base_runs);
+    snprintf(buf, len,
+             "same: %+.2f %% (%s), but a host round trip gates from %d runs of its testbed and this one "
+             "has %zu",
+             d, allowed, HOST_ROUND_TRIP_MIN_RUNS, c->base_runs);
   else if (r & REASON_NOT_CONFIRMED)
     snprintf(buf, len, "same: it read slower at first, and the re-measure in a fresh process did not");
   else if (!(r & REASON_BEYOND_THRESHOLD))
@@ -205,12 +215,12 @@ void print_table(FILE *out, const comparison *c, size_t n, const char *const *no
   for (size_t i = 0; i < n; i++)
     if (strlen(c[i].name) > w) w = strlen(c[i].name);
   fprintf(out, "Comparison on %s (delta: positive is slower)\n", metric_name(policy->metric));
-  fprintf(out, "%-*s %12s %12s %8s %8s %8s %9s %9s %-26s  %-8s\n", (int)w, "Benchmark", "Base(us)", "New(us)",
-          "Delta", "Allowed", "p", "New GB/s", "of copy", "Contexts/samples base vs new", "Verdict");
+  fprintf(out, "%-*s %12s %12s %8s %8s %8s %9s %9s %-26s  %-8s\n", (int)w, "Benchmark", "Base(us)", "New(us)", "Delta",
+          "Allowed", "p", "New GB/s", "of copy", "Contexts/samples base vs new", "Verdict");
   for (size_t i = 0; i < n; i++) {
     const comparison *x = &c[i];
-    char base[32] = "-", now[32] = "-", delta[32] = "-", allowed[32] = "-", gbps[32] = "-", frac[32] = "-",
-         p[32] = "-", evidence[192];
+    char base[32] = "-", now[32] = "-", delta[32] = "-", allowed[32] = "-", gbps[32] = "-", frac[32] = "-", p[32] = "-",
+         evidence[192];
     evidence_text(x, evidence, sizeof evidence);
     if (has_base(x)) snprintf(base, sizeof base, "%.3f", x->base_ns / 1e3);
     if (has_run(x)) {
@@ -304,7 +314,8 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
       if (c[i].v == VERDICT_SLOWER && c[i].library_reference)
         fprintf(out, "%s`%s` %+.2f%% (allowed %.1f%%)", k++ ? ", " : "", c[i].name, 100 * c[i].delta,
                 100 * c[i].threshold);
-    fprintf(out, ": library references run slower than their baseline. Their code is not this change's, so this "
+    fprintf(out,
+            ": library references run slower than their baseline. Their code is not this change's, so this "
             "does not fail the gate; it says the driver, a library, the clocks or the host changed.\n\n");
   }
   if (n && c[0].testbed && c[0].testbed[0])
@@ -312,29 +323,34 @@ void write_markdown(FILE *out, const char *title, const comparison *c, size_t n,
   fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing, %zu unchanged (gated on %s).\n\n", n,
           slower, faster, added, missing, count_unchanged(c, n), metric_name(policy->metric));
   write_reference_summary(out, c, n);
-  fprintf(out, "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
-               "own runs when the baseline holds two or more (\"this GPU's N runs\"), else of its "
-               "GPUs whose copy probe is within %.1f %% of this run's, when there are two or more (\"N runs of M "
-               "GPUs of its kind\"), else of all its GPUs (\"N runs of M GPUs, K of its kind\": too few of its kind "
-               "have run it, so a difference of kinds can look like a change; bless this runner in), or of all its "
-               "GPUs for a benchmark whose time includes a host round trip (\"N runs of M GPUs, a host round trip\": "
-               "set by the host, not the GPU's kind). p: one-sided "
-               "test on the contexts' medians (%s). Times are as measured. Evidence: contexts/samples, baseline vs "
-               "new; \"launch probe\": how much longer this run's empty kernel took than the baseline's, for "
-               "reading only.\n\n",
+  fprintf(out,
+          "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
+          "own runs when the baseline holds two or more (\"this GPU's N runs\"), else of its "
+          "GPUs whose copy probe is within %.1f %% of this run's, when there are two or more (\"N runs of M "
+          "GPUs of its kind\"), else of all its GPUs (\"N runs of M GPUs, K of its kind\": too few of its kind "
+          "have run it, so a difference of kinds can look like a change; bless this runner in), or of all its "
+          "GPUs for a benchmark whose time includes a host round trip (\"N runs of M GPUs, a host round trip\": "
+          "set by the host, not the GPU's kind). p: one-sided "
+          "test on the contexts' medians (%s). Times are as measured. Evidence: contexts/samples, baseline vs "
+          "new; \"launch probe\": how much longer this run's empty kernel took than the baseline's, for "
+          "reading only.\n\n",
           100 * KIND_COPY_WINDOW, "slower for a positive delta, faster for a negative one");
-  fprintf(out, "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |\n");
+  fprintf(out,
+          "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |\n");
   fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
   for (size_t i = 0; i < n; i++) {
     const comparison *x = &c[i];
     fputs("| `", out);
     md_cell(out, x->name);
     fputs("` | ", out);
-    if (!has_base(x)) fprintf(out, "- | ");
-    else fprintf(out, "%.3f | ", x->base_ns / 1e3);
+    if (!has_base(x))
+      fprintf(out, "- | ");
+    else
+      fprintf(out, "%.3f | ", x->base_ns / 1e3);
     char evidence[192];
     evidence_text(x, evidence, sizeof evidence);
-    if (!has_run(x)) fprintf(out, "- | - | - | - | - | - | %s | ", evidence);
+    if (!has_run(x))
+      fprintf(out, "- | - | - | - | - | - | %s | ", evidence);
     else if (!has_delta(x))
       fprintf(out, "%.3f | - | - | - | %.1f | %.1f%% | %s | ", x->run_ns / 1e3, x->run_gbps, 100 * x->run_copy_frac,
               evidence);
@@ -414,8 +430,9 @@ static json_t *verdict_json(const comparison *c) {
                         c->library_reference);
   int bad = !e;
   if (c->testbed && c->testbed[0]) bad |= !e || json_object_set_new(e, "testbed", json_string(c->testbed));
-  bad |= !e || json_object_set_new(e, "compared_with", c->against ? json_sprintf("revision %s", c->against)
-                                                                  : json_string("baseline"));
+  bad |= !e ||
+      json_object_set_new(e, "compared_with",
+                          c->against ? json_sprintf("revision %s", c->against) : json_string("baseline"));
   if (has_base(c)) bad |= !e || json_object_set_new(e, "baseline_ns", json_real(c->base_ns));
   if (has_run(c)) bad |= !e || json_object_set_new(e, "run_ns", json_real(c->run_ns));
   if (has_delta(c)) {
@@ -424,12 +441,13 @@ static json_t *verdict_json(const comparison *c) {
     bad |= !e || json_object_set_new(e, "baseline_noise", json_real(c->noise));
     bad |= !e || json_object_set_new(e, "p_slower", json_real(c->p_slower));
     bad |= !e || json_object_set_new(e, "p_faster", json_real(c->p_faster));
-    if (isfinite(c->launch_probe_ns)) bad |= !e || json_object_set_new(e, "launch_probe_ns", json_real(c->launch_probe_ns));
+    if (isfinite(c->launch_probe_ns))
+      bad |= !e || json_object_set_new(e, "launch_probe_ns", json_real(c->launch_probe_ns));
   }
   if (has_base(c)) {
     static const char *const kReference[] = {"this_gpu", "same_kind", "all_gpus", "all_gpus", "all_gpus"};
-    bad |= !e || json_object_set_new(e, "reference", json_string(c->against ? "base_revision"
-                                                                            : kReference[reference_of(c)]));
+    bad |= !e ||
+        json_object_set_new(e, "reference", json_string(c->against ? "base_revision" : kReference[reference_of(c)]));
     bad |= !e || json_object_set_new(e, "baseline_gpus", json_integer((json_int_t)c->base_gpus));
     if (!c->own_gpu) bad |= !e || json_object_set_new(e, "kind_gpus", json_integer((json_int_t)c->kind_gpus));
     bad |= !e || json_object_set_new(e, "baseline_runs", json_integer((json_int_t)c->base_runs));
@@ -459,14 +477,15 @@ int write_verdicts_json(const char *path, const gate_figures *run, const compari
       return 1;
     }
   const gate_run_info *info = &run->runs[0];
-  json_t *root = json_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s}, s:o}", "metric",
-                           metric == METRIC_TIME ? "time" : "copy_ratio", "gpu", "name", run->gpu.name, "uuid",
-                           info->gpu_uuid, "run", "date", info->date, "host", info->host, "commit", info->commit,
-                           "verdicts", a);
+  json_t *root =
+      json_pack("{s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s}, s:o}", "metric", metric == METRIC_TIME ? "time" : "copy_ratio",
+                "gpu", "name", run->gpu.name, "uuid", info->gpu_uuid, "run", "date", info->date, "host", info->host,
+                "commit", info->commit, "verdicts", a);
   char *with = compared_with ? xstrcat("revision ", compared_with) : NULL;
-  if (root && (json_object_set_new(root, "compared_with", json_string(with ? with : "baseline")) != 0 ||
-               json_object_set_new(root, "policy_version", json_integer(GATE_POLICY_VERSION)) != 0 ||
-               json_object_set_new(root, "testbed", json_string(testbed_of(run))) != 0)) {
+  if (root &&
+      (json_object_set_new(root, "compared_with", json_string(with ? with : "baseline")) != 0 ||
+       json_object_set_new(root, "policy_version", json_integer(GATE_POLICY_VERSION)) != 0 ||
+       json_object_set_new(root, "testbed", json_string(testbed_of(run))) != 0)) {
     json_decref(root);
     root = NULL;
   }

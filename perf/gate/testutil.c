@@ -20,21 +20,21 @@ void write_run(const char *file, const char *gpu, int sms, double copy_gbps, con
   srand(seed);
   for (size_t i = 0; i < n; i++) {
     json_t *s = json_array();
-    for (int k = 0; k < 25; k++) json_array_append_new(s, json_real(b[i].median_ns * (0.99 + 0.02 * rand() / (double)RAND_MAX)));
-    json_array_append_new(bs, json_pack("{s:s, s:s, s:s, s:i, s:f, s:s, s:f, s:o}", "name", b[i].name, "run_name",
-                                        b[i].name, "run_type", "iteration", "iterations", 25, "real_time",
-                                        b[i].median_ns, "time_unit", "ns", "bytes_per_second",
-                                        1e9 * 1e9 / b[i].median_ns, "samples", s));
+    for (int k = 0; k < 25; k++)
+      json_array_append_new(s, json_real(b[i].median_ns * (0.99 + 0.02 * rand() / (double)RAND_MAX)));
+    json_array_append_new(bs,
+                          json_pack("{s:s, s:s, s:s, s:i, s:f, s:s, s:f, s:o}", "name", b[i].name, "run_name",
+                                    b[i].name, "run_type", "iteration", "iterations", 25, "real_time", b[i].median_ns,
+                                    "time_unit", "ns", "bytes_per_second", 1e9 * 1e9 / b[i].median_ns, "samples", s));
   }
   char date[64], uuid[64]; /* one run, one time, one GPU: each seed makes another run, on another GPU */
   FORMAT(date, "2026-11-22T%02u:%02u:%02u+00:00", seed / 3600 % 24, seed / 60 % 60, seed % 60);
   FORMAT(uuid, "GPU-fixture-%04u", seed);
-  json_t *root = json_pack(
-      "{s:{s:i, s:s, s:s, s:f, s:{s:s, s:s, s:i, s:f, s:i, s:b, s:s, s:s}}, s:o}", "context", "json_schema_version", 1,
-      "date", date, "host_name", "gpu-host-1", "copy_bandwidth_GBps", copy_gbps, "gpu", "name",
-      gpu, "uuid", uuid, "sm_count", sms, "mem_clock_max_mhz", 2619.0, "bus_width_bits", 5120, "ecc", 1,
-      "driver_version",
-      "580.159.04", "runtime_version", "13.0", "benchmarks", bs);
+  json_t *root =
+      json_pack("{s:{s:i, s:s, s:s, s:f, s:{s:s, s:s, s:i, s:f, s:i, s:b, s:s, s:s}}, s:o}", "context",
+                "json_schema_version", 1, "date", date, "host_name", "gpu-host-1", "copy_bandwidth_GBps", copy_gbps,
+                "gpu", "name", gpu, "uuid", uuid, "sm_count", sms, "mem_clock_max_mhz", 2619.0, "bus_width_bits", 5120,
+                "ecc", 1, "driver_version", "580.159.04", "runtime_version", "13.0", "benchmarks", bs);
   char path[1024];
   FORMAT(path, "%s/%s", dir, file);
   ck_assert_int_eq(json_dump_file(root, path, 0), 0);
@@ -56,8 +56,8 @@ void write_text(const char *file, const char *text) {
   fclose(f);
 }
 
-const fake_bench base_set[3] = {{"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000},
-                                       {"elementwise/saxpy/N:1", 3000}};
+const fake_bench base_set[3] = {
+    {"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
 
 void make_baseline(gate_figures *base) {
   gate_figures runs[3];

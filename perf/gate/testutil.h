@@ -15,9 +15,9 @@
 #define FORMAT(buf, ...) \
   ck_assert_msg((size_t)snprintf((buf), sizeof(buf), __VA_ARGS__) < sizeof(buf), "too long for " #buf)
 
-extern char dir[512];         /* this test's scratch folder */
-extern const char *gate_bin;  /* the gate binary (the test's first argument) */
-extern const char *H100;      /* "NVIDIA H100 80GB HBM3" */
+extern char dir[512];        /* this test's scratch folder */
+extern const char *gate_bin; /* the gate binary (the test's first argument) */
+extern const char *H100;     /* "NVIDIA H100 80GB HBM3" */
 
 typedef struct {
   const char *name;
@@ -68,15 +68,16 @@ const char *make_bench(const char *rel, const char *body);
  * --fingerprint_out copies <bench>.fingerprint (none: exit 1, as a runner without CUPTI) and notes the
  * filter in <bench>.calls. A re-measurement measures only the suspects: one without a filter is an
  * error (exit 2). */
-#define BENCH_ARGS                                                                                   \
-  "out=; filter=; again=; list=; fp=; args=\"$*\"\nfor a; do case $a in --benchmark_out=*) out=${a#--benchmark_out=};; " \
-  "--benchmark_filter=*) filter=${a#--benchmark_filter=};; --benchmark_list_tests) list=1;; "          \
-  "--fingerprint_out=*) fp=${a#--fingerprint_out=};; esac; done\n"                                  \
-  "case $out in *.recheck.json) again=1;; esac\n"                                                   \
-  "if [ -n \"$list\" ]; then if [ -f \"$0.names\" ]; then cat \"$0.names\"; else printf "            \
-  "'elementwise/add/N:1\\nelementwise/add_float4/N:1\\nelementwise/saxpy/N:1\\n'; fi; exit 0; fi\n"     \
+#define BENCH_ARGS                                                                                          \
+  "out=; filter=; again=; list=; fp=; args=\"$*\"\nfor a; do case $a in --benchmark_out=*) "                \
+  "out=${a#--benchmark_out=};; "                                                                            \
+  "--benchmark_filter=*) filter=${a#--benchmark_filter=};; --benchmark_list_tests) list=1;; "               \
+  "--fingerprint_out=*) fp=${a#--fingerprint_out=};; esac; done\n"                                          \
+  "case $out in *.recheck.json) again=1;; esac\n"                                                           \
+  "if [ -n \"$list\" ]; then if [ -f \"$0.names\" ]; then cat \"$0.names\"; else printf "                   \
+  "'elementwise/add/N:1\\nelementwise/add_float4/N:1\\nelementwise/saxpy/N:1\\n'; fi; exit 0; fi\n"         \
   "if [ -n \"$fp\" ]; then [ -f \"$0.fingerprint\" ] || { echo 'stand-in: no fingerprint' >&2; exit 1; }; " \
-  "cp \"$0.fingerprint\" \"$fp\"; echo \"fingerprint $filter\" >> \"$0.calls\"; exit 0; fi\n"              \
+  "cp \"$0.fingerprint\" \"$fp\"; echo \"fingerprint $filter\" >> \"$0.calls\"; exit 0; fi\n"               \
   "if [ -n \"$again\" ] && [ -z \"$filter\" ]; then echo \"stand-in: an unfiltered re-measure\" >&2; exit 2; fi\n"
 
 /* Sets up dir and gate_bin from main's arguments; 0 when fine. */

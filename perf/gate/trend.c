@@ -6,7 +6,11 @@
 #include <string.h>
 
 trend_params trend_defaults(void) {
-  return (trend_params){.alpha = 0.01, .permutations = 499, .min_step = 0.006, .min_z = 3, .min_segment = 5,
+  return (trend_params){.alpha = 0.01,
+                        .permutations = 499,
+                        .min_step = 0.006,
+                        .min_z = 3,
+                        .min_segment = 5,
                         .seed = 0x5eedc0ffee123457ull};
 }
 
@@ -63,10 +67,10 @@ static double distance_to_added(const fenwick *f, size_t rank, double v, double 
 /* Work space for one segment of m values. */
 typedef struct {
   size_t m;
-  double *v;      /* the values in the order tested (the segment, or a permutation of it) */
-  size_t *rank;   /* rank of v[i] among the segment's values, 1..m */
-  double *left;   /* left[t]: sum of |v[i] - v[k]| over i < k < t */
-  double *right;  /* right[t]: the same over t <= i < k < m */
+  double *v;     /* the values in the order tested (the segment, or a permutation of it) */
+  size_t *rank;  /* rank of v[i] among the segment's values, 1..m */
+  double *left;  /* left[t]: sum of |v[i] - v[k]| over i < k < t */
+  double *right; /* right[t]: the same over t <= i < k < m */
   fenwick tree;
 } scan_space;
 
@@ -158,8 +162,10 @@ static void load_segment(search *s, size_t start, size_t end) {
     size_t lo = 0, hi = m;
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
-      if (s->sorted[mid] < sp->v[i]) lo = mid + 1;
-      else hi = mid;
+      if (s->sorted[mid] < sp->v[i])
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     sp->rank[i] = lo + 1;
   }

@@ -115,11 +115,12 @@ static void score(const source *src, size_t nsrc, double step, long every, long 
          100 * step, every, count, runs, flat_runs);
   for (int g = QUIET; g <= ALL; g++) {
     long steps = series[g] * count;
-    printf("%s (%zu benchmarks): steps found %ld of %ld (%.1f %%), every step in %ld of %ld series (%.1f %%); "
-           "at the true rows %ld (%.1f %%), every step in %ld (%.1f %%); change points in pure noise: %ld in %ld series\n",
-           g == QUIET ? "quiet" : "all", g == QUIET ? quiet : nsrc, found[g], steps, 100.0 * found[g] / steps,
-           all_found[g], series[g], 100.0 * all_found[g] / series[g], oracle[g], 100.0 * oracle[g] / steps,
-           oracle_all[g], 100.0 * oracle_all[g] / series[g], noise_cp[g], noise_series[g]);
+    printf(
+        "%s (%zu benchmarks): steps found %ld of %ld (%.1f %%), every step in %ld of %ld series (%.1f %%); "
+        "at the true rows %ld (%.1f %%), every step in %ld (%.1f %%); change points in pure noise: %ld in %ld series\n",
+        g == QUIET ? "quiet" : "all", g == QUIET ? quiet : nsrc, found[g], steps, 100.0 * found[g] / steps,
+        all_found[g], series[g], 100.0 * all_found[g] / series[g], oracle[g], 100.0 * oracle[g] / steps, oracle_all[g],
+        100.0 * oracle_all[g] / series[g], noise_cp[g], noise_series[g]);
   }
   free(truth);
   free(x);
@@ -131,11 +132,10 @@ int main(int argc, char **argv) {
   int scoring = 0;
   double step = 0.01;
   state = 1;
-  static const struct option opts[] = {{"from", required_argument, 0, 'f'},  {"runs", required_argument, 0, 'r'},
-                                       {"shape", required_argument, 0, 's'}, {"step", required_argument, 0, 'p'},
-                                       {"every", required_argument, 0, 'e'}, {"count", required_argument, 0, 'c'},
-                                       {"seed", required_argument, 0, 'S'},  {"score", no_argument, 0, 'z'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"from", required_argument, 0, 'f'}, {"runs", required_argument, 0, 'r'},  {"shape", required_argument, 0, 's'},
+      {"step", required_argument, 0, 'p'}, {"every", required_argument, 0, 'e'}, {"count", required_argument, 0, 'c'},
+      {"seed", required_argument, 0, 'S'}, {"score", no_argument, 0, 'z'},       {0, 0, 0, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (c) {
@@ -152,14 +152,17 @@ int main(int argc, char **argv) {
   }
   if (!from || optind != argc - !scoring || runs < 1 || every < 1 || count < 1 || step <= 0 ||
       (strcmp(shape, "flat") && strcmp(shape, "steps") && strcmp(shape, "ramp"))) {
-    fprintf(stderr, "usage: trend_synth --from=HISTORY.csv [--runs=N] [--shape=flat|steps|ramp] [--step=F] "
+    fprintf(stderr,
+            "usage: trend_synth --from=HISTORY.csv [--runs=N] [--shape=flat|steps|ramp] [--step=F] "
             "[--every=N] [--count=N] [--seed=S] OUT.csv\n       trend_synth --from=HISTORY.csv --score [--step=F] "
             "[--every=N] [--count=N]\n");
     return 2;
   }
   if (scoring && every < 7) {
-    fprintf(stderr, "trend_synth: --score: --every=%ld leaves the last step %ld rows after it; the detector needs 5 "
-            "(give --every=7 or more)\n", every, every - 2);
+    fprintf(stderr,
+            "trend_synth: --score: --every=%ld leaves the last step %ld rows after it; the detector needs 5 "
+            "(give --every=7 or more)\n",
+            every, every - 2);
     return 2;
   }
   history_table t;
@@ -205,7 +208,8 @@ int main(int argc, char **argv) {
       double ns = draw(&src[b], level);
       fprintf(out, "2027-%02ld-%02ldT%02ld:%02ld:00+00:00,%07lx00000,%s,%s,%.6g,%.6g,%.4g,same,read\n",
               1 + minutes / (28 * 24 * 60) % 12, 1 + minutes / (24 * 60) % 28, minutes / 60 % 24, minutes % 60,
-              (unsigned long)(0xa000000 + r * 7919 % 0x1000000), src[b].gpu, src[b].name, ns, 1e12 * 1e-3 * src[b].median / ns, 0.001);
+              (unsigned long)(0xa000000 + r * 7919 % 0x1000000), src[b].gpu, src[b].name, ns,
+              1e12 * 1e-3 * src[b].median / ns, 0.001);
     }
   }
   if (fclose(out) != 0) {

@@ -18,7 +18,7 @@
 
 /* ---------- the noise of the committed H100 history ---------- */
 
-static double *noise;  /* residuals: time / its benchmark's median - 1 */
+static double *noise; /* residuals: time / its benchmark's median - 1 */
 static size_t nnoise;
 static size_t nbenchmarks; /* how many benchmarks gave them */
 
@@ -96,8 +96,8 @@ END_TEST
 
 /* How many of the steps at[0..want) were found within `rows` rows of their place with their size
  * within size_tol; *extra: how many change points found are not within `rows` rows of any step. */
-static size_t steps_found(const double *x, size_t n, const size_t *at, const double *size, size_t want,
-                          double size_tol, size_t rows, size_t *extra, char *got, size_t gotlen) {
+static size_t steps_found(const double *x, size_t n, const size_t *at, const double *size, size_t want, double size_tol,
+                          size_t rows, size_t *extra, char *got, size_t gotlen) {
   trend_params p = trend_defaults();
   change_point *c;
   size_t k = find_change_points(x, n, &p, &c), found = 0;
@@ -119,8 +119,8 @@ static size_t steps_found(const double *x, size_t n, const size_t *at, const dou
 }
 
 /* Every step found, within a row of its place and of its size, and nothing else. */
-static void expect_steps(const double *x, size_t n, const size_t *at, const double *size, size_t want,
-                         double size_tol, const char *what, int series) {
+static void expect_steps(const double *x, size_t n, const size_t *at, const double *size, size_t want, double size_tol,
+                         const char *what, int series) {
   char got[1024];
   size_t extra, found = steps_found(x, n, at, size, want, size_tol, 1, &extra, got, sizeof got);
   ck_assert_msg(found == want && extra == 0, "%s, series %d: want %zu change points, found%s", what, series, want,
@@ -188,11 +188,11 @@ END_TEST
  * dropped under min_step while its neighbour read +1.6 %. Measured as the median of the pairwise
  * differences, each step reads 0.94-1.07 %. */
 START_TEST(steps_between_few_distinct_values_are_measured_whole) {
-  static const double x[40] = {
-      51808,   51872,   52160,   52064,   52128,   51936,   51808,   52681.6, 52681.6, 52326.1,
-      52681.6, 52681.6, 52584.6, 52326.1, 53175.8, 52979.9, 53110.5, 53208.4, 52849.3, 52849.3,
-      52849.3, 53377.8, 53707.5, 53377.8, 53377.8, 53740.5, 53377.8, 53707.5, 54277.9, 53911.6,
-      53911.6, 53978.2, 54277.9, 54277.9, 54244.6, 54450.7, 54787.1, 54450.7, 54820.7, 54787.1};
+  static const double x[40] = {51808,   51872,   52160,   52064,   52128,   51936,   51808,   52681.6,
+                               52681.6, 52326.1, 52681.6, 52681.6, 52584.6, 52326.1, 53175.8, 52979.9,
+                               53110.5, 53208.4, 52849.3, 52849.3, 52849.3, 53377.8, 53707.5, 53377.8,
+                               53377.8, 53740.5, 53377.8, 53707.5, 54277.9, 53911.6, 53911.6, 53978.2,
+                               54277.9, 54277.9, 54244.6, 54450.7, 54787.1, 54450.7, 54820.7, 54787.1};
   trend_params p = trend_defaults();
   change_point *c;
   size_t k = find_change_points(x, 40, &p, &c);

@@ -60,12 +60,14 @@ static double number_arg(const char *flag, const char *v, double lo, double hi) 
 static const char *since_arg(const char *v) {
   int y, mo, d, n = 0;
   int ok = strlen(v) >= 10 && sscanf(v, "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3 && n == 10 && mo >= 1 && mo <= 12 &&
-           d >= 1 && d <= 31 && (v[10] == '\0' || v[10] == 'T');
+      d >= 1 && d <= 31 && (v[10] == '\0' || v[10] == 'T');
   for (int i = 0; i < 10 && ok; i++) ok = i == 4 || i == 7 ? v[i] == '-' : v[i] >= '0' && v[i] <= '9';
   if (!ok) {
     char msg[256];
-    snprintf(msg, sizeof msg, "--since=%.40s: want a date as the history writes it, YYYY-MM-DD (e.g. 2026-11-28), "
-             "optionally with THH:MM:SS", v);
+    snprintf(msg, sizeof msg,
+             "--since=%.40s: want a date as the history writes it, YYYY-MM-DD (e.g. 2026-11-28), "
+             "optionally with THH:MM:SS",
+             v);
     trends_fail(msg);
   }
   return v;
@@ -73,9 +75,12 @@ static const char *since_arg(const char *v) {
 
 static trends_options parse_trends(int argc, char **argv, int *first) {
   trends_options o = {.params = trend_defaults(), .tolerance = 0.03, .window = 5, .since = NULL};
-  static const struct option opts[] = {{"tolerance", required_argument, 0, 't'}, {"alpha", required_argument, 0, 'a'},
-                                       {"min_step", required_argument, 0, 's'},  {"window", required_argument, 0, 'w'},
-                                       {"since", required_argument, 0, 'S'},     {"help", no_argument, 0, 'h'},
+  static const struct option opts[] = {{"tolerance", required_argument, 0, 't'},
+                                       {"alpha", required_argument, 0, 'a'},
+                                       {"min_step", required_argument, 0, 's'},
+                                       {"window", required_argument, 0, 'w'},
+                                       {"since", required_argument, 0, 'S'},
+                                       {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   int c;
   optind = 2;
@@ -84,7 +89,8 @@ static trends_options parse_trends(int argc, char **argv, int *first) {
       case 't': o.tolerance = number_arg("tolerance", optarg, 0, 1); break;
       case 'a': o.params.alpha = number_arg("alpha", optarg, 0, 1); break;
       case 's': o.params.min_step = number_arg("min_step", optarg, 0, 1); break;
-      case 'w': o.window = (size_t)number_arg("window", optarg, 0.5, 1000.5);
+      case 'w':
+        o.window = (size_t)number_arg("window", optarg, 0.5, 1000.5);
         if ((double)o.window != strtod(optarg, NULL)) trends_fail("--window=N: want a whole number of rows, 1 to 1000");
         break;
       case 'S': o.since = since_arg(optarg); break;
@@ -138,9 +144,11 @@ static void report_series(const trends_options *o, const history_entry *const *r
   }
   double level, tolerance;
   if (creep_beyond(x, n, 0, o->window, o->tolerance, 0, &level, &tolerance)) {
-    printf("CREPT %s: %+.2f %% (median of the last %zu rows against the first %zu), beyond %s%.1f %%, over %zu "
-           "change point%s\n", name, 100 * level, o->window, o->window,
-           tolerance > o->tolerance ? "its noise: " : "the tolerance, ", 100 * tolerance, k, k == 1 ? "" : "s");
+    printf(
+        "CREPT %s: %+.2f %% (median of the last %zu rows against the first %zu), beyond %s%.1f %%, over %zu "
+        "change point%s\n",
+        name, 100 * level, o->window, o->window, tolerance > o->tolerance ? "its noise: " : "the tolerance, ",
+        100 * tolerance, k, k == 1 ? "" : "s");
     count->crept++;
   }
   count->changes += shown;
@@ -162,7 +170,7 @@ static void report_file(const trends_options *o, const history_table *t, trend_c
     while (j < t->n && same_series(&t->r[order[j]], &t->r[order[i]])) rows[n++] = &t->r[order[j++]];
     /* The flush method is named where a benchmark has rows of more than one. */
     int show_flush = (i > 0 && !strcmp(t->r[order[i - 1]].bench, rows[0]->bench)) ||
-                     (j < t->n && !strcmp(t->r[order[j]].bench, rows[0]->bench));
+        (j < t->n && !strcmp(t->r[order[j]].bench, rows[0]->bench));
     report_series(o, rows, n, show_flush, count);
     i = j;
   }

@@ -90,7 +90,7 @@ struct bench_case {
   int host_round_trip; /* its timed region waits on the host (a host finish): how long that takes is
                           set by the host, not by the GPU, and the gate judges it so (compare.h) */
   const bench_ops *ops;
-  const void *arg;     /* the variant's own data (e.g. which kernel), for the ops */
+  const void *arg; /* the variant's own data (e.g. which kernel), for the ops */
 };
 
 /* Copies *c into the registry (strings must outlive the program: literals).

@@ -183,7 +183,8 @@ int bench_scalar_setup(bench_scalar_case *s, size_t n, int ninputs, size_t work_
   rng_seed(&rng, seed);
   float *host[2] = {NULL, NULL};
   int rc = bench_sm_count(&s->sms, err, errlen);
-  for (int i = 0; i < ninputs && !rc; i++) rc = bench_random_device(n, 0.5f, 1.0f, &rng, &s->in[i], &host[i], err, errlen);
+  for (int i = 0; i < ninputs && !rc; i++)
+    rc = bench_random_device(n, 0.5f, 1.0f, &rng, &s->in[i], &host[i], err, errlen);
   if (!rc) rc = bench_poisoned_device(1, &s->result, err, errlen);
   /* The reference is two numbers: computed now, so the host copies (up to 2 GiB) go. */
   if (!rc) rc = scalar_reference(s, (const float *const *)host, err, errlen);

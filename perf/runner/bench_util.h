@@ -42,12 +42,12 @@ int bench_verify_scalar(const char *what, const float *dev_value, double want, d
  * product): the inputs uniform in [0.5, 1) (non-zero and of one sign, so the rounding bound stays a
  * small fraction of the result), a poisoned result, a device workspace, and the fp64 reference. */
 typedef struct {
-  size_t n, sms;           /* elements per input; the device's SM count (summation orders use it) */
-  int ninputs;             /* 1: want = sum of in[0]; 2: want = sum of in[0][i] * in[1][i] */
-  float *in[2], *result;   /* device */
-  void *work;              /* device workspace of the bytes given, allocated outside the timing */
+  size_t n, sms;         /* elements per input; the device's SM count (summation orders use it) */
+  int ninputs;           /* 1: want = sum of in[0]; 2: want = sum of in[0][i] * in[1][i] */
+  float *in[2], *result; /* device */
+  void *work;            /* device workspace of the bytes given, allocated outside the timing */
   size_t work_bytes;
-  double want, abs_sum;    /* fp64 reference and the sum of the magnitudes of its terms */
+  double want, abs_sum; /* fp64 reference and the sum of the magnitudes of its terms */
 } bench_scalar_case;
 
 /* Fills s (zeroed by the caller) for n elements and ninputs (1 or 2) arrays drawn from seed, with a

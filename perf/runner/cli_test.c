@@ -21,9 +21,7 @@
 enum { MAX_FAMILIES = 64, MAX_NAMES = 4096, MAX_PARTS = 256, PART_LEN = 256 };
 
 /* From the command line: the family (the first part of its benchmarks' names) and its binary. */
-static struct {
-  const char *name, *bin;
-} g_family[MAX_FAMILIES];
+static struct { const char *name, *bin; } g_family[MAX_FAMILIES];
 static int g_nfamilies;
 
 static char g_out[1 << 16], g_err[1 << 16];
@@ -108,8 +106,8 @@ static void list_family(int f, listing *l) {
   size_t flen = strlen(family);
   for (size_t i = 0; i < l->n; i++) {
     const char *name = l->name[i];
-    ck_assert_msg(strncmp(name, family, flen) == 0 && name[flen] == '/', "%s lists '%s', not a %s benchmark", bin,
-                  name, family);
+    ck_assert_msg(strncmp(name, family, flen) == 0 && name[flen] == '/', "%s lists '%s', not a %s benchmark", bin, name,
+                  family);
     const char *variant = name + flen + 1, *slash = strchr(variant, '/');
     ck_assert_msg(slash && slash > variant && slash[1], "%s lists '%s', not family/variant/params", bin, name);
     char v[PART_LEN];

@@ -86,15 +86,22 @@ static int elf_open(elf *e, const void *data, size_t size, char *err, size_t err
   memset(e, 0, sizeof *e);
   e->data = d;
   e->size = size;
-  if (!d || size < EHDR || memcmp(d, "\x7f" "ELF", 4) != 0) return set_err(err, errlen, "not an ELF image"), -1;
+  if (!d || size < EHDR ||
+      memcmp(d,
+             "\x7f"
+             "ELF",
+             4) != 0)
+    return set_err(err, errlen, "not an ELF image"), -1;
   if (d[4] != 2 || d[5] != 1) return set_err(err, errlen, "not a little-endian ELF64 image"), -1;
   uint64_t shoff = rd(d + 0x28, 8), shentsize = rd(d + 0x3a, 2), shnum = rd(d + 0x3c, 2), shstrndx = rd(d + 0x3e, 2);
   if (shentsize != SHDR || shnum == 0 || shstrndx >= shnum)
     return set_err(err, errlen, "bad section header table (entry size %llu, %llu sections, names in %llu)",
-                   (unsigned long long)shentsize, (unsigned long long)shnum, (unsigned long long)shstrndx), -1;
+                   (unsigned long long)shentsize, (unsigned long long)shnum, (unsigned long long)shstrndx),
+           -1;
   if (shoff > size || shnum * SHDR > size - shoff)
     return set_err(err, errlen, "section headers out of bounds (%llu at offset %llu in %zu bytes)",
-                   (unsigned long long)shnum, (unsigned long long)shoff, size), -1;
+                   (unsigned long long)shnum, (unsigned long long)shoff, size),
+           -1;
   /* The segments too, though unread: a truncated image is refused whichever table comes last. */
   uint64_t phoff = rd(d + 0x20, 8), phentsize = rd(d + 0x36, 2), phnum = rd(d + 0x38, 2);
   if (phnum && (phentsize < 56 || phoff > size || phnum * phentsize > size - phoff))
@@ -102,7 +109,8 @@ static int elf_open(elf *e, const void *data, size_t size, char *err, size_t err
   for (uint64_t i = 0; i < phnum; i++) {
     const unsigned char *ph = d + phoff + i * phentsize;
     uint64_t off = rd(ph + 8, 8), filesz = rd(ph + 0x20, 8);
-    if (off > size || filesz > size - off) return set_err(err, errlen, "segment %llu out of bounds", (unsigned long long)i), -1;
+    if (off > size || filesz > size - off)
+      return set_err(err, errlen, "segment %llu out of bounds", (unsigned long long)i), -1;
   }
   e->n = (size_t)shnum;
   e->sh = calloc(e->n, sizeof *e->sh);
@@ -190,11 +198,12 @@ static int walk_nv_info(const elf *e, size_t i, uint64_t *h) {
     const unsigned char *val = p + at + 4;
     if (h) *h = mix_u64(*h, fmt | attr << 8 | (uint64_t)v << 16);
     for (size_t w = 0; w < len; w += 4) {
-      int sym = fmt == EIFMT_SVAL && w + 4 <= len &&
-                ((attr == EIATTR_PARAM_CBANK && w == 0) || attr == EIATTR_EXTERNS);
+      int sym = fmt == EIFMT_SVAL && w + 4 <= len && ((attr == EIATTR_PARAM_CBANK && w == 0) || attr == EIATTR_EXTERNS);
       if (sym && (!syms || rd(val + w, 4) >= nsyms)) return -1;
-      if (h && sym) *h = mix_str(*h, sym_name(e, s->link, rd(val + w, 4)));
-      else if (h) *h = cubin_fnv1a(*h, val + w, len - w < 4 ? len - w : 4);
+      if (h && sym)
+        *h = mix_str(*h, sym_name(e, s->link, rd(val + w, 4)));
+      else if (h)
+        *h = cubin_fnv1a(*h, val + w, len - w < 4 ? len - w : 4);
     }
     at += 4 + len;
   }
@@ -240,9 +249,12 @@ static size_t owner(const elf *e, size_t i, int *part) {
   const shdr *s = &e->sh[i];
   const char *k;
   *part = PART_NONE;
-  if ((k = after(s->name, ".nv.info."))) *part = PART_INFO;
-  else if ((k = after(s->name, ".nv.shared."))) *part = PART_SHARED;
-  else if ((k = constant_bank(s->name)) && *k) *part = PART_CONSTANT;
+  if ((k = after(s->name, ".nv.info.")))
+    *part = PART_INFO;
+  else if ((k = after(s->name, ".nv.shared.")))
+    *part = PART_SHARED;
+  else if ((k = constant_bank(s->name)) && *k)
+    *part = PART_CONSTANT;
   else if ((s->type == SHT_REL || s->type == SHT_RELA) && after(e->sh[s->info].name, ".text."))
     return *part = PART_RELOC, s->info;
   return *part == PART_NONE ? (size_t)-1 : kernel_of(e, k, s->info);

@@ -119,7 +119,8 @@ END_TEST
 
 START_TEST(changed_global_initial_value_changes_every_kernel) {
   /* Module data any kernel may read: conservatively part of every kernel's hash. */
-  expect_changed("cubin_base.cubin", "cubin_global_init_changed.cubin", (const char *const[]){"k_a", "k_b", "k_g", NULL});
+  expect_changed("cubin_base.cubin", "cubin_global_init_changed.cubin",
+                 (const char *const[]){"k_a", "k_b", "k_g", NULL});
 }
 END_TEST
 

@@ -52,11 +52,11 @@ static struct {
   CUpti_SubscriberHandle subscriber;
   pthread_mutex_t lock;
   cubin_table *table;
-  unsigned unreadable;   /* modules whose cubin did not parse: no kernel's code is then known */
+  unsigned unreadable; /* modules whose cubin did not parse: no kernel's code is then known */
   char unreadable_why[256];
-  fp_ops pending;        /* records since cupti_trace_begin */
+  fp_ops pending; /* records since cupti_trace_begin */
   size_t dropped;
-  int failed;            /* a record could not be kept (out of memory, a bad buffer) */
+  int failed; /* a record could not be kept (out of memory, a bad buffer) */
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...) {
@@ -113,8 +113,8 @@ static int load(const char *path, char *why, size_t len) {
   g.next_record = LOAD(lib, fn_next_record, "cuptiActivityGetNextRecord");
   g.dropped_records = LOAD(lib, fn_dropped, "cuptiActivityGetNumDroppedRecords");
   uint32_t v = 0;
-  if (!version || !g.result_string || !g.subscribe || !g.unsubscribe || !g.enable_callback ||
-      !g.register_callbacks || !g.enable || !g.disable || !g.flush_all || !g.next_record || !g.dropped_records) {
+  if (!version || !g.result_string || !g.subscribe || !g.unsubscribe || !g.enable_callback || !g.register_callbacks ||
+      !g.enable || !g.disable || !g.flush_all || !g.next_record || !g.dropped_records) {
     snprintf(why, len, "lacks a needed CUPTI function");
   } else if (version(&v) != CUPTI_SUCCESS || v / 100 != CUPTI_API_VERSION / 100) {
     /* The activity records' layout is the one of the headers built against (major.minor). */
@@ -263,21 +263,29 @@ int cupti_trace_end(fp_ops *ops, char *err, size_t errlen) {
   unsigned unreadable = g.unreadable;
   pthread_mutex_unlock(&g.lock);
   int rc = -1;
-  if (r != CUPTI_SUCCESS) cupti_fail("cuptiActivityFlushAll", r, err, errlen);
-  else if (d != CUPTI_SUCCESS) cupti_fail("cuptiActivityDisable", d, err, errlen);
-  else if (dropped) set_err(err, errlen, "CUPTI dropped %zu activity record(s)", dropped);
-  else if (failed) set_err(err, errlen, "an activity record could not be read or kept (out of memory?)");
-  else rc = 0;
+  if (r != CUPTI_SUCCESS)
+    cupti_fail("cuptiActivityFlushAll", r, err, errlen);
+  else if (d != CUPTI_SUCCESS)
+    cupti_fail("cuptiActivityDisable", d, err, errlen);
+  else if (dropped)
+    set_err(err, errlen, "CUPTI dropped %zu activity record(s)", dropped);
+  else if (failed)
+    set_err(err, errlen, "an activity record could not be read or kept (out of memory?)");
+  else
+    rc = 0;
   if (rc == 0 && unreadable) {
     /* Said once: every kernel reads sass=unknown from here on. */
     static int said;
-    if (!said++) fprintf(stderr, "warning: --fingerprint_out: %u module(s) unreadable (%s); kernels' machine code unknown\n",
-                         unreadable, g.unreadable_why);
+    if (!said++)
+      fprintf(stderr, "warning: --fingerprint_out: %u module(s) unreadable (%s); kernels' machine code unknown\n",
+              unreadable, g.unreadable_why);
   }
   fp_ops_sort(&got);
   fp_ops_clear(ops);
-  if (rc == 0) *ops = got;
-  else fp_ops_clear(&got);
+  if (rc == 0)
+    *ops = got;
+  else
+    fp_ops_clear(&got);
   return rc;
 }
 

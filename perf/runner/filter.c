@@ -18,8 +18,7 @@ int filter_compile(bench_filter *f, const char *spec, char *err, size_t errlen) 
   if (rc != 0) {
     char why[128];
     regerror(rc, &f->re, why, sizeof why);
-    snprintf(err, errlen, "--benchmark_filter: '%s' is not a valid POSIX extended regular expression: %s", spec,
-             why);
+    snprintf(err, errlen, "--benchmark_filter: '%s' is not a valid POSIX extended regular expression: %s", spec, why);
     return -1;
   }
   f->compiled = 1;

@@ -7,8 +7,12 @@
 #include "tests/support/check_run.h"
 
 static const char *kNames[] = {
-    "elementwise/add/N:1048576",     "elementwise/add_float4/N:1048576", "elementwise/add_float4/N:268435456",
-    "elementwise/saxpy/N:16777216", "copy/memcpy/N:1048576",            "transpose/tiled/nx:8192/ny:8192",
+    "elementwise/add/N:1048576",
+    "elementwise/add_float4/N:1048576",
+    "elementwise/add_float4/N:268435456",
+    "elementwise/saxpy/N:16777216",
+    "copy/memcpy/N:1048576",
+    "transpose/tiled/nx:8192/ny:8192",
 };
 #define NNAMES (sizeof kNames / sizeof *kNames)
 

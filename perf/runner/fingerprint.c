@@ -36,8 +36,7 @@ int fp_add_kernel(fp_ops *ops, uint64_t start, uint32_t correlation, const fp_ke
              "kernel %s sass=%s grid=%d,%d,%d block=%d,%d,%d cluster=%u,%u,%u smem=%d+%d regs=%u local=%u",
              k->name ? k->name : "?", sass, (int)k->grid[0], (int)k->grid[1], (int)k->grid[2], (int)k->block[0],
              (int)k->block[1], (int)k->block[2], (unsigned)k->cluster[0], (unsigned)k->cluster[1],
-             (unsigned)k->cluster[2], (int)k->smem_static, (int)k->smem_dynamic, (unsigned)k->regs,
-             (unsigned)k->local);
+             (unsigned)k->cluster[2], (int)k->smem_static, (int)k->smem_dynamic, (unsigned)k->regs, (unsigned)k->local);
 }
 
 int fp_add_memset(fp_ops *ops, uint64_t start, uint32_t correlation, uint64_t bytes, uint32_t value, unsigned kind) {

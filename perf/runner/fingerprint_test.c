@@ -13,9 +13,16 @@
 #include "tests/support/check_run.h"
 
 static const fp_kernel kKernel = {
-    .name = "_Z3addPfS_i", .sass_known = 1, .sass = 0x00c0ffee12345678ull,
-    .grid = {4096, 2, 1}, .block = {256, 1, 1}, .cluster = {1, 1, 1},
-    .smem_static = 1024, .smem_dynamic = 48, .regs = 32, .local = 8,
+    .name = "_Z3addPfS_i",
+    .sass_known = 1,
+    .sass = 0x00c0ffee12345678ull,
+    .grid = {4096, 2, 1},
+    .block = {256, 1, 1},
+    .cluster = {1, 1, 1},
+    .smem_static = 1024,
+    .smem_dynamic = 48,
+    .regs = 32,
+    .local = 8,
 };
 
 START_TEST(work_lines_are_exact) {
@@ -28,11 +35,13 @@ START_TEST(work_lines_are_exact) {
   ck_assert_int_eq(fp_add_memset(&ops, 12, 3, 1ull << 33, 0xAB, 1), 0);
   ck_assert_int_eq(fp_add_memcpy(&ops, 13, 4, 8, 4096), 0);
   ck_assert_uint_eq(ops.n, 4);
-  ck_assert_str_eq(ops.op[0].line, "kernel _Z3addPfS_i sass=00c0ffee12345678 grid=4096,2,1 block=256,1,1 "
-                                   "cluster=1,1,1 smem=1024+48 regs=32 local=8");
+  ck_assert_str_eq(ops.op[0].line,
+                   "kernel _Z3addPfS_i sass=00c0ffee12345678 grid=4096,2,1 block=256,1,1 "
+                   "cluster=1,1,1 smem=1024+48 regs=32 local=8");
   ck_assert_int_eq(ops.op[0].unknown, 0);
-  ck_assert_str_eq(ops.op[1].line, "kernel _Z3addPfS_i sass=unknown grid=4096,2,1 block=256,1,1 "
-                                   "cluster=2,1,1 smem=1024+48 regs=32 local=8");
+  ck_assert_str_eq(ops.op[1].line,
+                   "kernel _Z3addPfS_i sass=unknown grid=4096,2,1 block=256,1,1 "
+                   "cluster=2,1,1 smem=1024+48 regs=32 local=8");
   ck_assert_int_eq(ops.op[1].unknown, 1);
   ck_assert_str_eq(ops.op[2].line, "memset bytes=8589934592 value=171 kind=1");
   ck_assert_str_eq(ops.op[3].line, "memcpy kind=8 bytes=4096");
@@ -111,9 +120,14 @@ START_TEST(file_format) {
   json_decref(doc);
   const char *text = slurp(path);
   /* The keys in the documented order. */
-  const char *keys[] = {"\"fingerprint_version\": 1", "\"runner\": \"0123456789abcdef\"",
-                        "\"gpu\": \"NVIDIA H100 80GB HBM3\"", "\"benchmarks\"", "\"name\": \"elementwise/add/N:1024\"",
-                        "\"host_round_trip\": false", "\"complete\": true", "\"work\""};
+  const char *keys[] = {"\"fingerprint_version\": 1",
+                        "\"runner\": \"0123456789abcdef\"",
+                        "\"gpu\": \"NVIDIA H100 80GB HBM3\"",
+                        "\"benchmarks\"",
+                        "\"name\": \"elementwise/add/N:1024\"",
+                        "\"host_round_trip\": false",
+                        "\"complete\": true",
+                        "\"work\""};
   const char *at = text;
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
     const char *p = strstr(at, keys[i]);

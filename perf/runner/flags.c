@@ -198,10 +198,14 @@ static int parse_bool(const char *s, int *out) {
 }
 
 static int parse_format(const char *s, out_format *out) {
-  if (strcmp(s, "console") == 0) *out = FORMAT_CONSOLE;
-  else if (strcmp(s, "json") == 0) *out = FORMAT_JSON;
-  else if (strcmp(s, "csv") == 0) *out = FORMAT_CSV;
-  else return -1;
+  if (strcmp(s, "console") == 0)
+    *out = FORMAT_CONSOLE;
+  else if (strcmp(s, "json") == 0)
+    *out = FORMAT_JSON;
+  else if (strcmp(s, "csv") == 0)
+    *out = FORMAT_CSV;
+  else
+    return -1;
   return 0;
 }
 
@@ -255,8 +259,10 @@ static int check_exact_names(int argc, char **argv, char *err, size_t errlen) {
 static int int_flag(const char *name, const char *v, long lo, long hi, const char *want, long *out, char *err,
                     size_t errlen) {
   if (parse_long(v, out) == 0 && *out >= lo && *out <= hi) return 0;
-  if (want) set_err(err, errlen, "--%s=%s: expected %s", name, v, want);
-  else set_err(err, errlen, "--%s=%s: expected an integer from %ld to %ld", name, v, lo, hi);
+  if (want)
+    set_err(err, errlen, "--%s=%s: expected %s", name, v, want);
+  else
+    set_err(err, errlen, "--%s=%s: expected an integer from %ld to %ld", name, v, lo, hi);
   return -1;
 }
 
@@ -423,8 +429,10 @@ flags_status flags_parse(int argc, char **argv, bench_options *o, char *err, siz
   }
   /* The long benchmarks' contexts are among the --contexts ones. */
   if (o->long_contexts > 0 && (o->contexts < 2 || o->long_contexts > o->contexts)) {
-    set_err(err, errlen, "--long_contexts=%d: needs --contexts=k with k >= 2 and k >= %d (it picks the first %d of "
-            "those k contexts; --contexts is %d)", o->long_contexts, o->long_contexts, o->long_contexts, o->contexts);
+    set_err(err, errlen,
+            "--long_contexts=%d: needs --contexts=k with k >= 2 and k >= %d (it picks the first %d of "
+            "those k contexts; --contexts is %d)",
+            o->long_contexts, o->long_contexts, o->long_contexts, o->contexts);
     return FLAGS_ERROR;
   }
   /* The fingerprint run times nothing: there are no results to write or list beside it. */

@@ -20,14 +20,14 @@ typedef struct {
 } context_kv;
 
 typedef struct {
-  const char *filter;          /* --benchmark_filter (default ".": all) */
-  int list_tests;              /* --benchmark_list_tests */
-  int repetitions;             /* --benchmark_repetitions (>= 1) */
-  double min_time_s;           /* --benchmark_min_time: kept GPU time per repetition */
-  double min_warmup_s;         /* --benchmark_min_warmup_time */
-  out_format format;           /* --benchmark_format (stdout) */
-  const char *out_path;        /* --benchmark_out (NULL: none) */
-  out_format out_format;       /* --benchmark_out_format (default json) */
+  const char *filter;              /* --benchmark_filter (default ".": all) */
+  int list_tests;                  /* --benchmark_list_tests */
+  int repetitions;                 /* --benchmark_repetitions (>= 1) */
+  double min_time_s;               /* --benchmark_min_time: kept GPU time per repetition */
+  double min_warmup_s;             /* --benchmark_min_warmup_time */
+  out_format format;               /* --benchmark_format (stdout) */
+  const char *out_path;            /* --benchmark_out (NULL: none) */
+  out_format out_format;           /* --benchmark_out_format (default json) */
   context_kv context[MAX_CONTEXT]; /* --benchmark_context=k=v[,k=v...] (repeatable) */
   int n_context;
   int report_aggregates_only;  /* --benchmark_report_aggregates_only */

@@ -47,7 +47,6 @@ START_TEST(defaults) {
 }
 END_TEST
 
-
 START_TEST(google_benchmark_flags) {
   ck_assert_int_eq(parse("--benchmark_filter=add_float4/N:1048576$", "--benchmark_list_tests",
                          "--benchmark_repetitions=12", "--benchmark_min_time=0.5s", "--benchmark_min_warmup_time=0.25",

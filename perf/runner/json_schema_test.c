@@ -89,9 +89,7 @@ static void extra_sample(json_t *d) {
   json_array_append_new(json_object_get(bench_at(d, 0), "samples"), json_real(1000));
 }
 static void repeated_index(json_t *d) { json_object_set_new(bench_at(d, 1), "repetition_index", json_integer(0)); }
-static void index_out_of_range(json_t *d) {
-  json_object_set_new(bench_at(d, 2), "repetition_index", json_integer(3));
-}
+static void index_out_of_range(json_t *d) { json_object_set_new(bench_at(d, 2), "repetition_index", json_integer(3)); }
 /* The three iterations of add_float4 moved behind everything, its aggregates included. */
 static void iteration_after_aggregates(json_t *d) {
   json_t *list = json_object_get(d, "benchmarks");
@@ -112,11 +110,10 @@ static void threads_two(json_t *d) { json_object_set_new(bench_at(d, 0), "thread
 static void error_without_message(json_t *d) {
   json_t *list = json_object_get(d, "benchmarks");
   for (size_t i = 0; i < json_array_size(list); i++)
-    if (json_object_get(json_array_get(list, i), "error_occurred")) json_object_del(json_array_get(list, i), "error_message");
+    if (json_object_get(json_array_get(list, i), "error_occurred"))
+      json_object_del(json_array_get(list, i), "error_message");
 }
-static void not_an_object(json_t *d) {
-  json_object_set_new(d, "benchmarks", json_string("none"));
-}
+static void not_an_object(json_t *d) { json_object_set_new(d, "benchmarks", json_string("none")); }
 
 START_TEST(broken_documents_are_rejected) {
   expect_rejected(schema_v2, "json_schema_version");

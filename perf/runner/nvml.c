@@ -9,8 +9,8 @@
 typedef int nvmlReturn_t; /* enum; NVML_SUCCESS = 0 */
 typedef struct nvmlDevice_st *nvmlDevice_t;
 enum { NVML_SUCCESS = 0 };
-enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };     /* nvmlClockType_t */
-enum { NVML_TEMPERATURE_GPU = 0 };                  /* nvmlTemperatureSensors_t */
+enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };               /* nvmlClockType_t */
+enum { NVML_TEMPERATURE_GPU = 0 };                            /* nvmlTemperatureSensors_t */
 enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 }; /* nvmlEnableState_t */
 /* nvmlClocksEventReasonGpuIdle: set whenever nothing runs, as when we read
  * right after a sample completes; it says nothing about the sample. */
@@ -174,8 +174,7 @@ int nvml_host(const char *lib, nvml_host_facts *h, char *err, size_t errlen) {
   unsigned n = 0;
   nvmlDevice_t dev;
   int ok = count(&n) == NVML_SUCCESS && n > 0 && by_index(0, &dev) == NVML_SUCCESS &&
-           name(dev, h->gpu_name, sizeof h->gpu_name) == NVML_SUCCESS &&
-           driver(h->driver, sizeof h->driver) == NVML_SUCCESS;
+      name(dev, h->gpu_name, sizeof h->gpu_name) == NVML_SUCCESS && driver(h->driver, sizeof h->driver) == NVML_SUCCESS;
   if (ok) {
     h->gpus = (int)n;
     /* A link that is not there answers an error: it counts as inactive. */

@@ -19,7 +19,7 @@ static size_t g_count, g_cap;
  * benchmark's name, no ':', which separates a parameter from its value, no space or control byte). */
 static int name_char(char ch) {
   return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
-         ch == '.';
+      ch == '.';
 }
 
 /* s for a message, in buf: its printable ASCII characters up to 40, stopping at the first other byte,
@@ -141,7 +141,8 @@ void bench_register_grid(const bench_grid *g) {
   if (!g->table || g->entry_size < sizeof(const char *)) die("a grid needs its variant table (BENCH_VARIANTS)", &first);
   if (g->nsizes && (nparams == 0 || !g->sizes)) die("a grid's sizes need parameter names and values", &first);
   if (!g->cost) die("a grid needs a cost function (bytes and flops of a case)", &first);
-  if (!valid_token(g->family)) die("family and variant must be non-empty strings of letters, digits, '_', '-' and '.'", &first);
+  if (!valid_token(g->family))
+    die("family and variant must be non-empty strings of letters, digits, '_', '-' and '.'", &first);
   for (size_t v = 0; v < g->nvariants; v++) {
     const char *entry = (const char *)g->table + v * g->entry_size, *name;
     memcpy(&name, entry, sizeof name); /* the entry's first member: its name */
@@ -149,8 +150,7 @@ void bench_register_grid(const bench_grid *g) {
     for (size_t s = 0; s < g->nsizes; s++) {
       bench_case c = {.family = g->family, .variant = name, .ops = g->ops, .arg = entry};
       if (g->reference_at) memcpy(&c.reference, entry + g->reference_at, sizeof c.reference);
-      if (g->host_round_trip_at)
-        memcpy(&c.host_round_trip, entry + g->host_round_trip_at, sizeof c.host_round_trip);
+      if (g->host_round_trip_at) memcpy(&c.host_round_trip, entry + g->host_round_trip_at, sizeof c.host_round_trip);
       for (size_t p = 0; p < nparams; p++) c.params[p] = (bench_param){g->param_names[p], g->sizes[s * nparams + p]};
       g->cost(&c);
       bench_register(&c);

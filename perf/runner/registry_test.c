@@ -46,8 +46,8 @@ START_TEST(family_and_instance_indices) {
   const char *variants[] = {"add", "add_float4"};
   for (int v = 0; v < 2; v++)
     for (long long n = 1 << 20; n <= 1 << 24; n <<= 4)
-      bench_register(&(bench_case){.family = "elementwise", .variant = variants[v], .params = {{"N", n}},
-                                   .bytes = 12.0 * n, .ops = &kOps});
+      bench_register(&(bench_case){
+          .family = "elementwise", .variant = variants[v], .params = {{"N", n}}, .bytes = 12.0 * n, .ops = &kOps});
   bench_register(&(bench_case){.family = "copy", .variant = "add", .params = {{"N", 1}}, .ops = &kOps});
   ck_assert_uint_eq(bench_count(), 5);
   int fam[] = {0, 0, 1, 1, 2}, inst[] = {0, 1, 0, 1, 0};
@@ -83,14 +83,18 @@ static void test_cost(bench_case *c) {
 START_TEST(grid_registers_every_variant_at_every_size) {
   bench_registry_clear();
   static const long long shapes[][2] = {{16, 8}, {7, 5}};
-  bench_register_grid(&(bench_grid){.family = "transpose", .ops = &kOps, BENCH_VARIANTS(kVariants, 3),
+  bench_register_grid(&(bench_grid){.family = "transpose",
+                                    .ops = &kOps,
+                                    BENCH_VARIANTS(kVariants, 3),
                                     .reference_at = offsetof(test_variant, reference),
-                                    .host_round_trip_at = offsetof(test_variant, host_round_trip), .param_names = {"nx", "ny"},
-                                    .sizes = &shapes[0][0], .nsizes = 2, .cost = test_cost});
+                                    .host_round_trip_at = offsetof(test_variant, host_round_trip),
+                                    .param_names = {"nx", "ny"},
+                                    .sizes = &shapes[0][0],
+                                    .nsizes = 2,
+                                    .cost = test_cost});
   ck_assert_uint_eq(bench_count(), 6);
-  const char *want[] = {"transpose/naive/nx:16/ny:8",   "transpose/naive/nx:7/ny:5",
-                        "transpose/tiled/nx:16/ny:8",   "transpose/tiled/nx:7/ny:5",
-                        "transpose/library/nx:16/ny:8", "transpose/library/nx:7/ny:5"};
+  const char *want[] = {"transpose/naive/nx:16/ny:8", "transpose/naive/nx:7/ny:5",    "transpose/tiled/nx:16/ny:8",
+                        "transpose/tiled/nx:7/ny:5",  "transpose/library/nx:16/ny:8", "transpose/library/nx:7/ny:5"};
   char name[256];
   for (size_t i = 0; i < 6; i++) {
     const bench_case *c = bench_get(i);
@@ -108,8 +112,12 @@ START_TEST(grid_registers_every_variant_at_every_size) {
   ck_assert_double_eq(bench_get(5)->flops, 5.0);
   /* No reference_at or host_round_trip_at: no case is either. */
   bench_registry_clear();
-  bench_register_grid(&(bench_grid){.family = "t", .ops = &kOps, BENCH_VARIANTS(kVariants, 3),
-                                    .param_names = {"nx", "ny"}, .sizes = &shapes[0][0], .nsizes = 2,
+  bench_register_grid(&(bench_grid){.family = "t",
+                                    .ops = &kOps,
+                                    BENCH_VARIANTS(kVariants, 3),
+                                    .param_names = {"nx", "ny"},
+                                    .sizes = &shapes[0][0],
+                                    .nsizes = 2,
                                     .cost = test_cost});
   for (size_t i = 0; i < bench_count(); i++) {
     ck_assert_int_eq(bench_get(i)->reference, 0);
@@ -132,8 +140,13 @@ START_TEST(cases_of_one_size_share_a_set_up) {
   bench_registry_clear();
   static const long long sizes[] = {16, 7};
   /* 0 naive/16 1 naive/7 2 tiled/16 3 tiled/7 4 library/16 5 library/7 */
-  bench_register_grid(&(bench_grid){.family = "t", .ops = &kReuseOps, BENCH_VARIANTS(kVariants, 3),
-                                    .param_names = {"N"}, .sizes = sizes, .nsizes = 2, .cost = test_cost});
+  bench_register_grid(&(bench_grid){.family = "t",
+                                    .ops = &kReuseOps,
+                                    BENCH_VARIANTS(kVariants, 3),
+                                    .param_names = {"N"},
+                                    .sizes = sizes,
+                                    .nsizes = 2,
+                                    .cost = test_cost});
   /* 6 u/naive/16: another ops table; 7 v/naive/16: no reuse op; 8 t/x/M:16: another param name */
   bench_register(&(bench_case){.family = "u", .variant = "naive", .params = {{"N", 16}}, .ops = &kOtherReuseOps});
   bench_register(&(bench_case){.family = "v", .variant = "naive", .params = {{"N", 16}}, .ops = &kOps});
@@ -188,9 +201,14 @@ static const test_variant kEmptyName[] = {{"", 0, 8.0, 0}};
 static const test_variant kSpaceInName[] = {{"naive", 0, 8.0, 0}, {"a b", 0, 8.0, 0}};
 
 static const long long kOneSize[] = {16};
-#define GRID(table) \
-  (&(bench_grid){.family = "f", .ops = &kOps, BENCH_VARIANTS(table, sizeof table / sizeof *table), \
-                 .param_names = {"N"}, .sizes = kOneSize, .nsizes = 1, .cost = test_cost})
+#define GRID(table)                                                   \
+  (&(bench_grid){.family = "f",                                       \
+                 .ops = &kOps,                                        \
+                 BENCH_VARIANTS(table, sizeof table / sizeof *table), \
+                 .param_names = {"N"},                                \
+                 .sizes = kOneSize,                                   \
+                 .nsizes = 1,                                         \
+                 .cost = test_cost})
 
 /* Runs bench_register_grid(g) in a child whose stderr goes to a file; returns its exit status (-1 if it
  * did not exit) and its message in msg. */
@@ -229,22 +247,26 @@ START_TEST(table_without_names_first_exits_2_saying_so) {
     const bench_grid *g;
     const char *why;
   } cases[] = {
-      {GRID(kFnFirst), "entry 0 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does not "
-                       "start with its name"},
-      {GRID(kNumberFirst), "entry 0 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does "
-                           "not start with its name: its first member is a small number (256), not a pointer"},
-      {GRID(kNullName), "entry 0 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does not "
-                        "start with its name: its first member is NULL"},
+      {GRID(kFnFirst),
+       "entry 0 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does not "
+       "start with its name"},
+      {GRID(kNumberFirst),
+       "entry 0 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does "
+       "not start with its name: its first member is a small number (256), not a pointer"},
+      {GRID(kNullName),
+       "entry 0 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does not "
+       "start with its name: its first member is NULL"},
       {GRID(kEmptyName), "its first member is an empty string"},
-      {GRID(kSpaceInName), "entry 1 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does not "
-                           "start with its name: its first member points to bytes that are not a name (byte 1 is 0x20)"},
+      {GRID(kSpaceInName),
+       "entry 1 of the variant table (kernels/f/f_variants.c, given to BENCH_VARIANTS) does not "
+       "start with its name: its first member points to bytes that are not a name (byte 1 is 0x20)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     ck_assert_int_eq(grid_exit(cases[i].g, msg, sizeof msg), 2);
     ck_assert_msg(strstr(msg, "bench_register_grid: family 'f': "), "case %zu: %s", i, msg);
     ck_assert_msg(strstr(msg, cases[i].why), "case %zu: want '%s' in: %s", i, cases[i].why, msg);
-    ck_assert_msg(strstr(msg, "every entry starts with `const char *name`, e.g. {\"scale\", scale}"), "case %zu: %s",
-                  i, msg);
+    ck_assert_msg(strstr(msg, "every entry starts with `const char *name`, e.g. {\"scale\", scale}"), "case %zu: %s", i,
+                  msg);
     ck_assert_msg(printable(msg), "case %zu: unprintable bytes in: %s", i, msg);
   }
   /* A well-formed table registers. */
@@ -261,14 +283,10 @@ START_TEST(duplicate_name_exits) {
 }
 END_TEST
 
-START_TEST(slash_in_variant_exits) {
-  bench_register(&(bench_case){.family = "f", .variant = "a/b", .ops = &kOps});
-}
+START_TEST(slash_in_variant_exits) { bench_register(&(bench_case){.family = "f", .variant = "a/b", .ops = &kOps}); }
 END_TEST
 
-START_TEST(space_in_variant_exits) {
-  bench_register(&(bench_case){.family = "f", .variant = "a b", .ops = &kOps});
-}
+START_TEST(space_in_variant_exits) { bench_register(&(bench_case){.family = "f", .variant = "a b", .ops = &kOps}); }
 END_TEST
 
 START_TEST(missing_ops_exits) {
@@ -280,8 +298,8 @@ END_TEST
 
 START_TEST(grid_without_parameter_names_exits) {
   static const long long sizes[] = {1, 2};
-  bench_register_grid(&(bench_grid){.family = "f", .ops = &kOps, BENCH_VARIANTS(kVariants, 3), .sizes = sizes,
-                                    .nsizes = 2, .cost = test_cost});
+  bench_register_grid(&(bench_grid){
+      .family = "f", .ops = &kOps, BENCH_VARIANTS(kVariants, 3), .sizes = sizes, .nsizes = 2, .cost = test_cost});
 }
 END_TEST
 

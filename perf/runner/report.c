@@ -91,11 +91,30 @@ static int compute_aggregates(const run_context *ctx, const bench_result *r, agg
 /* ---------- misc ---------- */
 
 static const char *kReserved[] = {
-    "date",       "host_name",          "executable",         "num_cpus",    "load_avg",
-    "library_version", "library_build_type", "json_schema_version", "seed", "gpu",
-    "copy_bandwidth_GBps", "copy_probe_bytes", "launch_ns", "nvml", "clock_filter", "l2_flush",
-    "l2_flush_bytes", "l2_flush_method", "timing", "caches", "mhz_per_cpu", "cpu_scaling_enabled",
-    "testbed", "testbed_facts",
+    "date",
+    "host_name",
+    "executable",
+    "num_cpus",
+    "load_avg",
+    "library_version",
+    "library_build_type",
+    "json_schema_version",
+    "seed",
+    "gpu",
+    "copy_bandwidth_GBps",
+    "copy_probe_bytes",
+    "launch_ns",
+    "nvml",
+    "clock_filter",
+    "l2_flush",
+    "l2_flush_bytes",
+    "l2_flush_method",
+    "timing",
+    "caches",
+    "mhz_per_cpu",
+    "cpu_scaling_enabled",
+    "testbed",
+    "testbed_facts",
 };
 
 int report_context_key_reserved(const char *key) {
@@ -109,9 +128,15 @@ void report_throttle_names(unsigned long long mask, char *buf, size_t len) {
     unsigned long long bit;
     const char *name;
   } kBits[] = {
-      {0x1ull, "gpu_idle"},           {0x2ull, "applications_clocks_setting"}, {0x4ull, "sw_power_cap"},
-      {0x8ull, "hw_slowdown"},        {0x10ull, "sync_boost"},                 {0x20ull, "sw_thermal_slowdown"},
-      {0x40ull, "hw_thermal_slowdown"}, {0x80ull, "hw_power_brake_slowdown"},  {0x100ull, "display_clock_setting"},
+      {0x1ull, "gpu_idle"},
+      {0x2ull, "applications_clocks_setting"},
+      {0x4ull, "sw_power_cap"},
+      {0x8ull, "hw_slowdown"},
+      {0x10ull, "sync_boost"},
+      {0x20ull, "sw_thermal_slowdown"},
+      {0x40ull, "hw_thermal_slowdown"},
+      {0x80ull, "hw_power_brake_slowdown"},
+      {0x100ull, "display_clock_setting"},
   };
   size_t k = 0;
   if (len) buf[0] = '\0';
@@ -371,8 +396,10 @@ static void format_si(double v, char *buf, size_t len) {
 }
 
 static void format_pct(double v, char *buf, size_t len) {
-  if (v < 0) snprintf(buf, len, "-");
-  else snprintf(buf, len, "%.1f", v);
+  if (v < 0)
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.1f", v);
 }
 
 int report_console_width(const char *const *names, size_t n, int repetitions) {
@@ -401,14 +428,17 @@ void report_console_header(FILE *f, const run_context *c, int w) {
   const gpu_info *g = &c->gpu;
   fprintf(f, "%s\n", c->date);
   fprintf(f, "Running %s\n", c->executable);
-  fprintf(f, "Run on %s (compute capability %s, %d SMs, SM clock max %.0f MHz, %.0f MHz x %d-bit memory = %.1f GB/s peak, L2 %.0f MiB, "
-             "ECC %s)\n",
+  fprintf(f,
+          "Run on %s (compute capability %s, %d SMs, SM clock max %.0f MHz, %.0f MHz x %d-bit memory = %.1f GB/s peak, "
+          "L2 %.0f MiB, "
+          "ECC %s)\n",
           g->name, g->compute_capability, g->sm_count, g->sm_clock_max_mhz, g->mem_clock_max_mhz, g->bus_width_bits,
           g->peak_gbps, g->l2_bytes / 1048576.0, g->ecc ? "on" : "off");
   fprintf(f, "Driver %s (CUDA %s), runtime %s; NVML: %s\n", g->driver_version[0] ? g->driver_version : "?",
           g->cuda_driver_version, g->runtime_version, c->nvml);
   if (c->copy_gbps > 0)
-    fprintf(f, "Copy probe: cudaMemcpy device-to-device %.1f GB/s (%.2f GiB moved per copy); %%copy is relative to it\n",
+    fprintf(f,
+            "Copy probe: cudaMemcpy device-to-device %.1f GB/s (%.2f GiB moved per copy); %%copy is relative to it\n",
             c->copy_gbps, c->copy_probe_bytes / 1073741824.0);
   else
     fprintf(f, "Copy probe: not measured; %%copy left out\n");
@@ -433,11 +463,13 @@ void report_console_header(FILE *f, const run_context *c, int w) {
             "Time is the mean of their medians, noise the spread between them\n",
             c->contexts_below_s * 1e6, c->contexts, c->contexts, CONTEXTS_MAX_SAMPLES);
   if (c->contexts > 1 && c->long_contexts > 0)
-    fprintf(f, "The longer ones measured again in the first %d of those contexts, after the short ones (min time / %d, "
-            "at most %d samples each)\n", c->long_contexts, c->long_contexts, CONTEXTS_MAX_SAMPLES);
+    fprintf(f,
+            "The longer ones measured again in the first %d of those contexts, after the short ones (min time / %d, "
+            "at most %d samples each)\n",
+            c->long_contexts, c->long_contexts, CONTEXTS_MAX_SAMPLES);
   char line[512];
-  int len = snprintf(line, sizeof line, ROW_FMT, w, "Benchmark", "Time", "CPU", "Iterations", "GB/s", "%peak",
-                     "%copy", "FLOP/s", "  ", "Notes");
+  int len = snprintf(line, sizeof line, ROW_FMT, w, "Benchmark", "Time", "CPU", "Iterations", "GB/s", "%peak", "%copy",
+                     "FLOP/s", "  ", "Notes");
   int dashes = len - 1 + 30; /* the notes column is wider than its title */
   for (int i = 0; i < dashes; i++) fputc('-', f);
   fputc('\n', f);
@@ -457,8 +489,10 @@ static void console_rep(FILE *f, const run_context *ctx, const bench_result *r, 
   snprintf(gb, sizeof gb, "%.1f", m.gbps);
   format_pct(m.pct_peak, pk, sizeof pk);
   format_pct(m.pct_copy, cp, sizeof cp);
-  if (r->flops > 0) format_si(m.flops_per_second, fl, sizeof fl);
-  else snprintf(fl, sizeof fl, "-");
+  if (r->flops > 0)
+    format_si(m.flops_per_second, fl, sizeof fl);
+  else
+    snprintf(fl, sizeof fl, "-");
   size_t k = 0;
   notes[0] = '\0';
   if (r->reference) append(notes, sizeof notes, &k, "reference ");
@@ -487,16 +521,20 @@ static void console_aggregate(FILE *f, const bench_result *r, const agg_table *t
     snprintf(gb, sizeof gb, "%.2f%%", 100 * t->v[F_GBPS][k]);
     snprintf(pk, sizeof pk, "-");
     snprintf(cp, sizeof cp, "-");
-    if (t->known[F_FLOPS]) snprintf(fl, sizeof fl, "%.2f%%", 100 * t->v[F_FLOPS][k]);
-    else snprintf(fl, sizeof fl, "-");
+    if (t->known[F_FLOPS])
+      snprintf(fl, sizeof fl, "%.2f%%", 100 * t->v[F_FLOPS][k]);
+    else
+      snprintf(fl, sizeof fl, "-");
   } else {
     report_format_time(t->v[F_REAL][k], tm, sizeof tm);
     report_format_time(t->v[F_CPU][k], c, sizeof c);
     snprintf(gb, sizeof gb, "%.1f", t->v[F_GBPS][k]);
     format_pct(t->known[F_PEAK] ? t->v[F_PEAK][k] : -1, pk, sizeof pk);
     format_pct(t->known[F_COPY] ? t->v[F_COPY][k] : -1, cp, sizeof cp);
-    if (t->known[F_FLOPS]) format_si(t->v[F_FLOPS][k], fl, sizeof fl);
-    else snprintf(fl, sizeof fl, "-");
+    if (t->known[F_FLOPS])
+      format_si(t->v[F_FLOPS][k], fl, sizeof fl);
+    else
+      snprintf(fl, sizeof fl, "-");
   }
   fprintf(f, ROW_FMT, w, name, tm, c, it, gb, pk, cp, fl, r->reference ? "  " : "", r->reference ? "reference" : "");
 }
@@ -529,15 +567,18 @@ static void csv_str(FILE *f, const char *s) {
 }
 
 static void csv_num(FILE *f, double v, int known) {
-  if (known && isfinite(v)) fprintf(f, ",%.10g", v);
-  else fputc(',', f);
+  if (known && isfinite(v))
+    fprintf(f, ",%.10g", v);
+  else
+    fputc(',', f);
 }
 
 void report_csv_header(FILE *f) {
-  fputs("name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,"
-        "error_message,\"GBps\",\"pct_of_peak\",\"pct_of_copy\",\"flops_per_second\",\"noise_pct\","
-        "\"discarded_samples\"\n",
-        f);
+  fputs(
+      "name,iterations,real_time,cpu_time,time_unit,bytes_per_second,items_per_second,label,error_occurred,"
+      "error_message,\"GBps\",\"pct_of_peak\",\"pct_of_copy\",\"flops_per_second\",\"noise_pct\","
+      "\"discarded_samples\"\n",
+      f);
 }
 
 static void csv_row(FILE *f, const char *name, long long iters, const double *v, const int *known, int reference,
@@ -556,8 +597,10 @@ static void csv_row(FILE *f, const char *name, long long iters, const double *v,
   csv_num(f, v[F_COPY], known[F_COPY]);
   csv_num(f, v[F_FLOPS], known[F_FLOPS]);
   csv_num(f, noise_pct, noise_pct >= 0);
-  if (discarded >= 0) fprintf(f, ",%lld\n", discarded);
-  else fputs(",\n", f);
+  if (discarded >= 0)
+    fprintf(f, ",%lld\n", discarded);
+  else
+    fputs(",\n", f);
 }
 
 void report_csv_result(FILE *f, const run_context *ctx, const bench_result *r, int aggregates_only) {

@@ -19,8 +19,8 @@
 
 /* Derived numbers of one repetition. Unknown percentages are negative. */
 typedef struct {
-  stats_summary gpu;       /* over the kept GPU sample times (ns) */
-  double real_ns, cpu_ns;  /* medians of GPU and host times */
+  stats_summary gpu;      /* over the kept GPU sample times (ns) */
+  double real_ns, cpu_ns; /* medians of GPU and host times */
   double bytes_per_second;
   double gbps;             /* bytes_per_second / 1e9 */
   double pct_peak;         /* % of the theoretical peak bandwidth; < 0: unknown */
@@ -55,8 +55,7 @@ int report_write_json(FILE *f, const run_context *ctx, const bench_result *res, 
  * results arrive. name_width comes from report_console_width over all names. */
 int report_console_width(const char *const *names, size_t n, int repetitions);
 void report_console_header(FILE *f, const run_context *ctx, int name_width);
-void report_console_result(FILE *f, const run_context *ctx, const bench_result *r, int name_width,
-                           int aggregates_only);
+void report_console_result(FILE *f, const run_context *ctx, const bench_result *r, int name_width, int aggregates_only);
 /* Human-readable time column, Google Benchmark style ("12345 ns", "9.87 ns"). */
 void report_format_time(double ns, char *buf, size_t len);
 

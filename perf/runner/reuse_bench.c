@@ -83,7 +83,12 @@ static const bench_ops kOps = {reuse_setup, reuse_run, reuse_verify, reuse_teard
 static void reuse_cost(bench_case *c) { c->bytes = 8.0 * c->params[0].value; }
 
 int main(int argc, char **argv) {
-  bench_register_grid(&(bench_grid){.family = "reuse", .ops = &kOps, BENCH_VARIANTS(kVariants, 3),
-                                    .param_names = {"N"}, .sizes = kSizes, .nsizes = 2, .cost = reuse_cost});
+  bench_register_grid(&(bench_grid){.family = "reuse",
+                                    .ops = &kOps,
+                                    BENCH_VARIANTS(kVariants, 3),
+                                    .param_names = {"N"},
+                                    .sizes = kSizes,
+                                    .nsizes = 2,
+                                    .cost = reuse_cost});
   return bench_main(argc, argv);
 }

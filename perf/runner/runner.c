@@ -41,7 +41,8 @@
 /* Where the wall time outside sampling goes: each step summed over cases, and the case that took
  * longest in all of them. The perf phase's budget is spent here as much as in sampling. */
 enum { PREP_SETUP, PREP_FIRST_RUN, PREP_CHECK, PREP_TEARDOWN, PREP_CONTEXT, PREP_STEPS };
-static const char *const kPrepStep[PREP_STEPS] = {"set-up", "first run", "check", "teardown", "contexts made and freed"};
+static const char *const kPrepStep[PREP_STEPS] = {"set-up", "first run", "check", "teardown",
+                                                  "contexts made and freed"};
 
 typedef struct {
   double s[PREP_STEPS];
@@ -94,9 +95,9 @@ static int cuda_fail(const char *call, cudaError_t e, char *err, size_t errlen) 
   return -1;
 }
 
-#define TRY(call, what)                                                 \
-  do {                                                                  \
-    cudaError_t try_err_ = (call);                                      \
+#define TRY(call, what)                                                         \
+  do {                                                                          \
+    cudaError_t try_err_ = (call);                                              \
     if (try_err_ != cudaSuccess) return cuda_fail(what, try_err_, err, errlen); \
   } while (0)
 
@@ -191,9 +192,8 @@ static int gather_gpu(runner *R, int dev, char *err, size_t errlen) {
   TRY(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
   snprintf(g->name, sizeof g->name, "%s", p.name);
   const unsigned char *u = (const unsigned char *)p.uuid.bytes;
-  snprintf(g->uuid, sizeof g->uuid,
-           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4],
-           u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  snprintf(g->uuid, sizeof g->uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+           u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
   TRY(cudaDeviceGetPCIBusId(g->pci_bus_id, (int)sizeof g->pci_bus_id, dev), "cudaDeviceGetPCIBusId");
   snprintf(g->compute_capability, sizeof g->compute_capability, "%d.%d", p.major, p.minor);
   g->sm_count = p.multiProcessorCount;
@@ -356,8 +356,8 @@ static int measure_rep(runner *R, run_fn fn, void *state, const measure_cfg *cfg
  * self-checks (unless check is 0) and measures one case into r (see measure_rep for quick).
  * The state is left in *shared for the next case of its inputs, or torn down when this case is
  * the last of them (`last`) or failed. */
-static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measure_cfg *quick, int check,
-                     void **shared, int last, bench_result *r) {
+static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measure_cfg *quick, int check, void **shared,
+                     int last, bench_result *r) {
   const bench_case *c = bench_get(idx);
   char err[400] = "";
   bench_case_name(c, r->name, sizeof r->name);
@@ -440,8 +440,9 @@ static void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measur
 
 static int usage_error(const char *prog, const char *msg) {
   fprintf(stderr, "%s: %s\n", prog, msg);
-  fprintf(stderr, "usage: %s [--benchmark_filter=<regex>] [--benchmark_format=console|json|csv] ... (--help lists "
-                  "every flag)\n",
+  fprintf(stderr,
+          "usage: %s [--benchmark_filter=<regex>] [--benchmark_format=console|json|csv] ... (--help lists "
+          "every flag)\n",
           prog);
   return 2;
 }
@@ -487,11 +488,11 @@ typedef struct {
  * and who of them sets up, reuses and tears down (bench_plan_inputs). */
 typedef struct {
   size_t n;
-  size_t *pos;          /* positions in the selection */
-  size_t *cases;        /* their registry indices */
-  size_t *leader;       /* bench_plan_inputs */
+  size_t *pos;    /* positions in the selection */
+  size_t *cases;  /* their registry indices */
+  size_t *leader; /* bench_plan_inputs */
   unsigned char *last;
-  void **state;         /* the live state of each leader, NULL when none */
+  void **state; /* the live state of each leader, NULL when none */
 } input_plan;
 
 static void plan_free(input_plan *p) {
@@ -671,8 +672,8 @@ typedef enum { IN_FIRST_ONLY, IN_EVERY_CONTEXT, IN_FIRST_L_CONTEXTS } context_pl
  * benchmarks failed, or -1 with a message when the context itself could not be made, used or
  * destroyed. */
 static int measure_in_one_context(runner *R, const selection *sel, const context_plan *where,
-                                  const measure_cfg *each_short, const measure_cfg *each_long, bench_result *res,
-                                  int k, char *err, size_t errlen) {
+                                  const measure_cfg *each_short, const measure_cfg *each_long, bench_result *res, int k,
+                                  char *err, size_t errlen) {
   const bench_options *o = &R->opt;
   driver_context first, made;
   double t0 = now_s();
@@ -770,8 +771,8 @@ static int measure_in_contexts(runner *R, const selection *sel, const measure_cf
       if (res[i].reps[r].ncontext == (size_t)want) continue;
       res[i].failed = 1;
       failed++;
-      snprintf(res[i].error, sizeof res[i].error, "--contexts=%d: measured in %zu of %d contexts: %.400s",
-               o->contexts, res[i].reps[r].ncontext, want, err[0] ? err : "see above");
+      snprintf(res[i].error, sizeof res[i].error, "--contexts=%d: measured in %zu of %d contexts: %.400s", o->contexts,
+               res[i].reps[r].ncontext, want, err[0] ? err : "see above");
       fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
       break;
     }
@@ -994,7 +995,7 @@ static int run_selection(runner *R, const selection *sel, const char *prog) {
     return 0;
   }
   if (o->fingerprint_out) return fingerprint_selection(R, sel, prog);
-  double t0 = now_s(); /* the runtime starts in check_device */
+  double t0 = now_s();            /* the runtime starts in check_device */
   int rc = check_device(prog, o); /* everything from here needs the GPU */
   if (rc >= 0) return rc;
   /* Opened before the run, so a bad path fails in seconds, not after it. */

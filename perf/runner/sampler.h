@@ -23,19 +23,19 @@
 typedef struct {
   long min_samples;
   double min_time_s;
-  double max_noise;        /* fraction, e.g. 0.003 */
+  double max_noise; /* fraction, e.g. 0.003 */
   double timeout_s;
-  long max_samples;        /* 0: no cap; else done once this many are kept (min_samples still first) */
-  double clock_floor_mhz;  /* 0: never discard */
-  int readings;            /* NVML can be read at all */
-  double nvml_interval_s;  /* least time between two readings */
+  long max_samples;       /* 0: no cap; else done once this many are kept (min_samples still first) */
+  double clock_floor_mhz; /* 0: never discard */
+  int readings;           /* NVML can be read at all */
+  double nvml_interval_s; /* least time between two readings */
 } sampler_cfg;
 
 typedef struct {
   sampler_cfg cfg;
   rep_result *rep;
   size_t cap;
-  size_t pending;          /* the last `pending` samples of rep await a verdict */
+  size_t pending; /* the last `pending` samples of rep await a verdict */
   stats_running kept;
   double t0, last_read;
   unsigned last_sm_mhz;

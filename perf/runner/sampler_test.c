@@ -131,7 +131,9 @@ static const sampler_cfg kNvml = {.min_samples = 4,
                                   .readings = 1,
                                   .nvml_interval_s = 1.0};
 
-static nvml_reading reading(unsigned sm) { return (nvml_reading){.sm_mhz = sm, .mem_mhz = 2619, .temp_c = sm / 30, .reasons = sm < 1000 ? 0x20 : 0}; }
+static nvml_reading reading(unsigned sm) {
+  return (nvml_reading){.sm_mhz = sm, .mem_mhz = 2619, .temp_c = sm / 30, .reasons = sm < 1000 ? 0x20 : 0};
+}
 
 START_TEST(low_clock_discards_the_samples_before_the_reading) {
   sampler s;
@@ -183,7 +185,7 @@ END_TEST
 START_TEST(no_filter_keeps_low_clock_samples_but_records_them) {
   sampler_cfg cfg = kNvml;
   cfg.clock_floor_mhz = 0; /* --min_clock_ratio=0 */
-  cfg.nvml_interval_s = 0;  /* read after every sample */
+  cfg.nvml_interval_s = 0; /* read after every sample */
   sampler s;
   rep_result rep;
   sampler_init(&s, &cfg, &rep, 0);

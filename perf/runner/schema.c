@@ -20,18 +20,20 @@ static const json_t *need(const json_t *o, const char *key, json_type type, cons
                           size_t errlen) {
   const json_t *v = json_object_get(o, key);
   static const char *kTypes[] = {"object", "array", "string", "integer", "number", "true", "false", "null"};
-  int ok = v && (json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) ||
-                 (type == JSON_TRUE && json_is_boolean(v)));
+  int ok = v &&
+      (json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) || (type == JSON_TRUE && json_is_boolean(v)));
   if (!ok) {
     fail(err, errlen, "%s.%s: missing or not %s", where, key,
-         type == JSON_TRUE ? "a boolean" : type == JSON_REAL ? "a number" : kTypes[type]);
+         type == JSON_TRUE       ? "a boolean"
+             : type == JSON_REAL ? "a number"
+                                 : kTypes[type]);
     return NULL;
   }
   return v;
 }
 
-#define NEED(var, obj, key, type, where)                                 \
-  const json_t *var = need(obj, key, type, where, err, errlen);          \
+#define NEED(var, obj, key, type, where)                        \
+  const json_t *var = need(obj, key, type, where, err, errlen); \
   if (!var) return -1
 
 static int check_context(const json_t *ctx, char *err, size_t errlen) {
@@ -49,15 +51,15 @@ static int check_context(const json_t *ctx, char *err, size_t errlen) {
   NEED(copy, ctx, "copy_bandwidth_GBps", JSON_REAL, "context");
   if (!(json_number_value(copy) > 0)) return fail(err, errlen, "context.copy_bandwidth_GBps: must be > 0");
   NEED(gpu, ctx, "gpu", JSON_OBJECT, "context");
-  static const char *kGpuStrings[] = {"name", "uuid", "compute_capability", "driver_version",
-                                      "cuda_driver_version", "runtime_version"};
+  static const char *kGpuStrings[] = {
+      "name", "uuid", "compute_capability", "driver_version", "cuda_driver_version", "runtime_version"};
   for (size_t i = 0; i < sizeof kGpuStrings / sizeof *kGpuStrings; i++) {
     NEED(s, gpu, kGpuStrings[i], JSON_STRING, "context.gpu");
     if (!strcmp(kGpuStrings[i], "uuid") && strncmp(json_string_value(s), "GPU-", 4) != 0)
       return fail(err, errlen, "context.gpu.uuid: '%s' does not start with GPU-", json_string_value(s));
   }
-  static const char *kGpuPositive[] = {"sm_count", "bus_width_bits", "l2_cache_bytes", "sm_clock_max_mhz",
-                                       "mem_clock_max_mhz", "peak_GBps"};
+  static const char *kGpuPositive[] = {"sm_count",         "bus_width_bits",    "l2_cache_bytes",
+                                       "sm_clock_max_mhz", "mem_clock_max_mhz", "peak_GBps"};
   for (size_t i = 0; i < sizeof kGpuPositive / sizeof *kGpuPositive; i++) {
     NEED(v, gpu, kGpuPositive[i], JSON_REAL, "context.gpu");
     if (!(json_number_value(v) > 0)) return fail(err, errlen, "context.gpu.%s: must be > 0", kGpuPositive[i]);
@@ -260,8 +262,10 @@ int schema_validate(const json_t *doc, char *err, size_t errlen) {
   int rc = 0;
   for (size_t i = 0; i < json_array_size(list) && rc == 0; i++) {
     const json_t *b = json_array_get(list, i);
-    if (!json_is_object(b)) rc = fail(err, errlen, "benchmarks[%zu]: not an object", i);
-    else rc = check_entry(b, i, &runs, &nruns, err, errlen);
+    if (!json_is_object(b))
+      rc = fail(err, errlen, "benchmarks[%zu]: not an object", i);
+    else
+      rc = check_entry(b, i, &runs, &nruns, err, errlen);
   }
   /* Aggregates come as a complete set. */
   for (size_t r = 0; r < nruns && rc == 0; r++)

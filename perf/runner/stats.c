@@ -9,9 +9,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median_sorted(const double *s, size_t n) {
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
+static double median_sorted(const double *s, size_t n) { return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]); }
 
 int stats_summarize(const double *x, size_t n, stats_summary *out) {
   memset(out, 0, sizeof *out);

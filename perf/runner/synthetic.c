@@ -64,12 +64,23 @@ void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
       g_gpu[r][i] = base[i] + 10 * r;
       g_host[r][i] = 5 + i; /* host medians: 7 ns */
     }
-    g_add_reps[r] = (rep_result){.gpu_ns = g_gpu[r], .host_ns = g_host[r], .n = 5, .noise = 0.002,
-                                 .clocks_valid = 1, .sm_mhz_min = 1900, .sm_mhz_max = 1980,
-                                 .mem_mhz_min = 2619, .mem_mhz_max = 2619, .temp_c_max = 60};
+    g_add_reps[r] = (rep_result){.gpu_ns = g_gpu[r],
+                                 .host_ns = g_host[r],
+                                 .n = 5,
+                                 .noise = 0.002,
+                                 .clocks_valid = 1,
+                                 .sm_mhz_min = 1900,
+                                 .sm_mhz_max = 1980,
+                                 .mem_mhz_min = 2619,
+                                 .mem_mhz_max = 2619,
+                                 .temp_c_max = 60};
   }
-  res[0] = (bench_result){.family_index = 0, .instance_index = 0, .bytes = 12.0 * 1048576, .flops = 1048576,
-                          .reps = g_add_reps, .nreps = 3};
+  res[0] = (bench_result){.family_index = 0,
+                          .instance_index = 0,
+                          .bytes = 12.0 * 1048576,
+                          .flops = 1048576,
+                          .reps = g_add_reps,
+                          .nreps = 3};
   snprintf(res[0].name, sizeof res[0].name, "elementwise/add_float4/N:1048576");
 
   for (int i = 0; i < 7; i++) {
@@ -77,8 +88,8 @@ void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
     g_mem_host[i] = 3;
   }
   g_mem_rep = (rep_result){.gpu_ns = g_mem_gpu, .host_ns = g_mem_host, .n = 7, .timed_out = 1, .noise = 0.004};
-  res[1] = (bench_result){.family_index = 1, .instance_index = 0, .reference = 1, .bytes = 8.0 * 1048576,
-                          .reps = &g_mem_rep, .nreps = 1};
+  res[1] = (bench_result){
+      .family_index = 1, .instance_index = 0, .reference = 1, .bytes = 8.0 * 1048576, .reps = &g_mem_rep, .nreps = 1};
   snprintf(res[1].name, sizeof res[1].name, "copy/memcpy/N:1048576");
 
   res[2] = (bench_result){.family_index = 2, .instance_index = 0, .bytes = 12.0 * 16, .failed = 1};
@@ -90,12 +101,25 @@ void synthetic_results(run_context *ctx, bench_result res[SYN_RESULTS]) {
       g_sax_gpu[r][i] = 2000 + 100 * i + 50 * r; /* medians 2150, 2200 */
       g_sax_host[r][i] = 4;
     }
-    g_sax_reps[r] = (rep_result){.gpu_ns = g_sax_gpu[r], .host_ns = g_sax_host[r], .n = 4, .discarded = 3,
-                                 .noise = 0.001, .clocks_valid = 1, .sm_mhz_min = 1400, .sm_mhz_max = 1980,
-                                 .mem_mhz_min = 2619, .mem_mhz_max = 2619, .temp_c_max = 71,
+    g_sax_reps[r] = (rep_result){.gpu_ns = g_sax_gpu[r],
+                                 .host_ns = g_sax_host[r],
+                                 .n = 4,
+                                 .discarded = 3,
+                                 .noise = 0.001,
+                                 .clocks_valid = 1,
+                                 .sm_mhz_min = 1400,
+                                 .sm_mhz_max = 1980,
+                                 .mem_mhz_min = 2619,
+                                 .mem_mhz_max = 2619,
+                                 .temp_c_max = 71,
                                  .throttle = 0x4 | 0x20};
   }
-  res[3] = (bench_result){.family_index = 3, .instance_index = 1, .bytes = 12.0 * 16777216, .flops = 2.0 * 16777216,
-                          .host_round_trip = 1, .reps = g_sax_reps, .nreps = 2};
+  res[3] = (bench_result){.family_index = 3,
+                          .instance_index = 1,
+                          .bytes = 12.0 * 16777216,
+                          .flops = 2.0 * 16777216,
+                          .host_round_trip = 1,
+                          .reps = g_sax_reps,
+                          .nreps = 2};
   snprintf(res[3].name, sizeof res[3].name, "elementwise/saxpy/N:16777216");
 }

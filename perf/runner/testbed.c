@@ -92,8 +92,10 @@ int testbed_detect(const char *nvml_lib, const char *cuda_gpu_name, testbed_fact
   const char *given = getenv("PERF_TESTBED");
   if (given && *given) {
     if (testbed_valid_name(given, why, sizeof why)) {
-      snprintf(err, errlen, "PERF_TESTBED='%s' is not a testbed name: %s (it names the runner's class of host; "
-               "unset it to use the detected one)", given, why);
+      snprintf(err, errlen,
+               "PERF_TESTBED='%s' is not a testbed name: %s (it names the runner's class of host; "
+               "unset it to use the detected one)",
+               given, why);
       return 2;
     }
     snprintf(name, len, "%s", given);

@@ -9,8 +9,11 @@
 #include "tests/support/check_run.h"
 
 START_TEST(name_is_gpu_count_link_cpu_and_driver) {
-  testbed_facts f = {.gpu_name = "NVIDIA H100 80GB HBM3", .gpus = 2, .nvlinks = 18,
-                     .cpu_model = "AMD EPYC 9654 96-Core Processor", .driver = "580.159.04"};
+  testbed_facts f = {.gpu_name = "NVIDIA H100 80GB HBM3",
+                     .gpus = 2,
+                     .nvlinks = 18,
+                     .cpu_model = "AMD EPYC 9654 96-Core Processor",
+                     .driver = "580.159.04"};
   char name[TESTBED_MAX];
   testbed_name(&f, name, sizeof name);
   ck_assert_str_eq(name, "NVIDIA H100 80GB HBM3 x2 NVLink | AMD EPYC 9654 96-Core Processor | driver 580.159.04");
@@ -50,18 +53,21 @@ START_TEST(perf_testbed_names_it_and_is_validated) {
   char name[TESTBED_MAX], err[512];
   const char *source = NULL;
   setenv("PERF_TESTBED", "h100-pool-a", 1);
-  ck_assert_int_eq(testbed_detect("/nonexistent/libnvidia-ml.so.1", "NVIDIA H100", &f, name, sizeof name, &source,
-                                  err, sizeof err), 0);
+  ck_assert_int_eq(
+      testbed_detect("/nonexistent/libnvidia-ml.so.1", "NVIDIA H100", &f, name, sizeof name, &source, err, sizeof err),
+      0);
   ck_assert_str_eq(name, "h100-pool-a");
   ck_assert_str_eq(source, "PERF_TESTBED");
   setenv("PERF_TESTBED", "bad\nname", 1);
-  ck_assert_int_eq(testbed_detect("/nonexistent/libnvidia-ml.so.1", "NVIDIA H100", &f, name, sizeof name, &source,
-                                  err, sizeof err), 2);
+  ck_assert_int_eq(
+      testbed_detect("/nonexistent/libnvidia-ml.so.1", "NVIDIA H100", &f, name, sizeof name, &source, err, sizeof err),
+      2);
   ck_assert_ptr_nonnull(strstr(err, "PERF_TESTBED"));
   unsetenv("PERF_TESTBED");
   /* Without NVML the CUDA name stands in and the host's part reads unknown. */
-  ck_assert_int_eq(testbed_detect("/nonexistent/libnvidia-ml.so.1", "NVIDIA H100", &f, name, sizeof name, &source,
-                                  err, sizeof err), 0);
+  ck_assert_int_eq(
+      testbed_detect("/nonexistent/libnvidia-ml.so.1", "NVIDIA H100", &f, name, sizeof name, &source, err, sizeof err),
+      0);
   ck_assert_str_eq(source, "detected");
   ck_assert_ptr_nonnull(strstr(name, "NVIDIA H100 x? NVLink unknown | "));
 }

@@ -36,7 +36,7 @@ static __global__ void read_flush_kernel(const uint4 *buf, size_t n, uint4 *neve
 
 extern "C" cudaError_t bench_l2_flush_read(const void *zeroed, size_t bytes, int sm_count, cudaStream_t stream) {
   size_t n = bytes / sizeof(uint4);
-  unsigned blocks = (unsigned)(sm_count > 0 ? 4 * sm_count : 512);  // enough loads in flight for full bandwidth
+  unsigned blocks = (unsigned)(sm_count > 0 ? 4 * sm_count : 512); // enough loads in flight for full bandwidth
   read_flush_kernel<<<blocks, 256, 0, stream>>>((const uint4 *)zeroed, n, (uint4 *)zeroed);
   return cudaGetLastError();
 }

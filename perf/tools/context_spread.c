@@ -30,23 +30,22 @@
 #include "perf/runner/driver_contexts.h"
 #include "perf/runner/untimed.h"
 
-#define CHECK(call)                                                                                    \
-  do {                                                                                                 \
-    cudaError_t e_ = (call);                                                                           \
-    if (e_ != cudaSuccess) {                                                                           \
-      fprintf(stderr, "context_spread: %s failed: %s (%s)\n", #call, cudaGetErrorName(e_),             \
-              cudaGetErrorString(e_));                                                                 \
-      exit(1);                                                                                         \
-    }                                                                                                  \
+#define CHECK(call)                                                                                                 \
+  do {                                                                                                              \
+    cudaError_t e_ = (call);                                                                                        \
+    if (e_ != cudaSuccess) {                                                                                        \
+      fprintf(stderr, "context_spread: %s failed: %s (%s)\n", #call, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
+      exit(1);                                                                                                      \
+    }                                                                                                               \
   } while (0)
 
-#define DRIVER(call)                                                                                   \
-  do {                                                                                                 \
-    char why_[256];                                                                                    \
-    if ((call) != 0) {                                                                                 \
-      fprintf(stderr, "context_spread: %s\n", why_);                                                   \
-      exit(1);                                                                                         \
-    }                                                                                                  \
+#define DRIVER(call)                                 \
+  do {                                               \
+    char why_[256];                                  \
+    if ((call) != 0) {                               \
+      fprintf(stderr, "context_spread: %s\n", why_); \
+      exit(1);                                       \
+    }                                                \
   } while (0)
 
 enum { BLOCK = 50 };
@@ -141,12 +140,18 @@ int main(int argc, char **argv) {
   int interleaved = -1;
   n_floats = 1u << 20;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--mode=interleaved")) interleaved = 1;
-    else if (!strcmp(argv[i], "--mode=sequential")) interleaved = 0;
-    else if (!strncmp(argv[i], "--contexts=", 11)) contexts = int_arg("--contexts", argv[i] + 11, 1, 256);
-    else if (!strncmp(argv[i], "--samples=", 10)) samples = int_arg("--samples", argv[i] + 10, BLOCK, 1000000);
-    else if (argv[i][0] != '-') n_floats = (size_t)int_arg("N", argv[i], 1, 1L << 30);
-    else interleaved = -2;
+    if (!strcmp(argv[i], "--mode=interleaved"))
+      interleaved = 1;
+    else if (!strcmp(argv[i], "--mode=sequential"))
+      interleaved = 0;
+    else if (!strncmp(argv[i], "--contexts=", 11))
+      contexts = int_arg("--contexts", argv[i] + 11, 1, 256);
+    else if (!strncmp(argv[i], "--samples=", 10))
+      samples = int_arg("--samples", argv[i] + 10, BLOCK, 1000000);
+    else if (argv[i][0] != '-')
+      n_floats = (size_t)int_arg("N", argv[i], 1, 1L << 30);
+    else
+      interleaved = -2;
   }
   if (interleaved < 0) {
     fprintf(stderr, "usage: context_spread --mode=interleaved|sequential [--contexts=K] [--samples=S] [N]\n");
@@ -182,7 +187,8 @@ int main(int argc, char **argv) {
   }
   double took = seconds() - t0, mean = 0, var = 0;
   for (long i = 0; i < contexts; i++) mean += median[i] / contexts;
-  for (long i = 0; i < contexts; i++) var += (median[i] - mean) * (median[i] - mean) / (contexts > 1 ? contexts - 1 : 1);
+  for (long i = 0; i < contexts; i++)
+    var += (median[i] - mean) * (median[i] - mean) / (contexts > 1 ? contexts - 1 : 1);
   printf("%s N=%zu K=%ld S=%ld on %s: mean %.1f ns, sd between contexts %.1f ns, %.2f s; medians",
          interleaved ? "interleaved" : "sequential", n_floats, contexts, blocks * BLOCK, prop.name, mean, sqrt(var),
          took);

@@ -24,13 +24,13 @@
 #include "kernels/reduce/reduce.h"
 #include "perf/gate/figures.h"
 
-#define CHECK(call)                                                                                   \
-  do {                                                                                                \
-    cudaError_t e_ = (call);                                                                          \
-    if (e_ != cudaSuccess) {                                                                          \
+#define CHECK(call)                                                                                             \
+  do {                                                                                                          \
+    cudaError_t e_ = (call);                                                                                    \
+    if (e_ != cudaSuccess) {                                                                                    \
       fprintf(stderr, "crosscheck: %s failed: %s (%s)\n", #call, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-      exit(1);                                                                                        \
-    }                                                                                                 \
+      exit(1);                                                                                                  \
+    }                                                                                                           \
   } while (0)
 
 #define MAX_FILES 16
@@ -197,8 +197,7 @@ int main(int argc, char **argv) {
   CHECK(cudaMalloc(&fl.work, reduce_work_bytes(fl.bytes / sizeof(float))));
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  printf("crosscheck on %s: L2 %d bytes, flush %zu bytes, median of %d samples\n", prop.name, l2, fl.bytes,
-         o.samples);
+  printf("crosscheck on %s: L2 %d bytes, flush %zu bytes, median of %d samples\n", prop.name, l2, fl.bytes, o.samples);
   int worst_fail = 0;
   for (int si = 0; si < o.nsizes; si++) worst_fail |= check_size(&o, o.sizes[si], &fl, s);
   CHECK(cudaFree(fl.buf));
@@ -206,7 +205,7 @@ int main(int argc, char **argv) {
   CHECK(cudaFree(fl.work));
   CHECK(cudaStreamDestroy(s));
   for (int f = 0; f < o.nfiles; f++) free_figures(&o.runs[f]);
-  if (o.nfiles) printf("%s (tolerance %.0f%%)\n", worst_fail ? "FAIL: runner and crosscheck disagree" : "OK: agree",
-                       TOLERANCE_PCT);
+  if (o.nfiles)
+    printf("%s (tolerance %.0f%%)\n", worst_fail ? "FAIL: runner and crosscheck disagree" : "OK: agree", TOLERANCE_PCT);
   return worst_fail;
 }

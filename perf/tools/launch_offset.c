@@ -33,13 +33,13 @@
 #include "perf/tools/launch_probe.h"
 #include "perf/runner/untimed.h"
 
-#define CHECK(call)                                                                                   \
-  do {                                                                                                \
-    cudaError_t e_ = (call);                                                                          \
-    if (e_ != cudaSuccess) {                                                                          \
+#define CHECK(call)                                                                                                \
+  do {                                                                                                             \
+    cudaError_t e_ = (call);                                                                                       \
+    if (e_ != cudaSuccess) {                                                                                       \
       fprintf(stderr, "launch_offset: %s failed: %s (%s)\n", #call, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-      exit(1);                                                                                        \
-    }                                                                                                 \
+      exit(1);                                                                                                     \
+    }                                                                                                              \
   } while (0)
 
 enum { FLUSH_ADD, FLUSH_SPIN_ADD, FLUSH_EMPTY, HOT_EMPTY, FLUSH_BATCH4, FLUSH_STREAMS8, FLUSH_BUFS4, SETTINGS };

@@ -48,8 +48,10 @@ static gate_figures view(const gate_figures *f, const int *keep) {
       x.run = renumber[x.run];
       b.runs[b.nruns++] = x;
     }
-    if (b.nruns) v.b[v.n++] = b;
-    else free(b.runs);
+    if (b.nruns)
+      v.b[v.n++] = b;
+    else
+      free(b.runs);
   }
   free(renumber);
   return v;
@@ -75,7 +77,8 @@ static void add(tally *t, const tally *u) {
   t->faster += u->faster;
 }
 
-static const char *const kReference[] = {"own GPU", "its kind", "all GPUs", "other kinds", "every host"}; /* gate_reference */
+static const char *const kReference[] = {"own GPU", "its kind", "all GPUs", "other kinds",
+                                         "every host"}; /* gate_reference */
 
 /* Judges run r of f against `base` under policy p, adding to t. */
 static void judge_run(const gate_figures *f, size_t r, const gate_figures *base, const gate_policy *p, int list,
@@ -95,8 +98,8 @@ static void judge_run(const gate_figures *f, size_t r, const gate_figures *base,
     t->faster += c[i].v == VERDICT_FASTER;
     if (list && (over || c[i].delta > 0.8 * c[i].threshold))
       printf("  %-8s %s run %zu: %+.2f %%, allowed %.2f %% (noise %.2f %%, %s), p %.2g\n", verdict_name(c[i].v),
-             c[i].name, r, 100 * c[i].delta, 100 * c[i].threshold, 100 * c[i].noise,
-             kReference[reference_of(&c[i])], c[i].p_slower);
+             c[i].name, r, 100 * c[i].delta, 100 * c[i].threshold, 100 * c[i].noise, kReference[reference_of(&c[i])],
+             c[i].p_slower);
   }
   free(c);
   free_view(&run);
@@ -104,24 +107,25 @@ static void judge_run(const gate_figures *f, size_t r, const gate_figures *base,
 }
 
 int main(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"list", no_argument, 0, 'l'}, {"own", no_argument, 0, 'o'}, {"k_noise", required_argument, 0, 'k'},
-      {0, 0, 0, 0}};
+  static const struct option opts[] = {{"list", no_argument, 0, 'l'},
+                                       {"own", no_argument, 0, 'o'},
+                                       {"k_noise", required_argument, 0, 'k'},
+                                       {0, 0, 0, 0}};
   static const char usage[] = "usage: leave_one_gpu_out [--list] [--own] [--k_noise=K] BASELINE.json\n";
   gate_policy policy = default_policy();
   int list = 0, own = 0, o;
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (o) {
-    case 'l': list = 1; break;
-    case 'o': own = 1; break;
-    case 'k':
-      if (policy_number(optarg, 0, 100, &policy.k_noise)) { /* as the gate's --k_noise */
-        fprintf(stderr, "leave_one_gpu_out: --k_noise=%s: give a number above 0 and below 100 (the gate's is 3)\n",
-                optarg);
-        return 2;
-      }
-      break;
-    default: fputs(usage, stderr); return 2;
+      case 'l': list = 1; break;
+      case 'o': own = 1; break;
+      case 'k':
+        if (policy_number(optarg, 0, 100, &policy.k_noise)) { /* as the gate's --k_noise */
+          fprintf(stderr, "leave_one_gpu_out: --k_noise=%s: give a number above 0 and below 100 (the gate's is 3)\n",
+                  optarg);
+          return 2;
+        }
+        break;
+      default: fputs(usage, stderr); return 2;
     }
   }
   if (optind != argc - 1) {
@@ -179,9 +183,10 @@ int main(int argc, char **argv) {
          total.runs, total.verdicts, total.over_goal, total.verdicts ? 100.0 * total.over_goal / total.verdicts : 0.0,
          total.slower, total.faster);
   if (total.slower_no_kind)
-    printf("%zu of the slower were judged against other kinds alone (no GPU of the left-out GPU's kind was left): a "
-           "kind the baseline has too few GPUs of, which a runner of that kind blessed in settles\n",
-           total.slower_no_kind);
+    printf(
+        "%zu of the slower were judged against other kinds alone (no GPU of the left-out GPU's kind was left): a "
+        "kind the baseline has too few GPUs of, which a runner of that kind blessed in settles\n",
+        total.slower_no_kind);
   free(keep);
   free_figures(&f);
   return total.slower ? 1 : 0;

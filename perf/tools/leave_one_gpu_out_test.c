@@ -133,8 +133,7 @@ START_TEST(own_leaves_one_run_out_and_judges_it_against_its_gpus_other_runs) {
   ck_assert_msg(v[0] == 3 && v[1] == 6 && v[3] == 0, "%s", loo_output);
   row_of("GPU-A2", v);
   ck_assert_msg(v[0] == 3 && v[1] == 6 && v[3] == 1, "%s", loo_output);
-  ck_assert_msg(strstr(loo_output, "slower   x/long_a/N:1 run 5:") && strstr(loo_output, "own GPU)"), "%s",
-                loo_output);
+  ck_assert_msg(strstr(loo_output, "slower   x/long_a/N:1 run 5:") && strstr(loo_output, "own GPU)"), "%s", loo_output);
   ck_assert_msg(strstr(loo_output, "2 GPUs, 6 runs: 12 verdicts") != NULL, "%s", loo_output);
 }
 END_TEST

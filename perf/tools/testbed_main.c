@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
   }
   printf("%s\n", name);
   if (facts)
-    printf("source: %s\ngpu: %s\ngpus: %d\nnvlinks: %d\ncpu: %s\ndriver: %s\n", source, f.gpu_name, f.gpus,
-           f.nvlinks, f.cpu_model, f.driver);
+    printf("source: %s\ngpu: %s\ngpus: %d\nnvlinks: %d\ncpu: %s\ndriver: %s\n", source, f.gpu_name, f.gpus, f.nvlinks,
+           f.cpu_model, f.driver);
   return 0;
 }

@@ -129,8 +129,9 @@ static void check_spills(const char *file, char *text) {
     }
     unsigned long frame, stores, loads;
     const char *p = strstr(line, "bytes stack frame");
-    if (p && sscanf(line, " %lu bytes stack frame, %lu bytes spill stores, %lu bytes spill loads", &frame, &stores,
-                    &loads) == 3) {
+    if (p &&
+        sscanf(line, " %lu bytes stack frame, %lu bytes spill stores, %lu bytes spill loads", &frame, &stores,
+               &loads) == 3) {
       functions++;
       int ok = stores == 0 && loads == 0;
       printf("%s: %s\n    spills: %lu stores, %lu loads (stack %lu): %s\n", file, name, stores, loads, frame,
@@ -159,35 +160,41 @@ int main(int argc, char **argv) {
       {"vector_loads", required_argument, 0, 'l'}, {"vector_stores", required_argument, 0, 's'}, {0, 0, 0, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-    if (c == 'l') loads = optarg;
-    else if (c == 's') stores = optarg;
-    else usage();
+    if (c == 'l')
+      loads = optarg;
+    else if (c == 's')
+      stores = optarg;
+    else
+      usage();
   }
   if (optind >= argc) usage();
   /* A 16-byte load is ld.global.v4, with any cache operator or hint (.nc, .cg, .L2::...), or a
    * 16-byte cp.async into shared memory (sm_80+); a 16-byte store is st.global.v4, with any cache
    * operator (.cg, .cs, ...). */
-  const rule ptx_rules[] = {{loads,
-                             "ld\\.global(\\.(nc|ca|cg|cs|lu|cv))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)|"
-                             "cp\\.async\\.c[ag]\\.shared\\.global[^,]*, \\[[^]]*\\], 16[,;]",
-                             "16-byte loads (PTX)"},
-                            {stores, "st\\.global(\\.(wb|cg|cs|wt))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)",
-                             "16-byte stores (PTX)"}};
-  const rule sass_rules[] = {{loads, "LDG\\.E[.A-Z0-9]*\\.128|LDGSTS\\.E[.A-Z0-9]*\\.128",
-                              "16-byte loads (SASS LDG.E.128 or LDGSTS.E.128)"},
-                             {stores, "STG\\.E[.A-Z0-9]*\\.128", "16-byte stores (SASS STG.E.128)"}};
+  const rule ptx_rules[] = {
+      {loads,
+       "ld\\.global(\\.(nc|ca|cg|cs|lu|cv))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)|"
+       "cp\\.async\\.c[ag]\\.shared\\.global[^,]*, \\[[^]]*\\], 16[,;]",
+       "16-byte loads (PTX)"},
+      {stores, "st\\.global(\\.(wb|cg|cs|wt))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)", "16-byte stores (PTX)"}};
+  const rule sass_rules[] = {
+      {loads, "LDG\\.E[.A-Z0-9]*\\.128|LDGSTS\\.E[.A-Z0-9]*\\.128", "16-byte loads (SASS LDG.E.128 or LDGSTS.E.128)"},
+      {stores, "STG\\.E[.A-Z0-9]*\\.128", "16-byte stores (SASS STG.E.128)"}};
   for (int i = optind; i < argc; i++) {
     const char *f = argv[i];
     size_t len = strlen(f);
     if (len > 2 && strcmp(f + len - 2, ".o") == 0) {
       const char *cuda = getenv("CUDA_PATH");
       char cmd[4096];
-      snprintf(cmd, sizeof cmd, "'%s/bin/cuobjdump' --dump-sass '%s' 2>&1", cuda && *cuda ? cuda : "/usr/local/cuda", f);
+      snprintf(cmd, sizeof cmd, "'%s/bin/cuobjdump' --dump-sass '%s' 2>&1", cuda && *cuda ? cuda : "/usr/local/cuda",
+               f);
       FILE *p = popen(cmd, "r");
       char *text = p ? slurp(p, f) : NULL;
       int rc = p ? pclose(p) : -1;
       if (rc != 0) {
-        fprintf(stderr, "machine_code_check: `%s` failed (%d): %s\n  SASS checks need cuobjdump: set CUDA_PATH to a toolkit that has it\n",
+        fprintf(stderr,
+                "machine_code_check: `%s` failed (%d): %s\n  SASS checks need cuobjdump: set CUDA_PATH to a toolkit "
+                "that has it\n",
                 cmd, rc, text ? text : "");
         return 2;
       }

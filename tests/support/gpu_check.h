@@ -7,11 +7,11 @@
 #include <cuda_runtime_api.h>
 
 /* Every CUDA call in a test goes through this: a failure names the call and error. */
-#define CUDA_OK(call)                                                                              \
-  do {                                                                                             \
-    cudaError_t cuda_ok_err_ = (call);                                                             \
-    ck_assert_msg(cuda_ok_err_ == cudaSuccess, "%s failed: %s (%s)", #call,                        \
-                  cudaGetErrorName(cuda_ok_err_), cudaGetErrorString(cuda_ok_err_));               \
+#define CUDA_OK(call)                                                                                       \
+  do {                                                                                                      \
+    cudaError_t cuda_ok_err_ = (call);                                                                      \
+    ck_assert_msg(cuda_ok_err_ == cudaSuccess, "%s failed: %s (%s)", #call, cudaGetErrorName(cuda_ok_err_), \
+                  cudaGetErrorString(cuda_ok_err_));                                                        \
   } while (0)
 
 /* Call first in a GPU test's main(). With no usable GPU it prints why and how to
@@ -28,8 +28,8 @@ void gpu_test_stream(const char *test_name, cudaStream_t *stream, size_t *sm_cou
  * poisoned, so unwritten outputs and out-of-bounds writes are both visible.
  * `offset` (0..3 floats) shifts the user pointer off 16-byte alignment. */
 typedef struct {
-  float *base;   /* allocation start */
-  float *ptr;    /* what the kernel gets: base + GUARD + offset */
+  float *base; /* allocation start */
+  float *ptr;  /* what the kernel gets: base + GUARD + offset */
   size_t n, offset, total;
 } guarded_buf;
 

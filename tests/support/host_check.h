@@ -48,13 +48,13 @@ int is_poison(float v);
 
 /* Result of comparing float results with an fp64 reference. */
 typedef struct {
-  size_t n;            /* elements compared */
-  size_t bad;          /* elements outside tolerance, NaN or inf */
-  size_t first_bad;    /* index of the first bad element (n if none) */
-  float first_got;     /* value at first_bad */
-  double first_want;   /* reference at first_bad */
-  double max_abs_err;  /* over all elements */
-  double max_rel_err;  /* |got - want| / |want|, over elements with want != 0 */
+  size_t n;           /* elements compared */
+  size_t bad;         /* elements outside tolerance, NaN or inf */
+  size_t first_bad;   /* index of the first bad element (n if none) */
+  float first_got;    /* value at first_bad */
+  double first_want;  /* reference at first_bad */
+  double max_abs_err; /* over all elements */
+  double max_rel_err; /* |got - want| / |want|, over elements with want != 0 */
 } compare_report;
 
 /* Element i passes when |got[i] - want[i]| <= atol + rtol * scale_i, where

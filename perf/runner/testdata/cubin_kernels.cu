@@ -2,19 +2,19 @@
 // changes one thing through one of these macros (perf/runner/BUILD, CUBIN_VARIANTS), so that the test
 // can check that exactly the kernels it touches get another hash.
 #ifndef G_SCALE_INIT
-#define G_SCALE_INIT 2.0f  // global_init_changed: 3.0f (every kernel of the module: its constant bank)
+#define G_SCALE_INIT 2.0f // global_init_changed: 3.0f (every kernel of the module: its constant bank)
 #endif
 #ifndef HELPER_ADD
-#define HELPER_ADD 1.0f  // helper_changed: 2.0f (k_b, which calls it)
+#define HELPER_ADD 1.0f // helper_changed: 2.0f (k_b, which calls it)
 #endif
 #ifndef K_A_TILE
-#define K_A_TILE 64  // k_a_more_smem: 128 (k_a's static shared memory)
+#define K_A_TILE 64 // k_a_more_smem: 128 (k_a's static shared memory)
 #endif
 #ifndef K_B_FACTOR
-#define K_B_FACTOR 2.0f  // k_b_changed: 5.0f (k_b's own code)
+#define K_B_FACTOR 2.0f // k_b_changed: 5.0f (k_b's own code)
 #endif
 
-__device__ float g_scale = G_SCALE_INIT;  // read through a relocated constant bank (-rdc: a text relocation)
+__device__ float g_scale = G_SCALE_INIT; // read through a relocated constant bank (-rdc: a text relocation)
 
 __device__ __noinline__ float helper(float x) { return x * 3.0f + HELPER_ADD; }
 
@@ -36,6 +36,6 @@ extern "C" __global__ void k_g(float *x, int n) {
   if (i < n) x[i] *= g_scale;
 }
 
-#ifdef K_C_ADDED  // k_c_added: one more kernel, which must change no other kernel's hash
+#ifdef K_C_ADDED // k_c_added: one more kernel, which must change no other kernel's hash
 extern "C" __global__ void k_c(int *y) { y[threadIdx.x] += 7; }
 #endif
