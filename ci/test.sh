@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The test command: sets up a fresh Debian 12 machine, then runs every test.
+# The test command: sets up a fresh Debian 12 machine, checks the sources' format, then runs every test.
 #   ci/test.sh                 # on a GPU host: all tests, GPU ones included
 #   ci/test.sh --config=cpu    # no GPU: GPU-tagged tests are built but not run
 # Extra arguments go to `bazel test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
+# The sources' format first (.clang-format): a misformatted file fails the test command, says which and how to fix.
+bash ci/apt_install.sh clang-format
+bash ci/check_format.sh
 config=(--config=gpu)
 for a in "$@"; do case "$a" in --config=*) config=() ;; esac; done
 # On a GPU host: cached correctness results are keyed by the GPU model (.bazelrc, test:gpu).
