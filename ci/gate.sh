@@ -111,8 +111,9 @@ cache="${PERF_AB_DISK_CACHE:-${HOME:-${TMPDIR:-/tmp}}/.cache/cuda-perf-ab}"
 mkdir -p "$cache"
 if [ "$mode" = auto ]; then
   baseline_file=""
-  for f in baselines/*.json; do
-    [ -f "$f" ] || continue
+  for f in baselines/*.json baselines/*/; do  # a file, or a folder of a file per family (docs/gate.md)
+    [ -e "$f" ] && [ "$f" != baselines/history/ ] || continue
+    f="${f%/}"
     if "$bin/perf/gate/gate" testbeds "$f" | cut -f3 | grep -Fxq -- "$testbed"; then baseline_file="$f"; break; fi
   done
   if [ -z "$baseline_file" ]; then

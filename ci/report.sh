@@ -33,6 +33,8 @@ for out in "$artifacts"/perf/*_perf_test; do
   for f in "$out"/*_bench.json "$out"/verdicts.json; do [ -f "$f" ] && inputs+=("$f"); done
 done
 for f in "$baselines"/*.json "$baselines"/history/*.csv; do [ -f "$f" ] && inputs+=("$f"); done
+# A baseline kept as a folder of a file per family (baselines/<gpu>/<family>.json, docs/gate.md).
+for f in "$baselines"/*/; do [ -d "$f" ] && [ "$f" != "$baselines/history/" ] && inputs+=("${f%/}"); done
 if [ ${#inputs[@]} -eq 0 ]; then
   echo "report: nothing to draw: no perf run under $artifacts/perf/ and no baseline in $baselines" >&2
   exit 2

@@ -2,6 +2,7 @@
 #include "plots/inputs.h"
 #include "perf/gate/fail.h"
 
+#include "perf/gate/baseline_store.h"
 #include "perf/gate/history_csv.h"
 
 #include <dirent.h>
@@ -329,7 +330,11 @@ void free_history_file(history_file *h) {
 int load_baseline_file(const char *path, const gate_policy *p, baseline_file *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s", path);
-  if (load_baseline(path, &out->fig, err, errlen)) return 1;
+  baseline_place pl;
+  struct stat st;
+  snprintf(pl.path, sizeof pl.path, "%s", path);
+  pl.per_family = stat(path, &st) == 0 && S_ISDIR(st.st_mode); /* a folder of families (baseline_store.h) */
+  if (baseline_load(&pl, NULL, &out->fig, err, errlen)) return 1;
   /* The history records plain times, so the band is drawn on the time metric. */
   gate_policy time_policy = *p;
   time_policy.metric = METRIC_TIME;
@@ -418,12 +423,76 @@ static int load_dir(render_inputs *in, const char *dir, const gate_policy *p, ch
   return rc ? -1 : (int)n;
 }
 
+/* 1 when dir is a baseline's folder of families (baseline_store.h): named after the GPU (its slug) of the
+ * baseline a .json in it is (the folder of baselines holds <slug>.json files instead). */
+static int is_baseline_folder(const char *given) {
+  char dir[PATH_LEN];
+  snprintf(dir, sizeof dir, "%s", given);
+  for (size_t len = strlen(dir); len > 1 && dir[len - 1] == '/'; len--) dir[len - 1] = '\0';
+  const char *name = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  struct dirent *e;
+  int yes = 0;
+  while (!yes && (e = readdir(d)) != NULL) {
+    if (!ends_with(e->d_name, ".json")) continue;
+    char path[PATH_LEN + 300];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    json_t *root = json_load_file(path, 0, NULL);
+    const char *gpu = json_string_value(json_object_get(json_object_get(root, "gpu"), "name"));
+    char slug[256] = "";
+    if (gpu) gpu_slug(gpu, slug, sizeof slug);
+    yes = root && json_object_get(root, "schema_version") && slug[0] && strcmp(slug, name) == 0;
+    json_decref(root);
+    break;
+  }
+  closedir(d);
+  return yes;
+}
+
+static int load_baseline_folder(render_inputs *in, const char *dir, const gate_policy *p, char *err, size_t errlen) {
+  baseline_file b;
+  if (load_baseline_file(dir, p, &b, err, errlen)) return 1;
+  *GROW(in->bases, in->nbases) = b;
+  snprintf(*GROW(in->given, in->ngiven), PATH_LEN, "%s", dir);
+  return 0;
+}
+
+/* The baselines' folders of families directly in dir (baselines/<gpu>/), in name order; how many, -1 on error. */
+static int load_baseline_folders(render_inputs *in, const char *dir, const gate_policy *p, char *err, size_t errlen) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  char **names = NULL;
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.' || !strcmp(e->d_name, "history")) continue;
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && is_baseline_folder(path)) *GROW(names, n) = strdup(path);
+  }
+  closedir(d);
+  if (n) qsort(names, n, sizeof *names, by_name);
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!rc && load_baseline_folder(in, names[i], p, err, errlen)) rc = -1;
+    free(names[i]);
+  }
+  free(names);
+  return rc ? -1 : (int)n;
+}
+
 int load_input(render_inputs *in, const char *path, const gate_policy *p, char *err, size_t errlen) {
   struct stat st;
   if (stat(path, &st) != 0) return fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
   if (!S_ISDIR(st.st_mode)) return load_file(in, path, p, err, errlen);
+  if (is_baseline_folder(path)) return load_baseline_folder(in, path, p, err, errlen);
   int n = load_dir(in, path, p, err, errlen);
   if (n < 0) return 1;
+  int folders = load_baseline_folders(in, path, p, err, errlen);
+  if (folders < 0) return 1;
+  n += folders;
   char sub[PATH_LEN];
   snprintf(sub, sizeof sub, "%s/history", path);
   if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {

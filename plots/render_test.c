@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "perf/gate/baseline_store.h"
 #include "plots/inputs.h"
 #include "plots/model.h"
 #include "perf/runner/testbed.h"
@@ -230,6 +231,32 @@ START_TEST(verdicts_fixture_is_read) {
   ck_assert_str_eq(v.v[9].verdict, "missing");
   ck_assert(isnan(v.v[9].run_ns));
   free(v.v);
+}
+END_TEST
+
+/* A baseline kept as a folder of a file per family (baselines/<gpu>/<family>.json) is read as one baseline, alone
+ * or in the baselines folder beside the history; the folder of baselines itself is not taken for one. */
+START_TEST(a_baseline_folder_of_families_is_one_baseline) {
+  gate_figures f;
+  char err[2048], dir[1200], cmd[2600];
+  ck_assert_msg(load_baseline(FIX "/baselines/test-fixture-gpu.json", &f, err, sizeof err) == 0, "%s", err);
+  snprintf(dir, sizeof dir, "%s/per_family/baselines", tmp);
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp -r " FIX "/baselines/history '%s/'", dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  baseline_place pl = {.per_family = 1};
+  snprintf(pl.path, sizeof pl.path, "%s/test-fixture-gpu", dir);
+  ck_assert_msg(baseline_save(&pl, &f, err, sizeof err) == 0, "%s", err);
+  gate_policy p = default_policy();
+  for (int alone = 0; alone < 2; alone++) {
+    render_inputs in = {0};
+    ck_assert_msg(load_input(&in, alone ? pl.path : dir, &p, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(in.nbases, 1);
+    ck_assert_uint_eq(in.bases[0].fig.n, f.n);
+    ck_assert_uint_eq(in.bases[0].fig.nruns, f.nruns);
+    ck_assert_uint_eq(in.nhist, alone ? 0 : 1);
+    free_inputs(&in);
+  }
+  free_figures(&f);
 }
 END_TEST
 
@@ -1004,6 +1031,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, names_split_into_family_variant_and_size);
   tcase_add_test(tc, a_hostile_compute_capability_is_refused);
+  tcase_add_test(tc, a_baseline_folder_of_families_is_one_baseline);
   tcase_add_test(tc, a_slower_library_reference_is_not_a_failure);
   tcase_add_test(tc, sizes_are_short_and_exact);
   tcase_add_test(tc, history_fixture_is_read);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "perf/gate/baseline_store.h"
 #include "perf/gate/context_stats.h"
 #include "perf/gate/gate_cli.h"
 #include "perf/gate/report.h"
@@ -100,8 +101,8 @@ int lock_folder(const char *dir) {
 
 /* save_baseline writes <path>.tmp.<pid> and renames it over path, under the folder's lock. One
  * found while holding that lock was left by a bless that was killed: removed, said. */
-static void remove_stale_temp(const char *path) {
-  char *pattern = xasprintf("%s.tmp.*", path);
+static void remove_stale_temp(const baseline_place *pl) {
+  char *pattern = xasprintf(pl->per_family ? "%s/*.json.tmp.*" : "%s.tmp.*", pl->path);
   glob_t g;
   if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
     for (size_t i = 0; i < g.gl_pathc; i++)
@@ -335,18 +336,27 @@ int cmd_bless(options *o) {
     for (int i = 0; i < nruns; i++) fprintf(stderr, "gate:   run %d is %s\n", i + 1, paths[i]);
     return EXIT_BAD_INPUT;
   }
-  char dir[4096], path[4200];
+  char dir[4096];
   format_path(dir, sizeof dir, "%s", user_path(o->baselines, buf, sizeof buf));
-  format_path(path, sizeof path, "%s/%s.json", dir, merged.gpu.slug);
   int lock = lock_folder(dir);
   if (lock < 0) return EXIT_BAD_INPUT;
-  remove_stale_temp(path);
+  baseline_place place;
+  int found = baseline_find(dir, merged.gpu.slug, &place);
+  const char *path = place.path;
+  if (found < 0) {
+    fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", path, strerror(errno));
+    return EXIT_BAD_INPUT;
+  }
+  remove_stale_temp(&place);
   gate_figures result = merged;
-  if (!file_exists(path)) {
+  if (!found) {
     printf("No baseline yet for %s: creating %s\n", merged.gpu.name, path);
-  } else { /* read once (a baseline of 100 x today's runs is 72 MB of JSON) */
+  } else { /* read once (a baseline of 100 x today's runs is 72 MB of JSON); in a folder of families, theirs */
     gate_figures old;
-    load_or_die(path, &old, 1);
+    if (baseline_load(&place, &merged, &old, err, sizeof err)) {
+      fprintf(stderr, "gate: %s\n", err);
+      return EXIT_BAD_INPUT;
+    }
     int refused = (o->add && refuse_slower(path, &old, runs, paths, nruns, o)) ||
         merge_into_old(path, &old, &merged, &result, o->add, o->only != NULL);
     free_figures(&old);
@@ -380,7 +390,7 @@ int cmd_bless(options *o) {
       break;
     }
   free(blessed.b);
-  if (save_baseline(path, &result, err, sizeof err)) {
+  if (baseline_save(&place, &result, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     return EXIT_BAD_INPUT;
   }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "perf/gate/baseline_store.h"
 #include "perf/gate/gate_cli.h"
 #include "perf/gate/report.h"
 
@@ -102,10 +103,14 @@ static int no_baseline(const options *o, const char *out_dir, gate_figures *run,
 
 /* This family's part of the GPU's baseline (a view into *base), or exits 2 when the
  * baseline is of other hardware (family_same_method checks how it was measured). */
-static void family_baseline(const char *base_path, const gate_figures *run, gate_figures *base,
+static void family_baseline(const baseline_place *pl, const gate_figures *run, gate_figures *base,
                             gate_figures *family_base) {
   char err[1024];
-  load_or_die(base_path, base, 1);
+  const char *base_path = pl->path;
+  if (baseline_load(pl, run, base, err, sizeof err)) { /* in a folder of families, this family's file alone */
+    fprintf(stderr, "gate: %s\n", err);
+    exit(EXIT_BAD_INPUT);
+  }
   if (same_hardware(&base->gpu, &run->gpu, err, sizeof err)) {
     fprintf(stderr, "gate: this GPU does not match the baseline %s: %s\n", base_path, err);
     exit(EXIT_BAD_INPUT);
@@ -315,13 +320,19 @@ int cmd_check(options *o) {
   measure_bench(o, NULL, run_path, 0);
   gate_figures run, base, family_base;
   load_or_die(run_path, &run, 0);
-  format_path(base_path, sizeof base_path, "%s/%s.json", o->baselines, run.gpu.slug);
-  if (!file_exists(base_path) && !fallback) return no_baseline(o, out_dir, &run, base_path);
+  baseline_place place;
+  int have_baseline = baseline_find(o->baselines, run.gpu.slug, &place);
+  format_path(base_path, sizeof base_path, "%s", place.path);
+  if (have_baseline < 0) {
+    fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", base_path, strerror(errno));
+    return EXIT_BAD_INPUT;
+  }
+  if (!have_baseline && !fallback) return no_baseline(o, out_dir, &run, base_path);
   comparison *c;
   size_t n;
-  if (file_exists(base_path)) {
-    family_baseline(base_path, &run, &base, &family_base);
-    int none_of_testbed = testbed_has_no_runs(&family_base, &run);
+  if (have_baseline) {
+    family_baseline(&place, &run, &base, &family_base);
+    int none_of_testbed = family_base.nruns > 0 && testbed_has_no_runs(&family_base, &run); /* none: a new family */
     if (none_of_testbed && !fallback) {
       no_testbed_runs(base_path, &run, out_dir, bench_name);
       return o->strict ? EXIT_REGRESSION : EXIT_PASS;

@@ -27,7 +27,7 @@ void print_usage(FILE *out) {
           "      --against_bench: A/B instead of a baseline: BASE_BIN (the base revision REV's build of the same\n"
           "      benchmark; or $PERF_AB_BASE/BIN, $PERF_AB_AGAINST naming REV) and BIN measured in turn on this\n"
           "      GPU, N pairs of processes; an identical binary is reported unchanged and not measured\n"
-          "  gate migrate BASELINE.json...\n"
+          "  gate migrate [--per_family] BASELINE.json...\n"
           "      rewrite baselines in the current format (their runs and figures unchanged)\n"
           "  gate testbeds --uncovered=TESTBED BASELINE.json BENCH_BIN...\n"
           "      list the benchmarks of the binaries that the baseline has no run of TESTBED of\n"

@@ -1,10 +1,13 @@
 /* gate compare: a run already measured, judged against a baseline as gate check did or would now
  * (gate_main.c's header says how; ci/soak.sh --rejudge). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "perf/gate/baseline_store.h"
 #include "perf/gate/gate_cli.h"
 #include "perf/gate/report.h"
 
@@ -23,12 +26,24 @@ int cmd_compare(options *o) {
   gate_figures base, run, again;
   int have_again = 0;
   load_or_die(user_path(o->rest[0], b2, sizeof b2), &run, 0);
-  const char *base_path = o->baseline;
-  if (o->baselines) { /* the baseline of the GPU the run was measured on, as gate check picks it */
-    format_path(b4, sizeof b4, "%s/%s.json", o->baselines, run.gpu.slug);
-    base_path = b4;
+  /* --baselines: the baseline of the GPU the run was measured on, as gate check picks it (a folder of families:
+   * the run's family alone); --baseline: that file, or that folder of families. */
+  baseline_place place = {.per_family = 0};
+  if (o->baselines) {
+    if (baseline_find(user_path(o->baselines, b4, sizeof b4), run.gpu.slug, &place) < 0) {
+      fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", place.path, strerror(errno));
+      return EXIT_BAD_INPUT;
+    }
+  } else {
+    struct stat st;
+    format_path(place.path, sizeof place.path, "%s", user_path(o->baseline, b1, sizeof b1));
+    place.per_family = stat(place.path, &st) == 0 && S_ISDIR(st.st_mode);
   }
-  load_or_die(user_path(base_path, b1, sizeof b1), &base, 1);
+  const char *base_path = place.path;
+  if (baseline_load(&place, &run, &base, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    return EXIT_BAD_INPUT;
+  }
   if (same_hardware(&base.gpu, &run.gpu, err, sizeof err)) {
     fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], base_path, err);
     return EXIT_BAD_INPUT;

@@ -502,15 +502,22 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
                         : "an older format this gate no longer reads; re-bless it from runs (ci/bless.sh)");
   json_t *g = field(&c, root, "", "gpu", JSON_OBJECT);
   if (g) read_gpu(&c, g, &kBaselineGpu, &out->gpu);
-  /* The file must be named after the GPU it was measured on. */
+  /* The file must be named after the GPU it was measured on: <slug>.json, or <family>.json in a folder named
+   * <slug> (baseline_store.h). */
   if (!c.failed) {
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    size_t len = strlen(out->gpu.slug);
-    if (strncmp(base, out->gpu.slug, len) != 0 || strcmp(base + len, ".json") != 0)
+    size_t len = strlen(out->gpu.slug), dir_len = (size_t)(base - path);
+    const char *parent = path;
+    for (const char *q = path; q + 1 < base; q++)
+      if (*q == '/') parent = q + 1;
+    int one_file = strncmp(base, out->gpu.slug, len) == 0 && strcmp(base + len, ".json") == 0;
+    int in_folder = dir_len > len && (size_t)(base - 1 - parent) == len && strncmp(parent, out->gpu.slug, len) == 0 &&
+                    strlen(base) > 5 && strcmp(base + strlen(base) - 5, ".json") == 0;
+    if (!one_file && !in_folder)
       c.failed = fail(err, errlen,
-                      "%s: field gpu.name is '%s', so the file should be named %s.json: a baseline "
-                      "copied from another GPU? Bless one on this GPU instead",
-                      path, out->gpu.name, out->gpu.slug);
+                      "%s: field gpu.name is '%s', so the file should be named %s.json (or %s/<family>.json): a "
+                      "baseline copied from another GPU? Bless one on this GPU instead",
+                      path, out->gpu.name, out->gpu.slug, out->gpu.slug);
   }
   json_t *runs = field(&c, root, "", "runs", JSON_ARRAY);
   if (runs) {

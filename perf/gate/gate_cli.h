@@ -31,6 +31,7 @@ typedef struct {
   int against_uncovered;     /* check: with against_bench, A/B only what the baseline has no run of this testbed of */
   const char *label_testbed; /* testbeds --label: the testbed of the runs made before the field */
   const char *uncovered_testbed; /* testbeds --uncovered: list the benchmarks of BINs with no run of it */
+  int per_family;                /* migrate --per_family: a file per family (baseline_store.h) */
   int pairs;                     /* check, A/B: how many base/change pairs of processes (ABBA order) */
   const char *summary_note;      /* check: a warning written at the top of summary.md (NULL: none) */
   const char *filter;            /* check: measure only the benchmarks this --benchmark_filter selects (NULL: all) */

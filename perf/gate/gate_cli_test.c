@@ -668,6 +668,59 @@ START_TEST(rebless_keeps_other_testbeds_runs) {
 }
 END_TEST
 
+/* A baseline kept as a folder of a file per family (baseline_store.h; #56 scale): migrate --per_family writes it
+ * and removes the file; check and compare read the run's family alone and judge as against the file; bless --add
+ * rewrites its families' files and no other; testbeds and a bless into it read it whole. */
+START_TEST(a_baseline_in_a_file_per_family) {
+  const fake_bench two[] = {{"copy/copy_float4/N:1", 1500}, {"elementwise/add/N:1", 1000},
+                            {"elementwise/add_float4/N:1", 2000}};
+  const fake_bench slow[] = {{"copy/copy_float4/N:1", 1500}, {"elementwise/add/N:1", 1500},
+                             {"elementwise/add_float4/N:1", 2000}};
+  const char *bl = make_dir("pf/bl");
+  char args[2048] = "", name[64];
+  for (unsigned k = 0; k < 3; k++) {
+    FORMAT(name, "pf/r%u.json", k);
+    write_run(name, H100, 132, 3000.0, two, 3, 60 + k);
+    size_t used = strlen(args);
+    snprintf(args + used, sizeof args - used, " %s", at(name));
+  }
+  expect_gate(0, "bless --baselines=%s%s", bl, args);
+  write_run("pf/slow.json", H100, 132, 3000.0, slow, 3, 70);
+  expect_gate(1, "compare --min_delta_us=0.01 --baselines=%s %s", bl, at("pf/slow.json"));
+  char file[1200], folder[1200], copy_json[1400], ew_json[1400];
+  FORMAT(file, "%s/nvidia-h100-80gb-hbm3.json", bl);
+  FORMAT(folder, "%s/nvidia-h100-80gb-hbm3", bl);
+  FORMAT(copy_json, "%s/copy.json", folder);
+  FORMAT(ew_json, "%s/elementwise.json", folder);
+  expect_gate(0, "migrate --per_family %s", file);
+  expect_output("a file per family");
+  ck_assert_int_ne(access(file, F_OK), 0);
+  ck_assert_int_eq(access(copy_json, F_OK), 0);
+  ck_assert_int_eq(access(ew_json, F_OK), 0);
+  ck_assert(!file_has(copy_json, "elementwise/"));
+  expect_gate(1, "compare --min_delta_us=0.01 --baselines=%s %s", bl, at("pf/slow.json"));
+  expect_output("elementwise/add/N:1");
+  expect_gate(0, "testbeds %s", folder);
+  expect_output("3\t3\t(none)");
+  /* bless --add of an elementwise run: the copy family's file is left as it was. */
+  char before[1400];
+  FORMAT(before, "cp '%s' '%s.before'", copy_json, copy_json);
+  ck_assert_int_eq(system(before), 0);
+  const fake_bench ew[] = {{"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000}};
+  write_run("pf/ew.json", H100, 132, 3000.0, ew, 2, 71);
+  expect_gate(0, "bless --baselines=%s --add %s", bl, at("pf/ew.json"));
+  FORMAT(before, "cmp -s '%s' '%s.before'", copy_json, copy_json);
+  ck_assert_msg(system(before) == 0, "the copy family's file was rewritten");
+  ck_assert(file_has(ew_json, "2026-11-22T00:01:11+00:00")); /* the new run (seed 71) */
+  ck_assert_int_ne(access(file, F_OK), 0);
+  /* A family's file with another family's benchmark is refused, naming both. */
+  FORMAT(before, "cp '%s' '%s/dot.json'", copy_json, folder);
+  ck_assert_int_eq(system(before), 0);
+  expect_gate(2, "testbeds %s", folder);
+  expect_output("benchmark copy/copy_float4/N:1 is of family copy, not dot");
+}
+END_TEST
+
 /* A baseline or a history CSV that is a symbolic link is written through it: the link stays a link and the file it
  * points to gets the runs and the rows (#56 D08: the link was replaced by a file, its target never written). */
 START_TEST(links_are_written_through) {
@@ -1482,6 +1535,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, links_are_written_through);
+  tcase_add_test(tc, a_baseline_in_a_file_per_family);
   tcase_add_test(tc, history_takes_accepted_runs_only);
   tcase_add_test(tc, rebless_keeps_other_testbeds_runs);
   tcase_add_test(tc, history_rows_stay_parseable);

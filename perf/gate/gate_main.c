@@ -50,7 +50,7 @@
  *       FILE must be the verdicts.json gate check wrote for RUN.json (same gpu.name, run.date,
  *       run.host); fields that would break an unquoted CSV row, and a file that does not end in
  *       a line break or start with a history header, are refused.
- *   gate migrate BASELINE.json...
+ *   gate migrate [--per_family] BASELINE.json...
  *       Rewrites baselines in the current format (figures.h BASELINE_SCHEMA_VERSION), atomically under the
  *       folder's lock; runs and figures unchanged.
  *   gate testbeds --uncovered=TESTBED BASELINE.json BENCH_BIN...
@@ -152,6 +152,7 @@ static options parse(int argc, char **argv) {
                                        {"label", required_argument, 0, 'l'},
                                        {"uncovered", required_argument, 0, 'V'},
                                        {"accept-slower", no_argument, 0, 'S'},
+                                       {"per_family", no_argument, 0, 'Q'},
                                        {0, 0, 0, 0}};
   int c;
   char err[512];
@@ -193,6 +194,7 @@ static options parse(int argc, char **argv) {
       case 'Y': o.against = optarg; break;
       case 'l': o.label_testbed = optarg; break;
       case 'V': o.uncovered_testbed = optarg; break;
+      case 'Q': o.per_family = 1; break;
       case 'P': o.pairs = integer_arg("pairs", optarg, 1, 20); break;
       case 'U': o.against_uncovered = 1; break;
       case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;

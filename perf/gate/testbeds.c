@@ -1,12 +1,16 @@
 /* gate testbeds: which testbeds a baseline holds runs of (ci/gate.sh asks whether this runner's is
  * among them), and --label, which names the testbed of runs made before the field (a migration). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include "perf/gate/baseline_store.h"
 #include "perf/gate/gate_cli.h"
 
 static int by_testbed_then_gpu(const void *a, const void *b) {
@@ -57,20 +61,39 @@ static void uncovered(const gate_figures *f, const char *t, char **bins, int n) 
   }
 }
 
+/* A baseline given by path: a file, or a folder of families (baseline_store.h), read whole; exits 2 saying why. */
+static void place_of(const char *path, baseline_place *pl) {
+  struct stat st;
+  snprintf(pl->path, sizeof pl->path, "%s", path);
+  pl->per_family = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void load_place_or_die(const baseline_place *pl, gate_figures *f) {
+  char err[1024];
+  if (baseline_load(pl, NULL, f, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    exit(EXIT_BAD_INPUT);
+  }
+}
+
 int cmd_testbeds(options *o) {
   if (o->uncovered_testbed) {
     if (o->nrest < 1) usage("testbeds --uncovered=TESTBED needs BASELINE.json and benchmark binaries");
     gate_figures f;
-    load_or_die(o->rest[0], &f, 1);
+    baseline_place pl;
+    place_of(o->rest[0], &pl);
+    load_place_or_die(&pl, &f);
     uncovered(&f, o->uncovered_testbed, o->rest + 1, o->nrest - 1);
     free_figures(&f);
     return EXIT_PASS;
   }
   if (o->nrest != 1) usage("testbeds needs one BASELINE.json");
   const char *path = o->rest[0];
+  baseline_place pl;
+  place_of(path, &pl);
   if (!o->label_testbed) {
     gate_figures f;
-    load_or_die(path, &f, 1);
+    load_place_or_die(&pl, &f);
     list(&f);
     free_figures(&f);
     return EXIT_PASS;
@@ -81,7 +104,7 @@ int cmd_testbeds(options *o) {
   free(copy);
   if (lock < 0) return EXIT_BAD_INPUT;
   gate_figures f;
-  load_or_die(path, &f, 1);
+  load_place_or_die(&pl, &f);
   size_t labelled = 0;
   for (size_t i = 0; i < f.nruns; i++) {
     if (f.runs[i].testbed[0]) continue;
@@ -92,7 +115,7 @@ int cmd_testbeds(options *o) {
     snprintf(f.runs[i].testbed, sizeof f.runs[i].testbed, "%s", o->label_testbed);
     labelled++;
   }
-  if (labelled && save_baseline(path, &f, err, sizeof err)) {
+  if (labelled && baseline_save(&pl, &f, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     return EXIT_BAD_INPUT;
   }
@@ -104,7 +127,8 @@ int cmd_testbeds(options *o) {
 }
 
 /* gate migrate: rewrites baselines in the current format (BASELINE_SCHEMA_VERSION), under their folder's
- * lock and atomically; their runs and figures are unchanged. */
+ * lock and atomically; their runs and figures are unchanged. --per_family: DIR/<slug>.json becomes the folder
+ * DIR/<slug>/ of a file per family (baseline_store.h); the file goes once every family's is written. */
 int cmd_migrate(options *o) {
   if (o->nrest < 1) usage("migrate needs one or more BASELINE.json");
   for (int i = 0; i < o->nrest; i++) {
@@ -112,14 +136,28 @@ int cmd_migrate(options *o) {
     int lock = lock_folder(dirname(copy));
     free(copy);
     if (lock < 0) return EXIT_BAD_INPUT;
+    baseline_place pl, to;
+    place_of(o->rest[i], &pl);
     gate_figures f;
-    load_or_die(o->rest[i], &f, 1);
-    if (save_baseline(o->rest[i], &f, err, sizeof err)) {
+    load_place_or_die(&pl, &f);
+    to = pl;
+    if (o->per_family && !pl.per_family) { /* DIR/<slug>.json -> DIR/<slug>/ */
+      size_t len = strlen(pl.path);
+      if (len < 5 || strcmp(pl.path + len - 5, ".json") != 0) usage("migrate --per_family needs DIR/<gpu>.json");
+      snprintf(to.path, sizeof to.path, "%.*s", (int)(len - 5), pl.path);
+      to.per_family = 1;
+    }
+    if (baseline_save(&to, &f, err, sizeof err)) {
       fprintf(stderr, "gate: %s\n", err);
       return EXIT_BAD_INPUT;
     }
-    printf("%s: written in baseline format %d (%zu runs, %zu benchmarks)\n", o->rest[i], BASELINE_SCHEMA_VERSION,
-           f.nruns, f.n);
+    if (strcmp(to.path, pl.path) != 0 && unlink(pl.path) != 0) {
+      fprintf(stderr, "gate: %s: written as %s/, but cannot remove the file: %s; remove it by hand\n", pl.path,
+              to.path, strerror(errno));
+      return EXIT_BAD_INPUT;
+    }
+    printf("%s: written in baseline format %d%s (%zu runs, %zu benchmarks)\n", to.path, BASELINE_SCHEMA_VERSION,
+           to.per_family ? ", a file per family" : "", f.nruns, f.n);
     free_figures(&f);
     close(lock);
   }
