@@ -97,8 +97,7 @@ static void dedupe_runs(gate_figures *f) {
   free(map);
 }
 
-int baseline_load(const baseline_place *pl, const gate_figures *families, gate_figures *out, char *err,
-                  size_t errlen) {
+int baseline_load(const baseline_place *pl, const gate_figures *families, gate_figures *out, char *err, size_t errlen) {
   if (!pl->per_family) return load_baseline(pl->path, out, err, errlen);
   memset(out, 0, sizeof *out);
   DIR *d = opendir(pl->path);
@@ -130,8 +129,10 @@ int baseline_load(const baseline_place *pl, const gate_figures *families, gate_f
       char own[256];
       family_name(part.b[b].name, own, sizeof own);
       if (strcmp(own, fam) != 0)
-        rc = fail(err, errlen, "%s: benchmark %s is of family %s, not %s: each file of %s holds its family alone; "
-                  "move the benchmark to %s.json or re-bless", path, part.b[b].name, own, fam, pl->path, own);
+        rc = fail(err, errlen,
+                  "%s: benchmark %s is of family %s, not %s: each file of %s holds its family alone; "
+                  "move the benchmark to %s.json or re-bless",
+                  path, part.b[b].name, own, fam, pl->path, own);
     }
     if (!rc && loaded && same_hardware(&out->gpu, &part.gpu, err, errlen)) {
       char why[512];

@@ -26,8 +26,7 @@ int baseline_find(const char *dir, const char *slug, baseline_place *pl);
 /* The baseline at pl into *out: in the folder layout with `families` given (a run: its benchmarks' families),
  * only those families' files (none of them there: no benchmark, families' GPU), else all. 0, or 1 with a reason
  * naming the file. */
-int baseline_load(const baseline_place *pl, const gate_figures *families, gate_figures *out, char *err,
-                  size_t errlen);
+int baseline_load(const baseline_place *pl, const gate_figures *families, gate_figures *out, char *err, size_t errlen);
 
 /* f saved at pl: one file, or in the folder layout a file per family of f (each atomically; the folder's other
  * families' files are left as they are). 0, or 1 with a reason. */

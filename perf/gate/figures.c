@@ -512,7 +512,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       if (*q == '/') parent = q + 1;
     int one_file = strncmp(base, out->gpu.slug, len) == 0 && strcmp(base + len, ".json") == 0;
     int in_folder = dir_len > len && (size_t)(base - 1 - parent) == len && strncmp(parent, out->gpu.slug, len) == 0 &&
-                    strlen(base) > 5 && strcmp(base + strlen(base) - 5, ".json") == 0;
+        strlen(base) > 5 && strcmp(base + strlen(base) - 5, ".json") == 0;
     if (!one_file && !in_folder)
       c.failed = fail(err, errlen,
                       "%s: field gpu.name is '%s', so the file should be named %s.json (or %s/<family>.json): a "

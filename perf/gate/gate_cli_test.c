@@ -672,10 +672,10 @@ END_TEST
  * and removes the file; check and compare read the run's family alone and judge as against the file; bless --add
  * rewrites its families' files and no other; testbeds and a bless into it read it whole. */
 START_TEST(a_baseline_in_a_file_per_family) {
-  const fake_bench two[] = {{"copy/copy_float4/N:1", 1500}, {"elementwise/add/N:1", 1000},
-                            {"elementwise/add_float4/N:1", 2000}};
-  const fake_bench slow[] = {{"copy/copy_float4/N:1", 1500}, {"elementwise/add/N:1", 1500},
-                             {"elementwise/add_float4/N:1", 2000}};
+  const fake_bench two[] = {
+      {"copy/copy_float4/N:1", 1500}, {"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000}};
+  const fake_bench slow[] = {
+      {"copy/copy_float4/N:1", 1500}, {"elementwise/add/N:1", 1500}, {"elementwise/add_float4/N:1", 2000}};
   const char *bl = make_dir("pf/bl");
   char args[2048] = "", name[64];
   for (unsigned k = 0; k < 3; k++) {

@@ -152,8 +152,8 @@ int cmd_migrate(options *o) {
       return EXIT_BAD_INPUT;
     }
     if (strcmp(to.path, pl.path) != 0 && unlink(pl.path) != 0) {
-      fprintf(stderr, "gate: %s: written as %s/, but cannot remove the file: %s; remove it by hand\n", pl.path,
-              to.path, strerror(errno));
+      fprintf(stderr, "gate: %s: written as %s/, but cannot remove the file: %s; remove it by hand\n", pl.path, to.path,
+              strerror(errno));
       return EXIT_BAD_INPUT;
     }
     printf("%s: written in baseline format %d%s (%zu runs, %zu benchmarks)\n", to.path, BASELINE_SCHEMA_VERSION,
