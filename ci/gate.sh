@@ -280,6 +280,7 @@ elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
   # All families' rows or none: each family appends in a call of its own, so the history is saved first and
   # put back when any fails (#56 D16: a disk that filled midway left 4 of 7 families, which CI committed).
   saved="$artifacts/history.saved"
+  earlier=${#problems[@]}  # the problems of the job before this step
   rm -rf "$saved" && mkdir -p "$saved" || problems+=("history: cannot save a copy of baselines/history in $saved")
   before=("$(ls baselines/history)")
   for f in baselines/history/*.csv; do
@@ -287,7 +288,7 @@ elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
   done
   appended=0
   for out in "$artifacts"/perf/*_perf_test; do
-    [ -d "$out" ] && [ ${#problems[@]} -eq 0 ] || continue
+    [ -d "$out" ] && [ ${#problems[@]} -eq "$earlier" ] || continue
     run="$(find "$out" -maxdepth 1 -name '*_bench.json' | head -1)"
     if [ -z "$gate" ]; then
       problems+=("history: //perf/gate:gate did not build, so no row was appended")
@@ -300,7 +301,7 @@ elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
     fi
   done
   kept_saved=0
-  if [ ${#problems[@]} -gt 0 ] && [ "$appended" -gt 0 ]; then
+  if [ ${#problems[@]} -gt "$earlier" ] && [ "$appended" -gt 0 ]; then
     for f in baselines/history/*.csv; do  # back as it was: the copy, or gone if this job made the file
       if [ -f "$saved/$(basename "$f")" ]; then cp "$saved/$(basename "$f")" "$f"
       elif ! grep -qxF "$(basename "$f")" <<<"${before[0]}"; then rm -f "$f"; fi ||
