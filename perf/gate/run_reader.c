@@ -1,0 +1,288 @@
+/* The runner's files read into figures (figures.h: load_run, load_run_with_extras). */
+#define _POSIX_C_SOURCE 200809L
+#include "perf/gate/figures_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static double unit_ns(const char *unit) {
+  if (!strcmp(unit, "ns")) return 1;
+  if (!strcmp(unit, "us")) return 1e3;
+  if (!strcmp(unit, "ms")) return 1e6;
+  if (!strcmp(unit, "s")) return 1e9;
+  return 0;
+}
+
+static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
+  jr_copy_str(c, cx, "context", "date", info->date, sizeof info->date);
+  jr_copy_str(c, cx, "context", "host_name", info->host, sizeof info->host);
+  /* from --benchmark_context=commit=... */
+  jr_optional_str(c, cx, "context", "commit", "unknown", info->commit, sizeof info->commit);
+  /* 0 when the runner's copy probe failed: only --metric=copy_ratio needs it. */
+  json_t *copy = jr_field(c, cx, "context", "copy_bandwidth_GBps", JSON_REAL);
+  double gbps = copy ? json_number_value(copy) : 0;
+  if (copy && !(gbps >= 0 && isfinite(gbps)))
+    c->failed =
+        fail(c->err, c->errlen, "%s: field context.copy_bandwidth_GBps: expected a number >= 0, got %g", c->path, gbps);
+  info->copy_bytes_per_second = gbps * 1e9;
+  if (json_is_false(json_object_get(cx, "l2_flush")))
+    snprintf(info->l2_flush, sizeof info->l2_flush, "hot");
+  else
+    jr_read_flush_method(c, cx, "context", "l2_flush_method", info->l2_flush, sizeof info->l2_flush);
+  json_t *gpu_cx = json_object_get(cx, "gpu");
+  if (json_is_object(gpu_cx))
+    jr_optional_str(c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
+  jr_optional_str(c, cx, "context", "testbed", "", info->testbed, sizeof info->testbed);
+  json_t *timing = json_object_get(cx, "timing");
+  jr_read_contexts_method(c, json_is_object(timing) ? timing : cx, "context.timing", info, 0);
+  info->warmup_s = jr_optional_warmup(c, timing, "context.timing", "min_warmup_time_s", "re-run the benchmark");
+  jr_read_launch_probe(c, cx, info);
+}
+
+/* Entries of one name are pooled only as repetitions of it: each with its own repetition_index. Two
+ * entries of one repetition (a file concatenated or edited) would be counted twice (#56 W04). 0, or 1 after
+ * saying why. */
+static int distinct_repetition(ctx *c, json_t *e, const char *where, const char *name) {
+  json_t *index = json_object_get(e, "repetition_index"), *seen = json_object_get(c->repetitions, name);
+  if (seen) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(seen, i, v) {
+      if (json_equal(v, index ? index : json_null())) {
+        c->failed = fail(c->err, c->errlen,
+                         "%s: field %s: a second entry of '%s' for the same repetition (%s): "
+                         "one run file holds each repetition once; re-run the benchmark rather than join files",
+                         c->path, where, name, index ? "its repetition_index repeats" : "no repetition_index");
+        return 1;
+      }
+    }
+  } else {
+    seen = json_array();
+    json_object_set_new(c->repetitions, name, seen);
+  }
+  json_array_append_new(seen, index ? json_deep_copy(index) : json_null());
+  return 0;
+}
+
+/* One "iteration" entry: its samples join those of earlier repetitions of the same benchmark. */
+static void read_iteration(ctx *c, json_t *e, const char *where, const char *name, gate_figures *out) {
+  char unit[16] = "";
+  jr_copy_str(c, e, where, "time_unit", unit, sizeof unit);
+  double scale = unit_ns(unit);
+  if (!c->failed && scale == 0) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.time_unit: '%s' is not ns, us, ms or s", c->path, where, unit);
+    return;
+  }
+  double real = jr_positive(c, e, where, "real_time") * scale;
+  double bps = jr_positive(c, e, where, "bytes_per_second");
+  json_t *s = jr_field(c, e, where, "samples", JSON_ARRAY);
+  if (c->failed || jr_physical_ns(c, real, where, "real_time", -1) || distinct_repetition(c, e, where, name)) return;
+  if (json_array_size(s) == 0) {
+    c->failed =
+        fail(c->err, c->errlen, "%s: field %s.samples: empty (every repetition keeps its samples)", c->path, where);
+    return;
+  }
+  if (!isfinite(bps * real)) { /* bytes moved per call */
+    c->failed = fail(c->err, c->errlen,
+                     "%s: %s (%s): field bytes_per_second: %g B/s x real_time %g ns is not a "
+                     "finite number of bytes: a broken byte count? Re-run the benchmark",
+                     c->path, where, name, bps, real);
+    return;
+  }
+  gate_bench *b = (gate_bench *)find_bench(out, name);
+  if (!b) {
+    b = &out->b[out->n++];
+    b->name = strdup(name);
+    b->runs = calloc(1, sizeof *b->runs);
+    b->nruns = 1;
+    b->bytes_per_second = bps * real; /* bytes per run, until the median is known */
+  }
+  b->host_round_trip |= jr_optional_flag(c, e, where, "host_round_trip");
+  json_t *label = json_object_get(e, "label");
+  b->library_reference |= json_is_string(label) && strcmp(json_string_value(label), "reference") == 0;
+  gate_measure *m = &b->runs[0];
+  /* --contexts: the repetition's medians of each context (else, below, its one context). */
+  json_t *cm = json_object_get(e, "context_medians");
+  if (cm && (!json_is_array(cm) || json_array_size(cm) < 2)) {
+    c->failed =
+        fail(c->err, c->errlen, "%s: field %s.context_medians: expected an array of 2 or more medians", c->path, where);
+    return;
+  }
+  /* With no context_medians (json_array_size(NULL) is 0) this still makes the spare slot that
+   * run_medians fills with the one context's median. */
+  if (jr_append_ns(c, cm, scale, where, "context_medians", &m->contexts_ns, &m->ncontexts)) return;
+  jr_append_ns(c, s, scale, where, "samples", &m->samples_ns, &m->nsamples);
+}
+
+/* Each benchmark's time, and its bytes per second at that time. Measured in several contexts:
+ * the mean of their medians. In one: the median of its pooled samples, its one context. */
+static void run_medians(ctx *c, gate_figures *out) {
+  for (size_t i = 0; i < out->n && !c->failed; i++) {
+    gate_measure *m = &out->b[i].runs[0];
+    if (m->ncontexts > 0) {
+      m->median_ns = mean_of(m->contexts_ns, m->ncontexts);
+    } else {
+      double *sorted = copy_doubles(m->samples_ns, m->nsamples);
+      qsort(sorted, m->nsamples, sizeof *sorted, cmp_double);
+      size_t h = m->nsamples / 2;
+      m->median_ns = m->nsamples % 2 ? sorted[h] : 0.5 * (sorted[h - 1] + sorted[h]);
+      free(sorted);
+      m->contexts_ns[m->ncontexts++] = m->median_ns;
+    }
+    out->b[i].bytes_per_second /= m->median_ns; /* bytes per run / median time */
+    if (!(out->b[i].bytes_per_second > 0) || !isfinite(out->b[i].bytes_per_second))
+      c->failed = fail(c->err, c->errlen,
+                       "%s: %s: field bytes_per_second: %g at the median of %g ns: expected a "
+                       "positive finite number",
+                       c->path, out->b[i].name, out->b[i].bytes_per_second, m->median_ns);
+  }
+}
+
+/* A runner file: Google Benchmark JSON whose "iteration" entries carry their
+ * kept samples ("samples", in time_unit) and, for benchmarks measured in several
+ * CUDA contexts, each context's median ("context_medians"). Repetitions of one
+ * benchmark are pooled into one measure: the gate's unit of evidence is the
+ * context, and repetitions in one context share its offset. */
+/* The report's extras of a loaded run: per benchmark (by name) the label and FLOPs of its first
+ * iteration entry, and what the context says of the GPU and the program. */
+static void read_extras(ctx *c, json_t *root, const gate_figures *f, run_extras *x) {
+  json_t *cx = json_object_get(root, "context"), *g = json_object_get(cx, "gpu");
+  json_t *peak = json_object_get(g, "peak_GBps");
+  x->peak_gbps = json_is_number(peak) && json_number_value(peak) > 0 ? json_number_value(peak) : 0;
+  json_t *cc = json_object_get(g, "compute_capability"), *exe = json_object_get(cx, "executable");
+  /* MAJOR.MINOR or absent: anything else is not the runner's, and is refused rather than cut or shown. */
+  const char *ccs = json_is_string(cc) ? json_string_value(cc) : NULL;
+  int major = 0, minor = 0, used = 0;
+  if (cc &&
+      !(ccs && sscanf(ccs, "%3d.%3d%n", &major, &minor, &used) == 2 && ccs[used] == '\0' &&
+        strspn(ccs, "0123456789.") == strlen(ccs))) {
+    c->failed = fail(c->err, c->errlen,
+                     "%s: field context.gpu.compute_capability: expected MAJOR.MINOR, such as "
+                     "9.0; re-run the benchmark",
+                     c->path);
+    return;
+  }
+  snprintf(x->compute_capability, sizeof x->compute_capability, "%s", ccs ? ccs : "?");
+  const char *e = json_is_string(exe) ? json_string_value(exe) : "?";
+  snprintf(x->executable, sizeof x->executable, "%s", strrchr(e, '/') ? strrchr(e, '/') + 1 : e);
+  x->reference = calloc(f->n + 1, sizeof *x->reference);
+  x->flops_per_call = calloc(f->n + 1, sizeof *x->flops_per_call);
+  char *seen = calloc(f->n + 1, 1);
+  json_t *bs = json_object_get(root, "benchmarks");
+  for (size_t i = 0; i < json_array_size(bs); i++) {
+    json_t *b = json_array_get(bs, i), *type = json_object_get(b, "run_type"), *name = json_object_get(b, "name");
+    if (!json_is_string(type) || strcmp(json_string_value(type), "iteration") || !json_is_string(name)) continue;
+    for (size_t k = 0; k < f->n; k++) {
+      if (seen[k] || strcmp(f->b[k].name, json_string_value(name)) != 0) continue;
+      seen[k] = 1;
+      json_t *label = json_object_get(b, "label"), *fl = json_object_get(b, "flops_per_second"),
+             *unit = json_object_get(b, "time_unit");
+      x->reference[k] = json_is_string(label) && !strcmp(json_string_value(label), "reference");
+      double t = json_number_value(json_object_get(b, "real_time")) *
+          unit_ns(json_is_string(unit) ? json_string_value(unit) : "");
+      if (json_is_number(fl) && json_number_value(fl) > 0) x->flops_per_call[k] = json_number_value(fl) * t * 1e-9;
+    }
+  }
+  free(seen);
+}
+
+/* Records a failed entry in x, or (x NULL) fails the load naming it. */
+static void failed_entry(ctx *c, json_t *e, const char *where, const char *name, run_extras *x) {
+  json_t *msg = json_object_get(e, "error_message");
+  const char *why = json_is_string(msg) ? json_string_value(msg) : "no message";
+  if (!x) {
+    c->failed = fail(c->err, c->errlen, "%s: %s (%s) failed in the run: %s", c->path, where, name, why);
+    return;
+  }
+  x->failed = realloc(x->failed, (x->nfailed + 1) * sizeof *x->failed);
+  run_failure *f = &x->failed[x->nfailed++];
+  snprintf(f->name, sizeof f->name, "%s", name);
+  snprintf(f->message, sizeof f->message, "%s", why);
+}
+
+/* A runner file: Google Benchmark JSON whose "iteration" entries carry their
+ * kept samples ("samples", in time_unit) and, for benchmarks measured in several
+ * CUDA contexts, each context's median ("context_medians"). Repetitions of one
+ * benchmark are pooled into one measure: the gate's unit of evidence is the
+ * context, and repetitions in one context share its offset. */
+static int read_run(const char *path, gate_figures *out, run_extras *x, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  json_t *root = load_json_object(path, err, errlen);
+  if (!root) return 1;
+  ctx c = {path, err, errlen, 0, 0, json_object()};
+  if (!json_object_get(root, "context") && json_object_get(root, "schema_version") && json_object_get(root, "runs"))
+    c.failed = fail(err, errlen,
+                    "%s: a baseline, not a run file: give the run JSON of a benchmark binary "
+                    "(BENCH --benchmark_out=RUN.json, or a perf test's outputs), and the baseline as --baseline",
+                    path);
+  json_t *cx = jr_field(&c, root, "", "context", JSON_OBJECT);
+  json_t *ver = jr_field(&c, cx, "context", "json_schema_version", JSON_INTEGER);
+  if (ver && json_integer_value(ver) != 1)
+    c.failed = fail(err, errlen, "%s: field context.json_schema_version: %lld is not supported (want 1)", path,
+                    (long long)json_integer_value(ver));
+  json_t *g = jr_field(&c, cx, "context", "gpu", JSON_OBJECT);
+  if (g && !c.failed) jr_read_gpu(&c, g, &kRunGpu, &out->gpu);
+  out->nruns = 1;
+  out->runs = calloc(2, sizeof *out->runs);
+  read_run_info(&c, cx, &out->runs[0]);
+
+  json_t *bs = jr_field(&c, root, "", "benchmarks", JSON_ARRAY);
+  size_t nb = bs ? json_array_size(bs) : 0;
+  out->b = calloc(nb + 1, sizeof *out->b);
+  for (size_t i = 0; i < nb && !c.failed; i++) {
+    json_t *e = json_array_get(bs, i);
+    char where[64];
+    snprintf(where, sizeof where, "benchmarks[%zu]", i);
+    json_t *name = jr_field(&c, e, where, "name", JSON_STRING);
+    json_t *type = jr_field(&c, e, where, "run_type", JSON_STRING);
+    if (!name || !type) break;
+    if (json_is_true(json_object_get(e, "error_occurred"))) {
+      failed_entry(&c, e, where, json_string_value(name), x);
+      continue;
+    }
+    if (strcmp(json_string_value(type), "iteration") != 0) continue; /* aggregates are recomputed */
+    read_iteration(&c, e, where, json_string_value(name), out);
+  }
+  if (!c.failed && out->n == 0 && x && x->nfailed)
+    c.failed = fail(err, errlen, "%s: every benchmark failed in the run (%s: %s)", path, x->failed[0].name,
+                    x->failed[0].message);
+  if (!c.failed && out->n == 0)
+    c.failed = fail(err, errlen,
+                    "%s: field benchmarks: no iteration entries: the run measured nothing (a filter "
+                    "that matched no benchmark?)",
+                    path);
+  run_medians(&c, out);
+  if (!c.failed && x) read_extras(&c, root, out, x);
+  json_decref(c.repetitions);
+  json_decref(root);
+  if (c.failed) free_figures(out);
+  return c.failed;
+}
+
+int load_run(const char *path, gate_figures *out, char *err, size_t errlen) {
+  return read_run(path, out, NULL, err, errlen);
+}
+
+int load_run_with_extras(const char *path, gate_figures *out, run_extras *x, char *err, size_t errlen) {
+  memset(x, 0, sizeof *x);
+  int rc = read_run(path, out, x, err, errlen);
+  if (rc) free_run_extras(x);
+  return rc;
+}
+
+void free_run_extras(run_extras *x) {
+  free(x->failed);
+  free(x->reference);
+  free(x->flops_per_call);
+  memset(x, 0, sizeof *x);
+}
