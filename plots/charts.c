@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "plots/charts.h"
+#include "plots/charts_internal.h"
 
 #include "perf/gate/trend.h"
 
@@ -23,7 +24,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
   return RENDER_FAILED;
 }
 
-static void note(family_view *f, const char *fmt, ...) {
+void chart_note(family_view *f, const char *fmt, ...) {
   size_t k = strlen(f->notes);
   va_list ap;
   va_start(ap, fmt);
@@ -36,11 +37,6 @@ static void note(family_view *f, const char *fmt, ...) {
 
 /* ---------- gnuplot variables (-e) ---------- */
 
-typedef struct {
-  char s[16384];
-  size_t len;
-} vars;
-
 static void var_printf(vars *v, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -52,16 +48,16 @@ static void var_printf(vars *v, const char *fmt, ...) {
 }
 
 /* key='value'; gnuplot's single quotes take '' for a quote and nothing else is special. */
-static void var_str(vars *v, const char *key, const char *value) {
+void chart_var_str(vars *v, const char *key, const char *value) {
   var_printf(v, "%s='", key);
   for (const char *p = value; *p; p++) var_printf(v, *p == '\'' ? "''" : "%c", *p);
   var_printf(v, "'; ");
 }
 
-static void var_num(vars *v, const char *key, double x) { var_printf(v, "%s=%.10g; ", key, x); }
+void chart_var_num(vars *v, const char *key, double x) { var_printf(v, "%s=%.10g; ", key, x); }
 
 /* A label for a data file: double-quoted, so no double quotes inside. */
-static void data_str(FILE *f, const char *s) {
+void chart_data_str(FILE *f, const char *s) {
   fputc('"', f);
   for (; *s; s++) fputc(*s == '"' ? '\'' : *s, f);
   fputc('"', f);
@@ -70,21 +66,21 @@ static void data_str(FILE *f, const char *s) {
 /* ---------- files ---------- */
 
 /* File names from GPU and family: letters, digits, '-', '_' and '.'. */
-static void stem_of(const gpu_view *g, const family_view *f, const char *kind, char *buf, size_t len) {
+void chart_stem_of(const gpu_view *g, const family_view *f, const char *kind, char *buf, size_t len) {
   snprintf(buf, len, "%s-%s-%s", g->slug, f->name, kind);
   for (char *p = buf; *p; p++)
     if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.') *p = '_';
 }
 
-static FILE *open_data(const render_env *env, const char *stem, const char *what, char *path, size_t len, char *err,
-                       size_t errlen) {
+FILE *chart_open_data(const render_env *env, const char *stem, const char *what, char *path, size_t len, char *err,
+                      size_t errlen) {
   snprintf(path, len, "%s/data/%s.%s.dat", env->outdir, stem, what);
   FILE *f = fopen(path, "w");
   if (!f) fail(err, errlen, "cannot write %s: %s", path, strerror(errno));
   return f;
 }
 
-static int close_data(FILE *f, const char *path, char *err, size_t errlen) {
+int chart_close_data(FILE *f, const char *path, char *err, size_t errlen) {
   if (ferror(f) | fclose(f)) return fail(err, errlen, "writing %s failed: %s", path, strerror(errno));
   return 0;
 }
@@ -104,8 +100,8 @@ static void relay_log(const char *log, const char *what) {
 }
 
 /* Runs one script for PNG and SVG into OUTDIR/STEM.png/.svg. */
-static int run_gnuplot(const render_env *env, const char *script, const vars *v, const char *stem, chart *c, char *err,
-                       size_t errlen) {
+int chart_run_gnuplot(const render_env *env, const char *script, const vars *v, const char *stem, chart *c, char *err,
+                      size_t errlen) {
   static const char *kTerms[] = {"png", "svg"};
   char script_path[PATH_LEN];
   snprintf(script_path, sizeof script_path, "%s/%s", env->scripts, script);
@@ -116,11 +112,11 @@ static int run_gnuplot(const render_env *env, const char *script, const vars *v,
     snprintf(out, sizeof out, "%s/%s.%s", env->outdir, stem, kTerms[t]);
     snprintf(log, sizeof log, "%s/data/%s.%s.log", env->outdir, stem, kTerms[t]);
     vars all = {.len = 0};
-    var_str(&all, "scriptdir", env->scripts);
-    var_str(&all, "term", kTerms[t]);
-    var_str(&all, "outfile", out);
-    var_num(&all, "width", c->width);
-    var_num(&all, "height", c->height);
+    chart_var_str(&all, "scriptdir", env->scripts);
+    chart_var_str(&all, "term", kTerms[t]);
+    chart_var_str(&all, "outfile", out);
+    chart_var_num(&all, "width", c->width);
+    chart_var_num(&all, "height", c->height);
     var_printf(&all, "%s", v->s);
     if (all.len >= sizeof all.s) return fail(err, errlen, "%s: too many gnuplot variables", stem);
     fflush(stderr);
@@ -180,7 +176,7 @@ static void add_line(line_set *l, line_kind kind, double value, const char *fmt,
   vsnprintf(title, sizeof title, fmt, ap);
   va_end(ap);
   if (l->n) fputs("\n\n", l->f);
-  data_str(l->f, title);
+  chart_data_str(l->f, title);
   if (isnan(value))
     fprintf(l->f, "\nNaN\n");
   else
@@ -194,10 +190,10 @@ static void add_line(line_set *l, line_kind kind, double value, const char *fmt,
 /* gnuplot reads the file of an empty `plot for` range anyway: give it a line that draws nothing. */
 static void pass_lines(line_set *l, const char *path, vars *v) {
   if (l->n == 0) add_line(l, LINE_REFERENCE, NAN, "%s", "");
-  var_str(v, "linefile", path);
-  var_num(v, "nlines", l->n);
-  var_str(v, "linecolors", l->colors);
-  var_str(v, "linedashes", l->dashes);
+  chart_var_str(v, "linefile", path);
+  chart_var_num(v, "nlines", l->n);
+  chart_var_str(v, "linecolors", l->colors);
+  chart_var_str(v, "linedashes", l->dashes);
 }
 
 /* ---------- the ladder ---------- */
@@ -254,9 +250,9 @@ static int ladder_bars(FILE *bars, const family_view *f, const char *params, siz
       y = 100 * gbps / e->run->copy_gbps;
       snprintf(label, sizeof label, "%.0f GB/s\\n%.0f%% copy", gbps, y);
     }
-    data_str(bars, e->b->id.variant);
+    chart_data_str(bars, e->b->id.variant);
     fprintf(bars, " %.10g ", y);
-    data_str(bars, label);
+    chart_data_str(bars, label);
     fputc('\n', bars);
     nbars++;
     if (y > *ymax) *ymax = y;
@@ -295,10 +291,10 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   }
 
   char stem[600], bars_path[PATH_LEN], lines_path[PATH_LEN];
-  stem_of(g, f, "ladder", stem, sizeof stem);
-  FILE *bars = open_data(env, stem, "bars", bars_path, sizeof bars_path, err, errlen);
+  chart_stem_of(g, f, "ladder", stem, sizeof stem);
+  FILE *bars = chart_open_data(env, stem, "bars", bars_path, sizeof bars_path, err, errlen);
   if (!bars) return RENDER_FAILED;
-  line_set lines = {.f = open_data(env, stem, "lines", lines_path, sizeof lines_path, err, errlen)};
+  line_set lines = {.f = chart_open_data(env, stem, "lines", lines_path, sizeof lines_path, err, errlen)};
   if (!lines.f) return fclose(bars), RENDER_FAILED;
 
   const run_file *run = top->run;
@@ -309,7 +305,8 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   ladder_lines(&lines, f, params, nvariants, &a, &ymax);
   vars v = {.len = 0};
   pass_lines(&lines, lines_path, &v);
-  if (close_data(bars, bars_path, err, errlen) | close_data(lines.f, lines_path, err, errlen)) return RENDER_FAILED;
+  if (chart_close_data(bars, bars_path, err, errlen) | chart_close_data(lines.f, lines_path, err, errlen))
+    return RENDER_FAILED;
 
   chart *c = &f->charts[f->ncharts];
   char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
@@ -319,13 +316,13 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   char title[600];
   snprintf(title, sizeof title, "%s: variants at %s = %s on %s", f->name,
            top->b->id.size_axis[0] ? top->b->id.size_axis : "size", top->b->id.size_label, g->name);
-  var_str(&v, "title", title);
-  var_str(&v, "barfile", bars_path);
-  var_num(&v, "nbars", nbars);
-  var_num(&v, "ymax", ymax * 1.25);
-  var_str(&v, "ylabel", a.ylabel);
-  var_str(&v, "y2label", a.y2label);
-  var_num(&v, "y2factor", a.y2factor);
+  chart_var_str(&v, "title", title);
+  chart_var_str(&v, "barfile", bars_path);
+  chart_var_num(&v, "nbars", nbars);
+  chart_var_num(&v, "ymax", ymax * 1.25);
+  chart_var_str(&v, "ylabel", a.ylabel);
+  chart_var_str(&v, "y2label", a.y2label);
+  chart_var_num(&v, "y2factor", a.y2factor);
   snprintf(caption, sizeof caption,
            "Ladder of %s at the largest size measured (%s = %s), variants in registration order, from the run of %s "
            "(%s). %s",
@@ -334,7 +331,7 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
                     : "Bars as % of the theoretical peak (left axis) and of the copy probe measured in the same run "
                       "(right axis); library references, the copy probe and the peak as lines.");
   snprintf(c->caption, sizeof c->caption, "%s", caption);
-  if (run_gnuplot(env, "ladder.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
+  if (chart_run_gnuplot(env, "ladder.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
   f->ncharts++;
   return 0;
 }
@@ -343,10 +340,10 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
 
 static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
   char stem[600], data_path[PATH_LEN], lines_path[PATH_LEN];
-  stem_of(g, f, "size", stem, sizeof stem);
-  FILE *data = open_data(env, stem, "series", data_path, sizeof data_path, err, errlen);
+  chart_stem_of(g, f, "size", stem, sizeof stem);
+  FILE *data = chart_open_data(env, stem, "series", data_path, sizeof data_path, err, errlen);
   if (!data) return RENDER_FAILED;
-  line_set lines = {.f = open_data(env, stem, "lines", lines_path, sizeof lines_path, err, errlen)};
+  line_set lines = {.f = chart_open_data(env, stem, "lines", lines_path, sizeof lines_path, err, errlen)};
   if (!lines.f) return fclose(data), RENDER_FAILED;
 
   entry *sorted = malloc(f->ne * sizeof *sorted);
@@ -362,7 +359,7 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
       if (strcmp(sorted[i].b->id.variant, f->v[k].name) != 0) continue;
       if (!any) {
         if (nseries) fputs("\n\n", data);
-        data_str(data, f->v[k].name);
+        chart_data_str(data, f->v[k].name);
         fputc('\n', data);
         size_t a = strlen(colors), b = strlen(dashed);
         snprintf(colors + a, sizeof colors - a, "%zu ", k + 1);
@@ -371,7 +368,7 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
         any = 1;
       }
       fprintf(data, "%.10g %.10g ", sorted[i].b->id.size, entry_value(f, &sorted[i]));
-      data_str(data, sorted[i].b->id.size_label);
+      chart_data_str(data, sorted[i].b->id.size_label);
       fputc('\n', data);
     }
   }
@@ -384,8 +381,9 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
   int single = xmin == xmax;
   const char *axis = sorted[0].b->id.size_axis;
   free(sorted);
-  if (close_data(data, data_path, err, errlen) | close_data(lines.f, lines_path, err, errlen)) return RENDER_FAILED;
-  if (single) note(f, "Only one problem size was measured: the size chart shows single points.");
+  if (chart_close_data(data, data_path, err, errlen) | chart_close_data(lines.f, lines_path, err, errlen))
+    return RENDER_FAILED;
+  if (single) chart_note(f, "Only one problem size was measured: the size chart shows single points.");
 
   chart *c = &f->charts[f->ncharts];
   char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
@@ -397,540 +395,22 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
            g->name);
   snprintf(xlabel, sizeof xlabel, "problem size%s%s (log scale)", axis[0] ? ": " : "", axis);
   snprintf(ylabel, sizeof ylabel, "%s", unit_of(f));
-  var_str(&v, "title", title);
-  var_str(&v, "xlabel", xlabel);
-  var_str(&v, "ylabel", ylabel);
-  var_str(&v, "datafile", data_path);
-  var_num(&v, "nseries", nseries);
-  var_str(&v, "colors", colors);
-  var_str(&v, "dashed", dashed);
-  var_num(&v, "xmin", xmin / 2);
-  var_num(&v, "xmax", xmax * 2);
+  chart_var_str(&v, "title", title);
+  chart_var_str(&v, "xlabel", xlabel);
+  chart_var_str(&v, "ylabel", ylabel);
+  chart_var_str(&v, "datafile", data_path);
+  chart_var_num(&v, "nseries", nseries);
+  chart_var_str(&v, "colors", colors);
+  chart_var_str(&v, "dashed", dashed);
+  chart_var_num(&v, "xmin", xmin / 2);
+  chart_var_num(&v, "xmax", xmax * 2);
   snprintf(caption, sizeof caption, "%s of every variant of %s against problem size%s; library references dashed%s.",
            f->flops ? "TFLOP/s" : "Bandwidth (GB/s)", f->name, single ? " (one size only)" : "",
            f->flops ? "" : ", the theoretical peak and the copy probe of the run as dotted lines");
   snprintf(c->caption, sizeof c->caption, "%s", caption);
-  if (run_gnuplot(env, "size.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
+  if (chart_run_gnuplot(env, "size.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
   f->ncharts++;
   return 0;
-}
-
-/* ---------- over time ---------- */
-
-typedef struct {
-  const char *date, *commit;
-} run_key;
-
-static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen);
-
-/* Rows taken with another L2 flush than the baseline's (with no baseline: than the newest
- * row's) measure something else: they would sit off the band for no change of the code. */
-static const char *history_method(const gpu_view *g, const family_view *f) {
-  if (g->base) {
-    /* A baseline holds families blessed at different times: take this family's runs. */
-    const gate_figures *fig = &g->base->fig;
-    size_t len = strlen(f->name);
-    for (size_t i = 0; i < fig->n; i++) {
-      const gate_bench *b = &fig->b[i];
-      if (strncmp(b->name, f->name, len) == 0 && b->name[len] == '/' && b->nruns > 0 && b->runs[0].run < fig->nruns)
-        return fig->runs[b->runs[0].run].l2_flush;
-    }
-  }
-  return f->nh ? f->h[f->nh - 1]->l2_flush : "";
-}
-
-/* The newest baseline run of the family: change points after it are new since the last bless. */
-static void blessed_date(const gpu_view *g, family_view *f) {
-  f->blessed[0] = '\0';
-  if (!g->base) return;
-  const gate_figures *fig = &g->base->fig;
-  size_t len = strlen(f->name);
-  for (size_t i = 0; i < fig->n; i++) {
-    const gate_bench *b = &fig->b[i];
-    if (strncmp(b->name, f->name, len) != 0 || b->name[len] != '/') continue;
-    for (size_t r = 0; r < b->nruns; r++)
-      if (b->runs[r].run < fig->nruns && strcmp(fig->runs[b->runs[r].run].date, f->blessed) > 0)
-        snprintf(f->blessed, sizeof f->blessed, "%s", fig->runs[b->runs[r].run].date);
-  }
-}
-
-static int chart_history(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
-  blessed_date(g, f);
-  const char *method = history_method(g, f);
-  size_t other_method = 0;
-  const history_row **rows = calloc(f->nh + 1, sizeof *rows);
-  size_t nrows = 0;
-  for (size_t i = 0; i < f->nh; i++) {
-    if (strcmp(f->h[i]->l2_flush, method) == 0)
-      rows[nrows++] = f->h[i];
-    else
-      other_method++;
-  }
-  if (other_method)
-    note(f,
-         "%zu history rows measured with another L2 flush than the '%s' one of %s left out of the over-time "
-         "chart: they do not compare.",
-         other_method, method, g->base ? "the baseline" : "the newest run");
-  if (!nrows) {
-    free(rows);
-    return 0;
-  }
-  /* From here on the chart sees only the rows that compare. */
-  const history_row **all = f->h;
-  size_t nall = f->nh;
-  f->h = rows;
-  f->nh = nrows;
-  int rc = chart_history_rows(env, g, f, err, errlen);
-  f->h = all;
-  f->nh = nall;
-  free(rows);
-  return rc;
-}
-
-/* The history chart draws each benchmark's time as its change against the baseline, in %. */
-#define TREND_WINDOW 5      /* rows: the level of creep, and the reference of a benchmark the baseline lacks */
-#define TREND_MAX_ROWS 1000 /* change points are looked for in each benchmark's newest rows (gate trends: all) */
-#define MAX_DRAWN 300       /* points drawn per benchmark; more rows are thinned (the data files keep them all) */
-#define MAX_LABELS 10       /* labelled runs on the x axis (a commit and date are ~80 px wide) */
-#define MAX_MARK_LABELS 12  /* change points of a panel labelled with their step (more: marked only) */
-
-/* The rows of the family being charted, for the sort comparators. */
-static const history_row *const *sorting;
-
-static int by_run(const void *a, const void *b) {
-  size_t i = *(const size_t *)a, j = *(const size_t *)b;
-  int c = strcmp(sorting[i]->date, sorting[j]->date);
-  if (!c) c = strcmp(sorting[i]->commit, sorting[j]->commit);
-  return c ? c : (i > j) - (i < j);
-}
-
-/* The runs in the order the history recorded them (it is append-only): runs[r] for r from 0;
- * xof[i] is row i's run, from 1. Sorting, not searching: linear in rows up to a log factor. */
-static size_t history_runs(const family_view *f, run_key *runs, int *xof) {
-  size_t n = f->nh, *idx = malloc((n + 1) * sizeof *idx), *first = malloc((n + 1) * sizeof *first);
-  size_t *group = malloc((n + 1) * sizeof *group), ngroups = 0;
-  for (size_t i = 0; i < n; i++) idx[i] = i;
-  sorting = f->h;
-  qsort(idx, n, sizeof *idx, by_run);
-  for (size_t k = 0; k < n; k++) {
-    const history_row *h = f->h[idx[k]], *prev = k ? f->h[idx[k - 1]] : NULL;
-    if (!prev || strcmp(h->date, prev->date) || strcmp(h->commit, prev->commit)) first[ngroups++] = idx[k];
-    group[idx[k]] = ngroups - 1;
-  }
-  /* A run's place is that of its first row: mark each first row, then number them in file order. */
-  int *rank = calloc(ngroups + 1, sizeof *rank);
-  char *is_first = calloc(n + 1, 1);
-  for (size_t g = 0; g < ngroups; g++) is_first[first[g]] = 1;
-  size_t r = 0;
-  for (size_t i = 0; i < n; i++)
-    if (is_first[i]) {
-      rank[group[i]] = (int)++r;
-      runs[r - 1] = (run_key){f->h[i]->date, f->h[i]->commit};
-    }
-  for (size_t i = 0; i < n; i++) xof[i] = rank[group[i]];
-  free(idx), free(first), free(group), free(rank), free(is_first);
-  return ngroups;
-}
-
-/* The panels: the problem sizes, smallest first. Returns how many. */
-static size_t history_panels(const family_view *f, const bench_name **panel) {
-  size_t npanels = 0;
-  for (size_t i = 0; i < f->nh; i++) {
-    size_t p = 0;
-    while (p < npanels && strcmp(panel[p]->params, f->h[i]->id.params)) p++;
-    if (p < npanels) continue;
-    while (p > 0 && panel[p - 1]->size > f->h[i]->id.size) {
-      panel[p] = panel[p - 1];
-      p--;
-    }
-    panel[p] = &f->h[i]->id;
-    npanels++;
-  }
-  return npanels;
-}
-
-/* One benchmark's rows (one variant at one size), in file order. */
-typedef struct {
-  const history_row **r;
-  const int *x;
-  size_t n;
-  size_t variant;        /* index into f->v */
-  double base_ns;        /* the reference: the baseline's time, or the median of the first rows */
-  double base_threshold; /* the gate's threshold against that baseline (0 without one) */
-  int has_base;
-} series;
-
-typedef struct {
-  FILE *series, *band, *marks;
-  size_t slower, computed_band, thinned, changes, no_base;
-  double lo, hi;  /* the panel's y range so far (%) */
-  double *deltas; /* the panel's deltas, for its y range */
-  size_t ndeltas;
-  double *band_lo, *band_hi; /* per run (from 1): the tightest and widest threshold of the panel, % */
-  size_t nruns;
-} history_out;
-
-/* The panel's band as steps: a row where the thresholds change (the old ones and the new ones
- * at the same run) and at the last run; runs with no row in the panel carry the last ones. */
-static void panel_band(history_out *o) {
-  double lo = NAN, hi = NAN;
-  size_t last = 0;
-  for (size_t x = 1; x <= o->nruns; x++) {
-    if (isnan(o->band_lo[x])) continue;
-    if (o->band_lo[x] != lo || o->band_hi[x] != hi) {
-      if (!isnan(lo)) fprintf(o->band, "%zu %.6g %.6g\n", x, lo, hi);
-      lo = o->band_lo[x], hi = o->band_hi[x];
-      fprintf(o->band, "%zu %.6g %.6g\n", x, lo, hi);
-    }
-    last = x;
-  }
-  if (isnan(lo))
-    fprintf(o->band, "1 NaN NaN\n"); /* an index needs a row; NaN draws nothing */
-  else
-    fprintf(o->band, "%zu %.6g %.6g\n", last, lo, hi);
-  for (size_t x = 0; x <= o->nruns; x++) o->band_lo[x] = o->band_hi[x] = NAN;
-}
-
-/* The baseline's time of a benchmark and the threshold the gate holds it to (max(tolerance,
- * k x baseline noise)); 0 when the baseline has none. */
-static double baseline_ns(const gpu_view *g, const char *name, double *threshold, int *found) {
-  *found = 0;
-  if (!g->base) return 0;
-  for (size_t b = 0; b < g->base->nself; b++)
-    if (!strcmp(g->base->self[b].name, name)) {
-      *found = 1;
-      *threshold = g->base->self[b].threshold;
-      return g->base->self[b].base_ns;
-    }
-  return 0;
-}
-
-/* The threshold the gate applied to a row: recorded, or max(tolerance, k x noise) where the history
- * has no threshold column (files written before it: the row's noise is the within-run spread the
- * gate history records, the nearest the file has to the baseline noise the gate used). */
-static double row_threshold(const render_env *env, const history_row *h, int *computed) {
-  *computed = !isfinite(h->threshold);
-  if (!*computed) return h->threshold;
-  return fmax(tolerance_for(env->policy, h->bench, 0), env->policy->k_noise * h->noise);
-}
-
-/* The rows drawn: all of them up to MAX_DRAWN, else per bucket of runs its lowest and highest
- * delta (spikes stay visible) and every row the gate called slower. keep[i] says which. */
-static void thin(const double *delta, const history_row *const *r, size_t n, char *keep) {
-  if (n <= MAX_DRAWN) {
-    memset(keep, 1, n);
-    return;
-  }
-  memset(keep, 0, n);
-  size_t buckets = MAX_DRAWN / 2;
-  for (size_t b = 0; b < buckets; b++) {
-    size_t from = b * n / buckets, to = (b + 1) * n / buckets, lo = from, hi = from;
-    for (size_t i = from; i < to; i++) {
-      if (delta[i] < delta[lo]) lo = i;
-      if (delta[i] > delta[hi]) hi = i;
-      if (!strcmp(r[i]->verdict, "slower")) keep[i] = 1;
-    }
-    keep[lo] = keep[hi] = 1;
-  }
-}
-
-/* One benchmark: its line, its band, its change points and creep. */
-static void history_series(const render_env *env, family_view *f, const series *s, int first_in_panel, history_out *o) {
-  double *t = malloc(s->n * sizeof *t), *delta = malloc(s->n * sizeof *delta);
-  char *keep = malloc(s->n);
-  for (size_t i = 0; i < s->n; i++) {
-    t[i] = s->r[i]->median_ns;
-    delta[i] = 100 * (t[i] / s->base_ns - 1);
-  }
-  thin(delta, s->r, s->n, keep);
-  if (!first_in_panel) fputc('\n', o->series); /* a blank line: a new line in the chart */
-  for (size_t i = 0; i < s->n; i++) {
-    int computed, slower = !strcmp(s->r[i]->verdict, "slower");
-    double thr = row_threshold(env, s->r[i], &computed);
-    o->slower += slower;
-    o->computed_band += computed;
-    o->hi = fmax(o->hi, 100 * thr);
-    o->lo = fmin(o->lo, -100 * thr);
-    o->deltas[o->ndeltas++] = delta[i];
-    if (!keep[i]) {
-      o->thinned++;
-      continue;
-    }
-    fprintf(o->series, "%d %.6g %d %zu\n", s->x[i], delta[i], slower, s->variant + 1);
-  }
-  for (size_t i = 0; i < s->n; i++) { /* the panel's band: its tightest and widest threshold per run */
-    int computed;
-    double thr = 100 * row_threshold(env, s->r[i], &computed);
-    o->band_lo[s->x[i]] = isnan(o->band_lo[s->x[i]]) ? thr : fmin(o->band_lo[s->x[i]], thr);
-    o->band_hi[s->x[i]] = isnan(o->band_hi[s->x[i]]) ? thr : fmax(o->band_hi[s->x[i]], thr);
-  }
-  /* Change points in the newest TREND_MAX_ROWS rows; each marked at the level after it. */
-  size_t from = s->n > TREND_MAX_ROWS ? s->n - TREND_MAX_ROWS : 0;
-  trend_params params = trend_defaults();
-  change_point *c;
-  size_t k = find_change_points(t + from, s->n - from, &params, &c);
-  for (size_t i = 0; i < k; i++) {
-    size_t at = from + c[i].index, end = i + 1 < k ? from + c[i + 1].index : s->n;
-    double level = 100 * (trend_median(t + at, end - at) / s->base_ns - 1);
-    f->cp = realloc(f->cp, (f->ncp + 1) * sizeof *f->cp);
-    f->cp[f->ncp++] = (trend_mark){s->r[at - 1], s->r[at], c[i].step, c[i].p, strcmp(s->r[at]->date, f->blessed) > 0};
-    fprintf(o->marks, "%d %.6g %zu %d \"%+.1f%%\"\n", s->x[at], level, s->variant + 1, c[i].step > 0, 100 * c[i].step);
-  }
-  o->changes += k;
-  /* Creep beyond what the gate lets through (creep_beyond, the rule `gate trends` applies too). */
-  double level, tol;
-  if (creep_beyond(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW, tolerance_for(env->policy, s->r[0]->bench, 0),
-                   s->base_threshold, &level, &tol)) {
-    f->creep = realloc(f->creep, (f->ncreep + 1) * sizeof *f->creep);
-    f->creep[f->ncreep++] = (creep_mark){s->r[s->n - 1], level, tol, k, s->has_base};
-  }
-  free(c);
-  free(t);
-  free(delta);
-  free(keep);
-}
-
-/* Every run gets a place; at most MAX_LABELS get a tick, labelled with commit and date. */
-static void history_labels(FILE *labels, const run_key *runs, size_t nruns) {
-  size_t step = (nruns + MAX_LABELS - 1) / MAX_LABELS;
-  for (size_t r = 0; r < nruns; r += step) {
-    char commit[16], date[16];
-    snprintf(commit, sizeof commit, "%.7s", runs[r].commit);
-    snprintf(date, sizeof date, "%.10s", runs[r].date);
-    fprintf(labels, "%zu ", r + 1);
-    data_str(labels, commit);
-    fputc(' ', labels);
-    data_str(labels, date);
-    fputc('\n', labels);
-  }
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The panel's y range: its bands, and its deltas but for the farthest 1 % on either side (a
- * kernel that ran 40 % slower once would flatten every other line); those are cut at the edge. */
-static void panel_range(history_out *o, char *ymins, char *ymaxs, size_t len) {
-  double lo = o->lo, hi = o->hi;
-  if (o->ndeltas) {
-    qsort(o->deltas, o->ndeltas, sizeof *o->deltas, cmp_double);
-    lo = fmin(lo, o->deltas[o->ndeltas / 100]);
-    hi = fmax(hi, o->deltas[o->ndeltas - 1 - o->ndeltas / 100]);
-  }
-  double pad = 0.08 * (hi - lo);
-  size_t a = strlen(ymins), b = strlen(ymaxs);
-  snprintf(ymins + a, len - a, "%.4g ", lo - pad);
-  snprintf(ymaxs + b, len - b, "%.4g ", hi + pad);
-  o->lo = o->hi = 0;
-  o->ndeltas = 0;
-}
-
-/* Draws the over-time chart from the data files written by chart_history_rows. */
-static int history_chart(const render_env *env, const gpu_view *g, family_view *f, const char *stem,
-                         const char *const paths[4], const char *panels, const char *ymins, const char *ymaxs,
-                         const char *nmarks, size_t npanels, size_t nruns, size_t longest, const history_out *o,
-                         char *err, size_t errlen) {
-  chart *c = &f->charts[f->ncharts];
-  char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
-  c->kind = "history";
-  c->width = 1000;
-  /* The key: the variants and 4 more entries, in 2 columns of 20 px rows. */
-  int header = 30 + 18 * (int)((f->nv + 4 + 1) / 2), panel_px = 230, gap = 40, footer = 80;
-  c->height = header + (int)npanels * (panel_px + gap) + footer;
-  char title[600], variants[2048] = "", dashed[256] = "";
-  for (size_t k = 0; k < f->nv; k++) {
-    size_t a = strlen(variants), b = strlen(dashed);
-    snprintf(variants + a, sizeof variants - a, "\"%s\" ", f->v[k].name);
-    snprintf(dashed + b, sizeof dashed - b, "%d ", f->v[k].reference);
-  }
-  snprintf(title, sizeof title, "%s over time on %s (%zu run%s): time against the %s, %%", f->name, g->name, nruns,
-           nruns == 1 ? "" : "s", g->base && o->no_base == 0 ? "baseline" : "reference");
-  vars v = {.len = 0};
-  var_str(&v, "title", title);
-  var_str(&v, "ylabel", "time vs baseline (%, + is slower)");
-  var_str(&v, "seriesfile", paths[0]);
-  var_str(&v, "bandfile", paths[1]);
-  var_str(&v, "labelfile", paths[2]);
-  var_str(&v, "markfile", paths[3]);
-  var_num(&v, "npanels", (double)npanels);
-  var_num(&v, "nruns", (double)nruns);
-  var_num(&v, "withpoints", longest <= 60);
-  var_str(&v, "panels", panels);
-  var_str(&v, "ymins", ymins);
-  var_str(&v, "ymaxs", ymaxs);
-  var_str(&v, "nmarks", nmarks);
-  var_num(&v, "maxmarklabels", MAX_MARK_LABELS);
-  var_str(&v, "variants", variants);
-  var_str(&v, "dashed", dashed);
-  var_num(&v, "header", header);
-  var_num(&v, "panel", panel_px);
-  var_num(&v, "gap", gap);
-  var_num(&v, "footer", footer);
-  snprintf(caption, sizeof caption,
-           "Time of each variant of %s against its %s, in %% (up: slower), over the %zu run%s in the history, one "
-           "panel per problem size; x: the runs in the order recorded, labelled with commit and date. Grey bands: "
-           "the thresholds the rows were judged with (%s), dark up to the tightest of the panel's variants, light "
-           "up to the widest. Triangles: change points (E-Divisive means over each "
-           "benchmark's newest %d rows). Circled red: %zu row%s the gate called slower.%s",
-           f->name,
-           o->no_base ? "baseline (or, where the baseline lacks it, the median of its first rows)" : "baseline", nruns,
-           nruns == 1 ? "" : "s",
-           o->computed_band ? "max(tolerance, k × noise) of the row: the history records no threshold" : "as recorded",
-           TREND_MAX_ROWS, o->slower, o->slower == 1 ? "" : "s",
-           o->thinned ? " Drawn thinned: per stretch of runs, each line's lowest and highest point (all rows are in "
-                        "the data files)."
-                      : "");
-  snprintf(c->caption, sizeof c->caption, "%s", caption);
-  if (run_gnuplot(env, "history.gp", &v, stem, c, err, errlen)) return RENDER_FAILED;
-  f->ncharts++;
-  return 0;
-}
-
-static const bench_name *const *sorting_panel;
-static size_t sorting_npanels;
-
-static size_t panel_of(const history_row *h) {
-  size_t p = 0;
-  while (p + 1 < sorting_npanels && strcmp(sorting_panel[p]->params, h->id.params)) p++;
-  return p;
-}
-
-/* Rows of one benchmark (and testbed) together: by panel, variant, testbed, then file order.
- * keys: (panel x nv + variant) x ntestbeds + testbed. */
-static const size_t *sorting_key;
-
-static int by_series(const void *a, const void *b) {
-  size_t i = *(const size_t *)a, j = *(const size_t *)b;
-  if (sorting_key[i] != sorting_key[j]) return sorting_key[i] < sorting_key[j] ? -1 : 1;
-  return (i > j) - (i < j);
-}
-
-/* Each benchmark's rows together: idx[] lists the rows by key[row] (panel, variant, testbed),
- * then file order. Testbeds (where the history records them) are told apart: each is a series of
- * its own. Returns how many testbeds. */
-static size_t series_order(const family_view *f, const bench_name **panel, size_t npanels, size_t *key, size_t *idx) {
-  size_t n = f->nh, ntb = 0, *tb = malloc((n + 1) * sizeof *tb);
-  const char **testbed = malloc((n + 1) * sizeof *testbed);
-  for (size_t i = 0; i < n; i++) {
-    size_t t = 0;
-    while (t < ntb && strcmp(testbed[t], f->h[i]->testbed)) t++;
-    if (t == ntb) testbed[ntb++] = f->h[i]->testbed;
-    tb[i] = t;
-  }
-  sorting_panel = panel;
-  sorting_npanels = npanels;
-  for (size_t i = 0; i < n; i++) {
-    idx[i] = i;
-    key[i] = (panel_of(f->h[i]) * f->nv + (size_t)(variant_index(f, f->h[i]->id.variant) - 1)) * ntb + tb[i];
-  }
-  sorting_key = key;
-  qsort(idx, n, sizeof *idx, by_series);
-  free(testbed);
-  free(tb);
-  return ntb ? ntb : 1;
-}
-
-/* A series' reference: the baseline's time, else the median of its first rows. */
-static void series_reference(const gpu_view *g, series *s) {
-  s->base_ns = baseline_ns(g, s->r[0]->bench, &s->base_threshold, &s->has_base);
-  if (s->has_base) return;
-  size_t w = s->n < TREND_WINDOW ? s->n : TREND_WINDOW;
-  double t[TREND_WINDOW];
-  for (size_t k = 0; k < w; k++) t[k] = s->r[k]->median_ns;
-  s->base_ns = trend_median(t, w);
-}
-
-static int open_history_files(const render_env *env, const char *stem, FILE **f, char paths[4][PATH_LEN], char *err,
-                              size_t errlen) {
-  static const char *kWhat[4] = {"series", "band", "labels", "marks"};
-  for (int i = 0; i < 4; i++) {
-    f[i] = open_data(env, stem, kWhat[i], paths[i], PATH_LEN, err, errlen);
-    if (!f[i]) {
-      while (i-- > 0) fclose(f[i]);
-      return RENDER_FAILED;
-    }
-  }
-  return 0;
-}
-
-static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
-  size_t n = f->nh;
-  run_key *runs = calloc(n + 1, sizeof *runs);
-  int *xof = calloc(n + 1, sizeof *xof);
-  const bench_name **panel = calloc(n + 1, sizeof *panel);
-  size_t nruns = history_runs(f, runs, xof), npanels = history_panels(f, panel);
-  size_t *key = malloc((n + 1) * sizeof *key), *idx = malloc((n + 1) * sizeof *idx);
-  size_t ntb = series_order(f, panel, npanels, key, idx);
-
-  char stem[600], paths[4][PATH_LEN];
-  stem_of(g, f, "history", stem, sizeof stem);
-  FILE *files[4];
-  if (open_history_files(env, stem, files, paths, err, errlen)) {
-    free(runs), free(xof), free(panel), free(key), free(idx);
-    return RENDER_FAILED;
-  }
-  history_out o = {.series = files[0],
-                   .band = files[1],
-                   .marks = files[3],
-                   .deltas = malloc((n + 1) * sizeof(double)),
-                   .band_lo = malloc((nruns + 1) * sizeof(double)),
-                   .band_hi = malloc((nruns + 1) * sizeof(double)),
-                   .nruns = nruns};
-  for (size_t r = 0; r <= nruns; r++) o.band_lo[r] = o.band_hi[r] = NAN;
-  const history_row **rows = malloc((n + 1) * sizeof *rows);
-  int *x = malloc((n + 1) * sizeof *x);
-  char panels[4096] = "", ymins[1024] = "", ymaxs[1024] = "", nmarks[1024] = "";
-  size_t longest = 0, i = 0;
-  for (size_t p = 0; p < npanels; p++) {
-    if (p) fputs("\n\n", o.series), fputs("\n\n", o.band), fputs("\n\n", o.marks);
-    size_t a = strlen(panels);
-    snprintf(panels + a, sizeof panels - a, "\"%s%s%s\" ", panel[p]->size_axis, panel[p]->size_axis[0] ? " = " : "",
-             panel[p]->size_label);
-    size_t nseries = 0, marks_before = o.changes;
-    while (i < n && key[idx[i]] / ntb / f->nv == p) {
-      series s = {.r = rows, .x = x, .n = 0, .variant = key[idx[i]] / ntb % f->nv};
-      for (size_t k = key[idx[i]]; i < n && key[idx[i]] == k; i++, s.n++) {
-        rows[s.n] = f->h[idx[i]];
-        x[s.n] = xof[idx[i]];
-      }
-      series_reference(g, &s);
-      o.no_base += !s.has_base;
-      history_series(env, f, &s, nseries == 0, &o);
-      longest = s.n > longest ? s.n : longest;
-      nseries++;
-    }
-    if (!nseries) fprintf(o.series, "1 NaN 0 1\n");
-    panel_band(&o);
-    /* An index needs a row. Far outside the y range, not NaN: gnuplot 5.4 crashes drawing labels
-     * of which none is valid. */
-    if (o.changes == marks_before) fprintf(o.marks, "1 1e30 1 0 \"-\"\n");
-    size_t m = strlen(nmarks);
-    snprintf(nmarks + m, sizeof nmarks - m, "%zu ", o.changes - marks_before);
-    panel_range(&o, ymins, ymaxs, sizeof ymins);
-  }
-  history_labels(files[2], runs, nruns);
-  int bad = close_data(files[0], paths[0], err, errlen) | close_data(files[1], paths[1], err, errlen) |
-      close_data(files[2], paths[2], err, errlen) | close_data(files[3], paths[3], err, errlen);
-  free(runs), free(xof), free(panel), free(key), free(idx), free(rows), free(x), free(o.deltas), free(o.band_lo),
-      free(o.band_hi);
-  if (bad) return RENDER_FAILED;
-
-  if (nruns == 1)
-    note(f, "One run recorded in the history so far: the over-time chart shows a single point per variant.");
-  if (!g->base)
-    note(f,
-         "No baseline for %s among the inputs: the over-time chart shows each benchmark against the "
-         "median of its first %d rows.",
-         g->slug, TREND_WINDOW);
-  else if (o.no_base)
-    note(f,
-         "%zu benchmarks of the history are not in the baseline %s: charted against the median of "
-         "their first %d rows.",
-         o.no_base, g->base->path, TREND_WINDOW);
-  const char *const p4[4] = {paths[0], paths[1], paths[2], paths[3]};
-  return history_chart(env, g, f, stem, p4, panels, ymins, ymaxs, nmarks, npanels, nruns, longest, &o, err, errlen);
 }
 
 int render_charts(const render_env *env, const render_inputs *in, report_model *m, char *err, size_t errlen) {
@@ -945,12 +425,12 @@ int render_charts(const render_env *env, const render_inputs *in, report_model *
       if (f->nh) {
         if (chart_history(env, g, f, err, errlen)) return RENDER_FAILED;
       } else if (in->nhist) {
-        note(f, "No history rows for %s on %s: no over-time chart.", f->name, g->slug);
+        chart_note(f, "No history rows for %s on %s: no over-time chart.", f->name, g->slug);
       }
       if (f->ne) {
         if (chart_ladder(env, g, f, err, errlen) || chart_size(env, g, f, err, errlen)) return RENDER_FAILED;
       } else {
-        note(f, "No run JSON for %s on this GPU among the inputs: the ladder and size charts need one.", f->name);
+        chart_note(f, "No run JSON for %s on this GPU among the inputs: the ladder and size charts need one.", f->name);
       }
     }
   }

@@ -1,0 +1,28 @@
+/* The chart renderer's pieces, among themselves (charts.c: the ladder and size charts and what every chart
+ * shares; chart_history.c: the over-time chart). Not for other code: charts.h is the API. */
+#ifndef PLOTS_CHARTS_INTERNAL_H
+#define PLOTS_CHARTS_INTERNAL_H
+
+#include <stdio.h>
+
+#include "plots/charts.h"
+
+/* gnuplot's -e variables of one chart. */
+typedef struct {
+  char s[16384];
+  size_t len;
+} vars;
+
+void chart_note(family_view *f, const char *fmt, ...);
+void chart_var_str(vars *v, const char *key, const char *value);
+void chart_var_num(vars *v, const char *key, double x);
+void chart_data_str(FILE *f, const char *s);
+void chart_stem_of(const gpu_view *g, const family_view *f, const char *kind, char *buf, size_t len);
+FILE *chart_open_data(const render_env *env, const char *stem, const char *what, char *path, size_t len, char *err,
+                      size_t errlen);
+int chart_close_data(FILE *f, const char *path, char *err, size_t errlen);
+int chart_run_gnuplot(const render_env *env, const char *script, const vars *v, const char *stem, chart *c, char *err,
+                      size_t errlen);
+int chart_history(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen);
+
+#endif
