@@ -1,7 +1,8 @@
 /* The over-time chart (render_charts in charts.c calls it): each benchmark's history against its baseline, the
  * thresholds it was judged with as a band, its change points and creep. */
 #define _GNU_SOURCE
-#include "plots/charts_internal.h"
+#include "plots/chart_history.h"
+#include "plots/gnuplot_files.h"
 
 #include "perf/gate/trend.h"
 

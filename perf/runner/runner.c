@@ -6,7 +6,7 @@
  * The GPU time (real_time) is the event interval. The host time (cpu_time) is
  * the wall time of the run() call on the host: launch cost and any host step. */
 #define _GNU_SOURCE
-#include "perf/runner/runner_internal.h"
+#include "perf/runner/run_state.h"
 
 #include <errno.h>
 #include <math.h>

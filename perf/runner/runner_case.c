@@ -1,6 +1,6 @@
-/* One benchmark case measured: its set-up, self-check, samples and teardown (runner_internal.h). */
+/* One benchmark case measured: its set-up, self-check, samples and teardown (run_state.h). */
 #define _GNU_SOURCE
-#include "perf/runner/runner_internal.h"
+#include "perf/runner/run_state.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
-/* The device's and the host's facts for the run JSON, and the copy and launch probes (runner_internal.h). */
+/* The device's and the host's facts for the run JSON, and the copy and launch probes (run_state.h). */
 #define _GNU_SOURCE
-#include "perf/runner/runner_internal.h"
+#include "perf/runner/run_state.h"
 
 #include <errno.h>
 #include <math.h>

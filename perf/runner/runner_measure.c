@@ -1,6 +1,6 @@
-/* The timing loop: warm-up, then samples until the sampler stops it (runner_internal.h). */
+/* The timing loop: warm-up, then samples until the sampler stops it (run_state.h). */
 #define _GNU_SOURCE
-#include "perf/runner/runner_internal.h"
+#include "perf/runner/run_state.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
-/* The chart renderer's pieces, among themselves (charts.c: the ladder and size charts and what every chart
- * shares; chart_history.c: the over-time chart). Not for other code: charts.h is the API. */
-#ifndef PLOTS_CHARTS_INTERNAL_H
-#define PLOTS_CHARTS_INTERNAL_H
+/* What every chart shares (gnuplot_files.c): gnuplot's -e variables, file names and data files of a chart, and
+ * running gnuplot on a script. For the chart renderer (charts.c, chart_history.c). */
+#ifndef PLOTS_GNUPLOT_FILES_H
+#define PLOTS_GNUPLOT_FILES_H
 
 #include <stdio.h>
 
@@ -23,6 +23,5 @@ FILE *chart_open_data(const render_env *env, const char *stem, const char *what,
 int chart_close_data(FILE *f, const char *path, char *err, size_t errlen);
 int chart_run_gnuplot(const render_env *env, const char *script, const vars *v, const char *stem, chart *c, char *err,
                       size_t errlen);
-int chart_history(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen);
 
 #endif

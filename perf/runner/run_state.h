@@ -1,8 +1,8 @@
-/* The runner's pieces, among themselves (runner.c: flags, selection, contexts and bench_main; runner_measure.c:
- * the timing loop; runner_device.c: device facts and the copy and launch probes; runner_case.c: one benchmark
- * case). Not for other code: bench.h is the API. */
-#ifndef PERF_RUNNER_RUNNER_INTERNAL_H
-#define PERF_RUNNER_RUNNER_INTERNAL_H
+/* The runner's state and what its pieces share (runner.c: flags, selection, contexts and bench_main;
+ * runner_measure.c: the timing loop; runner_device.c: device facts and the copy and launch probes; runner_case.c:
+ * one benchmark case). Not for other code: bench.h is the API. */
+#ifndef PERF_RUNNER_RUN_STATE_H
+#define PERF_RUNNER_RUN_STATE_H
 
 #include <errno.h>
 #include <math.h>
