@@ -188,3 +188,20 @@ cmp -s "$csv" "$work/history.before" ||
 grep -q "all families or none" "$work/job7/summary.md" || { echo "FAIL: summary.md does not say the rows were taken back"; exit 1; }
 [ ! -e "$work/job7/history.saved" ] || { echo "FAIL: the saved copy of the history was left in the artifacts"; exit 1; }
 echo "ok: --history appends all families' rows or none"
+
+# 7. Baselines kept as folders of a file per family (gate migrate --per_family): the main job's report reads them
+#    as it read the files: the same charts, drawn from the same data.
+gate_sh="$work/repo/ci/gate.sh"
+rm -f "$work"/testlogs/kernels/dot/dot_perf_test/test.outputs/verdicts.json
+gate "$work/job8"
+[ "$st" -eq 0 ] || { cat "$work/job8.log"; echo "FAIL: the main job before the baselines were split exited $st"; exit 1; }
+"$gate_bin" migrate --per_family "$work"/repo/baselines/*.json >/dev/null
+ls "$work"/repo/baselines/*.json >/dev/null 2>&1 && { echo "FAIL: migrate --per_family left the files"; exit 1; }
+gate "$work/job9"
+gate_sh="$main_gate_sh"
+[ "$st" -eq 0 ] || { cat "$work/job9.log"; echo "FAIL: the main job with baselines in folders exited $st"; exit 1; }
+(cd "$work/job8/report" && ls; cat data/* 2>/dev/null) >"$work/job8.charts"
+(cd "$work/job9/report" && ls; cat data/* 2>/dev/null) >"$work/job9.charts"
+cmp -s "$work/job8.charts" "$work/job9.charts" ||
+  { echo "FAIL: the report drew other charts or data from baselines in folders"; diff "$work/job8.charts" "$work/job9.charts" | head; exit 1; }
+echo "ok: baselines kept as folders of a file per family: the report draws the same $(ls "$work"/job9/report/*.png | wc -l) charts from the same data"
