@@ -42,17 +42,6 @@ static void usage(const char *msg) {
   exit(RENDER_BAD_INPUT);
 }
 
-static double number_arg(const char *flag, const char *v, double lo, double hi) {
-  char *end;
-  double x = strtod(v, &end);
-  if (end == v || *end || !(x > lo && x < hi)) {
-    char msg[256];
-    snprintf(msg, sizeof msg, "--%s=%s: want a number in (%g, %g)", flag, v, lo, hi);
-    usage(msg);
-  }
-  return x;
-}
-
 /* Paths given to `bazel run` are relative to where the user ran it. */
 static const char *user_path(const char *p, char *buf, size_t len) {
   const char *wd = getenv("BUILD_WORKING_DIRECTORY");
@@ -128,11 +117,16 @@ static int parse_flags(int argc, char **argv, render_options *o) {
   int c;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
-      case 't': o->policy.tolerance = number_arg("tolerance", optarg, 0, 1); break;
+      case 't':
       case 'f':
-        if (add_family_tolerance(&o->policy, optarg, err, sizeof err)) usage(err);
+      case 'k': /* the decision rule's flags, as the gate takes them (POLICY_FLAGS, decide.h) */
+        if (policy_flag(&o->policy,
+                        c == 't'       ? "tolerance"
+                            : c == 'f' ? "family_tolerance"
+                                       : "k_noise",
+                        optarg, err, sizeof err))
+          usage(err);
         break;
-      case 'k': o->policy.k_noise = number_arg("k_noise", optarg, 0, 100); break;
       case 'T': o->title = optarg; break;
       case 's': o->scripts = optarg; break;
       case 'g': o->gnuplot = optarg; break;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "perf/gate/compare.h"
@@ -29,6 +30,32 @@ gate_policy default_policy(void) {
                    .metric = METRIC_TIME,
                    .nfam = 0};
   return p;
+}
+
+int policy_flag(gate_policy *p, const char *name, const char *value, char *err, size_t errlen) {
+  static const struct {
+    const char *name;
+    double lo, hi, scale;
+    size_t offset;
+  } kFlags[] = {
+      {"tolerance", 0, 1, 1, offsetof(gate_policy, tolerance)},
+      {"own_tolerance", 0, 1, 1, offsetof(gate_policy, own_tolerance)},
+      {"k_noise", 0, 100, 1, offsetof(gate_policy, k_noise)},
+      {"alpha", 0, 1, 1, offsetof(gate_policy, alpha)},
+      {"min_delta_us", -1e-9, 1e9, 1e3, offsetof(gate_policy, min_delta_ns)}, /* given in us, kept in ns */
+  };
+  if (strcmp(name, "family_tolerance") == 0) return add_family_tolerance(p, value, err, errlen) ? 1 : 0;
+  for (size_t i = 0; i < sizeof kFlags / sizeof *kFlags; i++) {
+    if (strcmp(name, kFlags[i].name) != 0) continue;
+    double x;
+    if (policy_number(value, kFlags[i].lo, kFlags[i].hi, &x)) {
+      snprintf(err, errlen, "--%s=%s: want a number in (%g, %g)", name, value, kFlags[i].lo, kFlags[i].hi);
+      return 1;
+    }
+    *(double *)((char *)p + kFlags[i].offset) = x * kFlags[i].scale;
+    return 0;
+  }
+  return -1;
 }
 
 int add_family_tolerance(gate_policy *p, const char *spec, char *err, size_t errlen) {

@@ -43,6 +43,10 @@ gate_policy default_policy(void);
 /* A policy flag's value: the whole of v as a number strictly between lo and hi into *x, 0; else 1
  * ("2x", "", "nan" and the bounds themselves are refused). */
 int policy_number(const char *v, double lo, double hi, double *x);
+/* POLICY_FLAGS: a flag that sets the decision rule, with its value, applied to p: tolerance, own_tolerance, k_noise,
+ * alpha, min_delta_us, family_tolerance; the ranges live here alone, for every program that takes these flags (gate,
+ * render, leave_one_gpu_out). 0: applied; 1: a bad value, err naming the flag and the range; -1: not one of them. */
+int policy_flag(gate_policy *p, const char *name, const char *value, char *err, size_t errlen);
 /* Parses "family=fraction" (e.g. "reduce=0.07") into the policy. 0 ok, else a message. */
 int add_family_tolerance(gate_policy *p, const char *spec, char *err, size_t errlen);
 /* A family's tolerance if one was given for it, else own_tolerance (against the GPU's own runs) or

@@ -80,14 +80,11 @@
 
 #include "perf/gate/gate_cli.h"
 
-static double fraction_arg(const char *flag, const char *v, double lo, double hi) {
-  double x;
-  if (policy_number(v, lo, hi, &x)) {
-    char msg[256];
-    snprintf(msg, sizeof msg, "--%s=%s: want a number in (%g, %g)", flag, v, lo, hi);
-    usage(msg);
-  }
-  return x;
+/* The long name of option `c` in opts. */
+static const char *long_name(const struct option *opts, int c) {
+  for (; opts->name; opts++)
+    if (opts->val == c) return opts->name;
+  return "?";
 }
 
 /* Seconds from 0 to hi: "-1", "abc", "0.2s", "inf" or "nan" are refused. */
@@ -159,13 +156,14 @@ static options parse(int argc, char **argv) {
   optind = 2;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (c) {
-      case 't': o.policy.tolerance = fraction_arg("tolerance", optarg, 0, 1); break;
-      case 'T': o.policy.own_tolerance = fraction_arg("own_tolerance", optarg, 0, 1); break;
+      case 't':
+      case 'T':
       case 'f':
-        if (add_family_tolerance(&o.policy, optarg, err, sizeof err)) usage(err);
+      case 'k':
+      case 'a':
+      case 'd': /* the decision rule's flags (POLICY_FLAGS, decide.h) */
+        if (policy_flag(&o.policy, long_name(opts, c), optarg, err, sizeof err)) usage(err);
         break;
-      case 'k': o.policy.k_noise = fraction_arg("k_noise", optarg, 0, 100); break;
-      case 'a': o.policy.alpha = fraction_arg("alpha", optarg, 0, 1); break;
       case 'm':
         if (!strcmp(optarg, "time"))
           o.policy.metric = METRIC_TIME;
@@ -197,7 +195,6 @@ static options parse(int argc, char **argv) {
       case 'Q': o.per_family = 1; break;
       case 'P': o.pairs = integer_arg("pairs", optarg, 1, 20); break;
       case 'U': o.against_uncovered = 1; break;
-      case 'd': o.policy.min_delta_ns = 1e3 * fraction_arg("min_delta_us", optarg, -1e-9, 1e9); break;
       case 'h': print_usage(stdout); exit(EXIT_PASS);
       default: usage("unknown flag");
     }

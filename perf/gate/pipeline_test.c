@@ -188,6 +188,26 @@ START_TEST(decide_threshold_verdict_and_reasons) {
 }
 END_TEST
 
+/* The decision rule's flags are parsed in one place (POLICY_FLAGS): each sets its field, in its unit, within its
+ * range; a bad value names the flag and the range; another flag is not one of them. */
+START_TEST(policy_flags_in_one_place) {
+  gate_policy p = default_policy();
+  char err[256];
+  ck_assert_int_eq(policy_flag(&p, "tolerance", "0.04", err, sizeof err), 0);
+  ck_assert_double_eq(p.tolerance, 0.04);
+  ck_assert_int_eq(policy_flag(&p, "min_delta_us", "0.5", err, sizeof err), 0);
+  ck_assert_double_eq(p.min_delta_ns, 500);
+  ck_assert_int_eq(policy_flag(&p, "k_noise", "2.5", err, sizeof err), 0);
+  ck_assert_double_eq(p.k_noise, 2.5);
+  ck_assert_int_eq(policy_flag(&p, "family_tolerance", "reduce=0.07", err, sizeof err), 0);
+  ck_assert_double_eq(tolerance_for(&p, "reduce/v0/N:1", 0), 0.07);
+  ck_assert_int_eq(policy_flag(&p, "alpha", "1", err, sizeof err), 1);
+  ck_assert_str_eq(err, "--alpha=1: want a number in (0, 1)");
+  ck_assert_int_eq(policy_flag(&p, "k_noise", "nan", err, sizeof err), 1);
+  ck_assert_int_eq(policy_flag(&p, "title", "x", err, sizeof err), -1);
+}
+END_TEST
+
 /* Each verdict says why in words a reader can check against its row (#57): which criterion held or failed, with
  * the figure and the limit, and what the allowed threshold came from. */
 START_TEST(each_verdict_says_why) {
@@ -250,6 +270,7 @@ int main(void) {
   tcase_add_test(tc, adjust_sets_aside_interrupted_contexts_and_takes_the_noise_of_slower_runs);
   tcase_add_test(tc, decide_threshold_verdict_and_reasons);
   tcase_add_test(tc, each_verdict_says_why);
+  tcase_add_test(tc, policy_flags_in_one_place);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

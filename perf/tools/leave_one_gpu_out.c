@@ -118,13 +118,14 @@ int main(int argc, char **argv) {
     switch (o) {
       case 'l': list = 1; break;
       case 'o': own = 1; break;
-      case 'k':
-        if (policy_number(optarg, 0, 100, &policy.k_noise)) { /* as the gate's --k_noise */
-          fprintf(stderr, "leave_one_gpu_out: --k_noise=%s: give a number above 0 and below 100 (the gate's is 3)\n",
-                  optarg);
+      case 'k': { /* as the gate's --k_noise (POLICY_FLAGS, decide.h) */
+        char err[256];
+        if (policy_flag(&policy, "k_noise", optarg, err, sizeof err)) {
+          fprintf(stderr, "leave_one_gpu_out: %s (the gate's is 3)\n", err);
           return 2;
         }
         break;
+      }
       default: fputs(usage, stderr); return 2;
     }
   }

@@ -147,7 +147,8 @@ START_TEST(bad_usage_and_unreadable_baselines_are_exit_2) {
                                       "--k_noise=nan "};
   for (unsigned i = 0; i < sizeof bad_k / sizeof *bad_k; i++) {
     ck_assert_int_eq(loo(at("nvidia-h100-80gb-hbm3.json"), bad_k[i]), 2);
-    ck_assert_msg(strstr(loo_output, "--k_noise=") && strstr(loo_output, "above 0"), "%s: %s", bad_k[i], loo_output);
+    ck_assert_msg(strstr(loo_output, "--k_noise=") && strstr(loo_output, "want a number in (0, 100)"), "%s: %s",
+                  bad_k[i], loo_output);
   }
   ck_assert_int_eq(loo(at("nvidia-h100-80gb-hbm3.json"), "--no_such_flag "), 2);
   ck_assert_msg(strstr(loo_output, "usage: leave_one_gpu_out") != NULL, "%s", loo_output);
