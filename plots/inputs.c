@@ -331,9 +331,7 @@ int load_baseline_file(const char *path, const gate_policy *p, baseline_file *ou
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s", path);
   baseline_place pl;
-  struct stat st;
-  snprintf(pl.path, sizeof pl.path, "%s", path);
-  pl.per_family = stat(path, &st) == 0 && S_ISDIR(st.st_mode); /* a folder of families (baseline_store.h) */
+  baseline_place_of(path, &pl); /* a file, or a folder of families (baseline_store.h) */
   if (baseline_load(&pl, NULL, &out->fig, err, errlen)) return 1;
   /* The history records plain times, so the band is drawn on the time metric. */
   gate_policy time_policy = *p;

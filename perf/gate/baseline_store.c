@@ -32,6 +32,12 @@ int baseline_find(const char *dir, const char *slug, baseline_place *pl) {
   return 0;
 }
 
+void baseline_place_of(const char *path, baseline_place *pl) {
+  struct stat st;
+  snprintf(pl->path, sizeof pl->path, "%s", path);
+  pl->per_family = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* 1 when f has a benchmark of family fam. */
 static int has_family_named(const gate_figures *f, const char *fam) {
   char buf[256];

@@ -23,6 +23,9 @@ typedef struct {
  * new one goes (one file); -1 when that cannot be told (errno: a link loop, no permission), *pl the file. */
 int baseline_find(const char *dir, const char *slug, baseline_place *pl);
 
+/* A baseline named by its path: a file, or a folder of a file per family. */
+void baseline_place_of(const char *path, baseline_place *pl);
+
 /* The baseline at pl into *out: in the folder layout with `families` given (a run: its benchmarks' families),
  * only those families' files (none of them there: no benchmark, families' GPU), else all. 0, or 1 with a reason
  * naming the file. */

@@ -341,12 +341,8 @@ int cmd_bless(options *o) {
   int lock = lock_folder(dir);
   if (lock < 0) return EXIT_BAD_INPUT;
   baseline_place place;
-  int found = baseline_find(dir, merged.gpu.slug, &place);
+  int found = find_baseline_or_die(dir, merged.gpu.slug, &place);
   const char *path = place.path;
-  if (found < 0) {
-    fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", path, strerror(errno));
-    return EXIT_BAD_INPUT;
-  }
   remove_stale_temp(&place);
   gate_figures result = merged;
   if (!found) {

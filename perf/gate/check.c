@@ -321,12 +321,8 @@ int cmd_check(options *o) {
   gate_figures run, base, family_base;
   load_or_die(run_path, &run, 0);
   baseline_place place;
-  int have_baseline = baseline_find(o->baselines, run.gpu.slug, &place);
+  int have_baseline = find_baseline_or_die(o->baselines, run.gpu.slug, &place);
   format_path(base_path, sizeof base_path, "%s", place.path);
-  if (have_baseline < 0) {
-    fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", base_path, strerror(errno));
-    return EXIT_BAD_INPUT;
-  }
   if (!have_baseline && !fallback) return no_baseline(o, out_dir, &run, base_path);
   comparison *c;
   size_t n;

@@ -108,6 +108,13 @@ int file_exists(const char *path) {
   exit(EXIT_BAD_INPUT);
 }
 
+int find_baseline_or_die(const char *dir, const char *slug, baseline_place *pl) {
+  int found = baseline_find(dir, slug, pl);
+  if (found >= 0) return found;
+  fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", pl->path, strerror(errno));
+  exit(EXIT_BAD_INPUT);
+}
+
 size_t count_verdicts(const comparison *c, size_t n, verdict v) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++) k += c[i].v == v;

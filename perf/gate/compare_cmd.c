@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "perf/gate/baseline_store.h"
 #include "perf/gate/gate_cli.h"
@@ -30,14 +29,9 @@ int cmd_compare(options *o) {
    * the run's family alone); --baseline: that file, or that folder of families. */
   baseline_place place = {.per_family = 0};
   if (o->baselines) {
-    if (baseline_find(user_path(o->baselines, b4, sizeof b4), run.gpu.slug, &place) < 0) {
-      fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", place.path, strerror(errno));
-      return EXIT_BAD_INPUT;
-    }
+    find_baseline_or_die(user_path(o->baselines, b4, sizeof b4), run.gpu.slug, &place);
   } else {
-    struct stat st;
-    format_path(place.path, sizeof place.path, "%s", user_path(o->baseline, b1, sizeof b1));
-    place.per_family = stat(place.path, &st) == 0 && S_ISDIR(st.st_mode);
+    baseline_place_of(user_path(o->baseline, b1, sizeof b1), &place);
   }
   const char *base_path = place.path;
   if (baseline_load(&place, &run, &base, err, sizeof err)) {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "perf/gate/baseline_store.h"
 #include "perf/gate/compare.h"
 #include "perf/gate/figures.h"
 
@@ -54,6 +55,8 @@ void load_or_die(const char *path, gate_figures *f, int baseline);
 /* 1 when path exists, 0 when it does not (ENOENT); any other failure to look (a symlink
  * loop, EACCES) exits 2 naming it: an unreadable baseline is not a missing one. */
 int file_exists(const char *path);
+/* baseline_find (baseline_store.h): 1 found, 0 none; exits 2 when it cannot be told (as file_exists). */
+int find_baseline_or_die(const char *dir, const char *slug, baseline_place *pl);
 size_t count_verdicts(const comparison *c, size_t n, verdict v);
 
 /* A slower verdict of c stands only if the re-measure `again` is slower too (then c takes its

@@ -8,8 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sys/stat.h>
-
 #include "perf/gate/baseline_store.h"
 #include "perf/gate/gate_cli.h"
 
@@ -61,13 +59,7 @@ static void uncovered(const gate_figures *f, const char *t, char **bins, int n) 
   }
 }
 
-/* A baseline given by path: a file, or a folder of families (baseline_store.h), read whole; exits 2 saying why. */
-static void place_of(const char *path, baseline_place *pl) {
-  struct stat st;
-  snprintf(pl->path, sizeof pl->path, "%s", path);
-  pl->per_family = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
+/* The baseline at pl read whole; exits 2 saying why. */
 static void load_place_or_die(const baseline_place *pl, gate_figures *f) {
   char err[1024];
   if (baseline_load(pl, NULL, f, err, sizeof err)) {
@@ -81,7 +73,7 @@ int cmd_testbeds(options *o) {
     if (o->nrest < 1) usage("testbeds --uncovered=TESTBED needs BASELINE.json and benchmark binaries");
     gate_figures f;
     baseline_place pl;
-    place_of(o->rest[0], &pl);
+    baseline_place_of(o->rest[0], &pl);
     load_place_or_die(&pl, &f);
     uncovered(&f, o->uncovered_testbed, o->rest + 1, o->nrest - 1);
     free_figures(&f);
@@ -90,7 +82,7 @@ int cmd_testbeds(options *o) {
   if (o->nrest != 1) usage("testbeds needs one BASELINE.json");
   const char *path = o->rest[0];
   baseline_place pl;
-  place_of(path, &pl);
+  baseline_place_of(path, &pl);
   if (!o->label_testbed) {
     gate_figures f;
     load_place_or_die(&pl, &f);
@@ -137,7 +129,7 @@ int cmd_migrate(options *o) {
     free(copy);
     if (lock < 0) return EXIT_BAD_INPUT;
     baseline_place pl, to;
-    place_of(o->rest[i], &pl);
+    baseline_place_of(o->rest[i], &pl);
     gate_figures f;
     load_place_or_die(&pl, &f);
     to = pl;
