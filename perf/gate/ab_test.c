@@ -393,7 +393,7 @@ int main(int argc, char **argv) {
   if (test_setup(argc, argv)) return EXIT_FAILURE;
   Suite *s = suite_create("ab");
   TCase *tc = tcase_create("ab");
-  tcase_set_timeout(tc, 120); /* as gate_cli_test: a loaded machine, never a limit on the gate */
+  tcase_set_timeout(tc, 120); /* as in gate_cli_*_test: a loaded machine, never a limit on the gate */
   tcase_add_test(tc, unchanged_binary_is_not_measured);
   tcase_add_test(tc, same_speed_passes_and_says_what_it_was_compared_with);
   tcase_add_test(tc, a_slowdown_fails_once_confirmed);

@@ -1,6 +1,7 @@
 /* Known-answer tests of the decision's three stages, each on its own, with figures built in memory:
  * reference (which baseline runs), adjust (interrupted contexts, time and noise), decide (threshold,
- * verdict and reasons, the host round trip rule). compare_figures runs them in turn (gate_test). */
+ * verdict and reasons, the host round trip rule). compare_figures runs them in turn (gate_compare_test,
+ * gate_contexts_test, gate_reference_test). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>

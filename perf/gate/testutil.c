@@ -2,6 +2,8 @@
 #include "perf/gate/testutil.h"
 
 #include <check.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +206,99 @@ const char *make_bench(const char *rel, const char *body) {
   ck_assert_int_eq(fclose(f), 0);
   ck_assert_int_eq(chmod(path, 0755), 0);
   return strdup(path);
+}
+
+verdict verdict_of(const comparison *c, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(c[i].name, name)) return c[i].v;
+  ck_abort_msg("no comparison for %s", name);
+  return VERDICT_SAME;
+}
+
+void contexts_around(double mean, double phase, double *out, size_t k) {
+  for (size_t i = 0; i < k; i++) {
+    double u = fmod(phase + 0.6180339887 * (double)i, 1.0); /* in [0, 1) */
+    out[i] = mean * (1 + 0.085 * (u - 0.5));
+  }
+}
+
+void set_launch(const char *file, double first, double each) {
+  json_t *a = json_array();
+  json_array_append_new(a, json_real(first));
+  for (int i = 0; i < 16; i++) json_array_append_new(a, json_real(each + (i % 2 ? 40 : -40)));
+  set_context(file, "launch_ns", a);
+}
+
+void probed_run(const char *file, unsigned seed, double add_ns, double saxpy_ns, double launch) {
+  double med[16];
+  contexts_around(add_ns, 0.05 * seed, med, 16);
+  const fake_bench b[2] = {{"elementwise/add/N:1", add_ns}, {"elementwise/saxpy/N:1", saxpy_ns}};
+  write_run(file, H100, 132, 3000.0, b, 2, seed);
+  set_contexts(file, 0, med, 16);
+  if (launch > 0) set_launch(file, launch, launch - 100);
+}
+
+gate_figures load_ok(const char *file) {
+  gate_figures f;
+  char err[1024];
+  ck_assert_msg(load_run(at(file), &f, err, sizeof err) == 0, "%s", err);
+  return f;
+}
+
+const char *args_bench(const char *rel, const char *run) {
+  char body[4096];
+  FORMAT(body, "echo \"$args\" > \"$out.args\"; cp '%s' \"$out\"\n", run);
+  return make_bench(rel, body);
+}
+
+void write_base_runs(const char *dir, const char *name, unsigned n, unsigned seed) {
+  for (unsigned r = 0; r < n; r++) {
+    char file[128];
+    FORMAT(file, "%s/%s%u.json", dir, name, r);
+    write_run(file, H100, 132, 3000.0, base_set, 3, seed + r);
+  }
+}
+
+pid_t start_gate(const int go[2], char *const *args) {
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    char c;
+    close(go[1]);
+    while (read(go[0], &c, 1) > 0) {
+    }
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    char *argv[16] = {(char *)gate_bin};
+    for (int i = 0; args[i] && i < 14; i++) argv[i + 1] = args[i];
+    execv(gate_bin, argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+int exit_status(pid_t pid) {
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+const char *copy_bench(const char *rel, const char *run, const char *recheck) {
+  char body[4096];
+  FORMAT(body, "if [ -n \"$again\" ]; then cp '%s' \"$out\"; else cp '%s' \"$out\"; fi\n", recheck, run);
+  return make_bench(rel, body);
+}
+
+const char *baseline_dir(const char *rel) {
+  const char *bl = make_dir(rel);
+  gate_figures base;
+  char err[1024], path[1200];
+  make_baseline(&base);
+  FORMAT(path, "%s/nvidia-h100-80gb-hbm3.json", bl);
+  ck_assert_msg(save_baseline(path, &base, err, sizeof err) == 0, "%s", err);
+  free_figures(&base);
+  return bl;
 }
 
 int test_setup(int argc, char **argv) {

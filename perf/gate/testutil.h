@@ -7,7 +7,9 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
+#include "perf/gate/compare.h"
 #include "perf/gate/figures.h"
 
 /* snprintf into an array, failing the test when the text does not fit (a cut path or
@@ -46,6 +48,20 @@ void set_bench(const char *file, size_t index, const char *key, json_t *value);
  * contexts: their medians, ten samples per context near its median, real_time their mean,
  * and context.timing saying k contexts. */
 void set_contexts(const char *file, size_t index, const double *medians, size_t k);
+/* Loads the run file dir/file, failing the test if it cannot. */
+gate_figures load_ok(const char *file);
+/* The verdict of the comparison named `name` among c[0..n); fails the test when there is none. */
+verdict verdict_of(const comparison *c, size_t n, const char *name);
+/* Sixteen context medians of a 7 us kernel around `mean`: offsets spread like an H100's
+ * (about 2.5 % standard deviation), drawn from a low-discrepancy sequence started at `phase`. */
+void contexts_around(double mean, double phase, double *out, size_t k);
+/* context.launch_ns of a run file: `first` in the first context, `each` in the 16 others. */
+void set_launch(const char *file, double first, double each);
+/* A run of add (16 contexts, around `add_ns`) and saxpy (one context) whose launch probe took
+ * `launch` (first context) and `launch - 100` (the others); launch 0: no probe. */
+void probed_run(const char *file, unsigned seed, double add_ns, double saxpy_ns, double launch);
+/* n runs of base_set on H100s, dir/<name>0.json ... (seeds seed, seed + 1, ...: one GPU each). */
+void write_base_runs(const char *dir, const char *name, unsigned n, unsigned seed);
 void expect_error(int rc, const char *err, const char *needle);
 int file_has(const char *path, const char *needle);
 /* Runs `gate ARGS` with its output discarded; returns its exit status. */
@@ -79,6 +95,19 @@ const char *make_bench(const char *rel, const char *body);
   "if [ -n \"$fp\" ]; then [ -f \"$0.fingerprint\" ] || { echo 'stand-in: no fingerprint' >&2; exit 1; }; " \
   "cp \"$0.fingerprint\" \"$fp\"; echo \"fingerprint $filter\" >> \"$0.calls\"; exit 0; fi\n"               \
   "if [ -n \"$again\" ] && [ -z \"$filter\" ]; then echo \"stand-in: an unfiltered re-measure\" >&2; exit 2; fi\n"
+
+/* A stand-in benchmark dir/rel that keeps its command line in "$out.args" and writes the prepared
+ * run file `run` (the first run and the re-measure alike). */
+const char *args_bench(const char *rel, const char *run);
+/* A stand-in benchmark binary dir/rel that writes the prepared run file `run`, or `recheck`
+ * when the gate re-measures (BENCH_ARGS: $again). */
+const char *copy_bench(const char *rel, const char *run, const char *recheck);
+/* A baseline of base_set in dir/rel/nvidia-h100-80gb-hbm3.json; returns dir/rel. */
+const char *baseline_dir(const char *rel);
+/* Starts `gate ARGS...` once go[1] is closed (so that both of a pair start together), output discarded. */
+pid_t start_gate(const int go[2], char *const *args);
+/* Waits for pid; its exit status, or 128 + the signal that ended it. */
+int exit_status(pid_t pid);
 
 /* Sets up dir and gate_bin from main's arguments; 0 when fine. */
 int test_setup(int argc, char **argv);
