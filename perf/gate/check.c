@@ -287,6 +287,7 @@ int cmd_check(options *o) {
   refuse_out_flags(o);
   const char *out_dir = o->out_dir ? o->out_dir : getenv("TEST_UNDECLARED_OUTPUTS_DIR");
   if (!out_dir) out_dir = ".";
+  make_out_dir_or_die(out_dir);
   const char *bench_name = strrchr(o->bench, '/') ? strrchr(o->bench, '/') + 1 : o->bench;
   /* A/B: ci/gate.sh builds the base revision and names its bazel-bin in PERF_AB_BASE: for every benchmark
    * with PERF_AB_ALL=1 (--against=REV, or a testbed with no run in the baselines), else for those the

@@ -19,8 +19,8 @@ void print_usage(FILE *out) {
           "               [--no_recheck] [--against_bench=BASE_BIN [--against=REV] [--pairs=N (2)]]\n"
           "               [-- BENCHMARK FLAGS]\n"
           "      run BIN, compare with DIR/<gpu>.json, re-measure what looks slower; writes the run JSON,\n"
-          "      summary.md and verdicts.json to --out_dir, JUnit XML to $XML_OUTPUT_FILE. The gate sets\n"
-          "      --benchmark_out and --benchmark_out_format: do not give them after --\n"
+          "      summary.md and verdicts.json to --out_dir (made if missing), JUnit XML to $XML_OUTPUT_FILE.\n"
+          "      The gate sets --benchmark_out and --benchmark_out_format: do not give them after --\n"
           "      --warmup=S: S seconds (0..60) of warm-up per benchmark and context (the benchmark's\n"
           "      --benchmark_min_warmup_time: not after --); a family whose kernels' clock settles under\n"
           "      load uses it, and its baseline must be made the same way\n"
@@ -37,7 +37,7 @@ void print_usage(FILE *out) {
           "  gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json\n"
           "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
           "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts (without it they stand,\n"
-          "      noted unconfirmed); --out_dir: write summary.md and verdicts.json there\n"
+          "      noted unconfirmed); --out_dir: write summary.md and verdicts.json there (made if missing)\n"
           "  gate bless   --baselines=DIR [--add [--accept-slower]] [--only=REGEX] RUN.json...\n"
           "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"
           "      (--add: the runs join the baseline's runs of those families instead of replacing them;\n"
@@ -90,6 +90,27 @@ const char *user_path(const char *p, char *buf, size_t len) {
   if (p[0] == '/' || !wd) return p;
   format_path(buf, len, "%s/%s", wd, p);
   return buf;
+}
+
+void make_out_dir_or_die(const char *dir) {
+  if (!*dir) usage("--out_dir= needs a folder");
+  char buf[4096];
+  format_path(buf, sizeof buf, "%s", dir);
+  for (char *p = buf + 1;; p++) {
+    if (*p && *p != '/') continue;
+    char c = *p;
+    *p = '\0';
+    struct stat st;
+    int err = mkdir(buf, 0755) != 0 && errno != EEXIST ? errno : 0;
+    if (!err && stat(buf, &st) != 0) err = errno;
+    if (err || !S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "gate: --out_dir=%s: cannot make the folder: %s: %s; give a folder the gate can write in\n", dir,
+              buf, err ? strerror(err) : "not a folder");
+      exit(EXIT_BAD_INPUT);
+    }
+    if (!c) return;
+    *p = c;
+  }
 }
 
 void load_or_die(const char *path, gate_figures *f, int baseline) {

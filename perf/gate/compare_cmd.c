@@ -21,7 +21,10 @@ static char *bench_name_of(const char *run_path) {
 int cmd_compare(options *o) {
   if ((!o->baseline == !o->baselines) || o->nrest != 1)
     usage("compare needs --baseline=FILE or --baselines=DIR, and one RUN.json");
-  char b1[4096], b2[4096], b3[4096], b4[4096], err[1024] = "";
+  char b1[4096], b2[4096], b3[4096], b4[4096], b5[4096], err[1024] = "";
+  /* Made (or refused) first, as gate check does: not found missing after the run was judged. */
+  const char *out_dir = o->out_dir ? user_path(o->out_dir, b5, sizeof b5) : NULL;
+  if (out_dir) make_out_dir_or_die(out_dir);
   gate_figures base, run, again;
   int have_again = 0;
   load_or_die(user_path(o->rest[0], b2, sizeof b2), &run, 0);
@@ -67,10 +70,9 @@ int cmd_compare(options *o) {
   }
   print_table(stdout, c, n, (const char *const *)notes, &o->policy);
   int unwritten = 0;
-  if (o->out_dir) {
+  if (out_dir) {
     char *bench_name = bench_name_of(o->rest[0]);
-    unwritten =
-        write_reports(o, user_path(o->out_dir, b3, sizeof b3), bench_name, &run, c, n, (const char *const *)notes);
+    unwritten = write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
     free(bench_name);
   }
   free(family_base.b);
@@ -89,7 +91,7 @@ int cmd_compare(options *o) {
   free_figures(&run);
   if (have_again) free_figures(&again);
   if (unwritten) {
-    fprintf(stderr, "gate: %d report(s) could not be written in %s (see above)\n", unwritten, o->out_dir);
+    fprintf(stderr, "gate: %d report(s) could not be written in %s (see above)\n", unwritten, out_dir);
     return EXIT_BAD_INPUT;
   }
   return bad ? EXIT_REGRESSION : EXIT_PASS;

@@ -50,6 +50,9 @@ const char *user_path(const char *p, char *buf, size_t len);
 void format_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* asprintf, or exit 2 when out of memory. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* --out_dir: makes the folder dir and its parents when missing (mkdir -p), or exits 2 naming the flag and
+ * the part of the path that is not a folder or cannot be made; before anything is measured or judged. */
+void make_out_dir_or_die(const char *dir);
 /* Loads a run (baseline == 0) or a baseline, or prints why not and exits 2. */
 void load_or_die(const char *path, gate_figures *f, int baseline);
 /* 1 when path exists, 0 when it does not (ENOENT); any other failure to look (a symlink

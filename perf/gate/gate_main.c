@@ -9,8 +9,9 @@
  *       process, as it was measured first), and fails only on
  *       a confirmed regression. BIN and DIR must exist (else exit 2, before anything runs); a DIR
  *       without this GPU's file passes with a loud warning and writes a candidate baseline
- *       (--strict fails instead). First removes an earlier check's outputs from --out_dir
- *       (default $TEST_UNDECLARED_OUTPUTS_DIR, else .); then writes there the run JSON
+ *       (--strict fails instead). First makes --out_dir if it is missing (mkdir -p; a path that
+ *       cannot be made is exit 2, before anything runs; default $TEST_UNDECLARED_OUTPUTS_DIR, else .)
+ *       and removes an earlier check's outputs from it; then writes there the run JSON
  *       (<bench>.json, kept when the gate fails), <bench>.recheck.json, summary.md and
  *       verdicts.json, and JUnit XML to $XML_OUTPUT_FILE when set. A benchmark that exits 0
  *       without writing its run JSON, or a report that cannot be written, is exit 2. The gate
@@ -32,8 +33,8 @@
  *       baseline of its GPU in DIR; --recheck gives the re-measure gate check wrote beside it
  *       (<bench>.recheck.json), which must confirm a slower verdict as in gate check (without it a
  *       slower verdict stands, noted "not re-measured: unconfirmed"); --out_dir
- *       writes summary.md and verdicts.json there. Re-judges soak rounds offline (ci/soak.sh
- *       --rejudge) after a change to the gate or a baseline.
+ *       writes summary.md and verdicts.json there, made first if missing, as in gate check. Re-judges
+ *       soak rounds offline (ci/soak.sh --rejudge) after a change to the gate or a baseline.
  *   gate bless   --baselines=DIR [--add] [--only=REGEX] RUN.json...
  *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
  *       of their GPU, replacing only the families they measured; with --add the runs join the
