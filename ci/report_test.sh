@@ -96,10 +96,22 @@ slug="$(basename "$(ls "$report"/*-elementwise-ladder.png)" -elementwise-ladder.
 for png in "$report"/*.png; do
   case "$(basename "$png")" in "$slug"-*) ;; *) echo "FAIL: $png is not a chart of the run's GPU ($slug)"; exit 1 ;; esac
 done
+# Exactly (docs/report.md): the ladder and size charts of every family, and the over-time chart of
+# each family the run GPU's history has rows of.
+hist="$repo/baselines/history/$slug.csv"
+with_rows=0
 for d in "$work"/testlogs/kernels/*/*_perf_test; do
   fam="$(basename "$d" _perf_test)"
-  [ -f "$report/$slug-$fam-ladder.png" ] || { echo "FAIL: no ladder chart of $fam"; exit 1; }
+  for kind in ladder size; do
+    [ -f "$report/$slug-$fam-$kind.png" ] || { echo "FAIL: no $kind chart of $fam"; exit 1; }
+  done
+  if [ -f "$hist" ] && grep -q "^[^,]*,[^,]*,[^,]*,$fam/" "$hist"; then
+    with_rows=$((with_rows + 1))
+    [ -f "$report/$slug-$fam-history.png" ] || { echo "FAIL: no over-time chart of $fam, which $hist has rows of"; exit 1; }
+  fi
 done
+[ "$pngs" -eq $((2 * families + with_rows)) ] ||
+  { echo "FAIL: $pngs charts for $families families, $with_rows with history rows: expected $((2 * families + with_rows))"; exit 1; }
 html="$report/index.html"
 grep -q "$run_gpu" "$html" || { echo "FAIL: index.html does not name $run_gpu"; exit 1; }
 grep -q "gate passed\|gate FAILED" "$html" || { echo "FAIL: index.html shows no verdicts"; exit 1; }
@@ -108,7 +120,7 @@ if grep -n -e "$work" -e "$repo" "$html"; then echo "FAIL: index.html shows mach
 head -1 "$work/job/summary.md" | grep -q "^Report: .*, $pngs charts" ||
   { echo "FAIL: summary.md does not name the report: $(head -1 "$work/job/summary.md")"; exit 1; }
 grep -q "^Report: " "$work/step_summary.md" || { echo "FAIL: the step summary lacks the report line"; exit 1; }
-echo "ok: the main job drew $pngs charts of $slug for $families families and index.html; other GPUs left out"
+echo "ok: the main job drew $pngs charts of $slug for $families families ($with_rows with history rows) and index.html; other GPUs left out"
 
 # 2. A report that cannot be drawn is said at the top of summary.md and fails the job.
 : >"$work/step_summary.md"
