@@ -74,7 +74,7 @@ mkdir -p "$artifacts" && touch "$artifacts/.cuda-perf-artifacts" ||
 artifacts="$(cd "$artifacts" && pwd)"
 # Results of an earlier job must not mix with this one's.
 rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log" \
-  "$artifacts/slots.log" "$artifacts/slots.txt" "$artifacts/report.log"
+  "$artifacts/slots.log" "$artifacts/slots.txt" "$artifacts/report.log" "$artifacts/trends.json" "$artifacts/trends.log"
 # CI systems name the commit (e.g. GITHUB_SHA -> PERF_COMMIT); else ask git.
 PERF_COMMIT="${PERF_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
 export PERF_COMMIT
@@ -316,8 +316,14 @@ fi
 # baselines and history of the GPU(s) it ran on. A report that cannot be drawn does not change
 # the gate's verdicts, but it is said at the top of summary.md and fails a job whose tests passed.
 report_status=0
-bash ci/report.sh "$artifacts" --title="Kernel performance at $PERF_COMMIT" 2>&1 | tee "$artifacts/report.log" ||
-  report_status=${PIPESTATUS[0]}
+# The policy the perf tests were given (--test_arg=--family_tolerance=reduce=0.07, ...) is the one the trends and
+# the charts' band are decided with.
+policy=()
+for f in ${bazel_flags[@]+"${bazel_flags[@]}"}; do
+  case "$f" in --test_arg=--tolerance=* | --test_arg=--family_tolerance=* | --test_arg=--k_noise=*) policy+=("${f#--test_arg=}") ;; esac
+done
+bash ci/report.sh "$artifacts" --title="Kernel performance at $PERF_COMMIT" ${policy[@]+"${policy[@]}"} 2>&1 |
+  tee "$artifacts/report.log" || report_status=${PIPESTATUS[0]}
 charts="$(sed -n 's/^render: \([0-9]*\) charts.*/\1/p' "$artifacts/report.log" | tail -1)"
 if [ "$report_status" -ne 0 ]; then
   why="$(grep -E '^(render|report):' "$artifacts/report.log" | tail -1)"

@@ -5,7 +5,7 @@
 #   ci/make-gpu-bundle.sh [OUT_DIR]        # on a Debian 12 machine with network; default .gpu-bundle
 #
 # OUT_DIR gets Debian's packages (bazel-bootstrap 4.2.3 and its data, bazel-rules-java, check,
-# libsubunit-dev, libjansson-dev, libjansson4), a jlink-ed Java runtime (jre.tar.xz), the shared
+# libsubunit-dev, libjansson-dev, libjansson4, python3-yaml), a jlink-ed Java runtime (jre.tar.xz), the shared
 # libraries Bazel's launcher and tools link against (lib.tar.xz), gnuplot with its libraries and a
 # font (gnuplot.tar.xz: the charts and //plots:render_test need it) and run-bazel.sh. On the GPU host:
 #
@@ -28,7 +28,8 @@ fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-packages=(bazel-bootstrap bazel-bootstrap-data bazel-rules-java check libsubunit-dev libjansson-dev libjansson4)
+# python3-yaml: //ci:workflow_test reads the workflows with it (its pure-Python half runs on the host's python3).
+packages=(bazel-bootstrap bazel-bootstrap-data bazel-rules-java check libsubunit-dev libjansson-dev libjansson4 python3-yaml)
 if ! (cd "$work" && apt-get download -qq "${packages[@]}"); then
   $sudo apt-get update -qq
   (cd "$work" && apt-get download -qq "${packages[@]}")
@@ -134,6 +135,7 @@ rc="$root/bundle.bazelrc.$$"
 {
   echo "test --test_env=GNUPLOT=$GNUPLOT"
   echo "test --test_env=PATH=$root/zip/bin:/bin:/usr/bin:/usr/local/bin"
+  echo "test --test_env=PYTHONPATH=$root/usr/lib/python3/dist-packages"
 } >"$rc"
 mv -f "$rc" "$root/bundle.bazelrc"
 exec "$root/usr/bin/bazel-4" --install_base="$root/usr/share/bazel" --trust_install_base \

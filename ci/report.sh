@@ -4,22 +4,29 @@
 # baselines and their history. The renderer leaves out the baselines and history of GPUs
 # this job did not run on, and says so.
 #
-#   ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT]
+#   ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT] [POLICY FLAG...]
 #
-# RENDER names the renderer to run (a command; default: `bazel run //plots:render --`,
-# through $BAZEL if set, so that it sees the environment Bazel was started with, e.g. an
-# offline bundle's GNUPLOT). //ci:report_test runs this script on the tree's real baselines.
-# Exit status: the renderer's (0 drawn, 1 drawing failed, 2 bad input), or 2 on bad usage.
+# First `gate trends --json=ARTIFACTS/trends.json` decides, from the history and the baselines, what the
+# over-time charts show (each row's threshold, each benchmark's reference, change points, creep) under the
+# gate's policy (POLICY FLAG: --tolerance=F, --family_tolerance=FAMILY=F, --k_noise=K, as given to the perf
+# tests); the renderer draws that and decides nothing. GATE and RENDER name the programs (commands; default:
+# `bazel run //perf/gate:gate --` and `bazel run //plots:render --`, through $BAZEL if set, so that they see the
+# environment Bazel was started with, e.g. an offline bundle's GNUPLOT). //ci:report_test runs this script on the
+# tree's real baselines.
+# Exit status: the renderer's (0 drawn, 1 drawing failed, 2 bad input), or 2 on bad usage or when the trends
+# cannot be decided.
 set -euo pipefail
 
 artifacts=""
 baselines=baselines
 title="Kernel performance"
+policy=()
 for a in "$@"; do
   case "$a" in
     --baselines=*) baselines="${a#--baselines=}" ;;
     --title=*) title="${a#--title=}" ;;
-    -*) echo "report: unknown flag $a (usage: ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT])" >&2; exit 2 ;;
+    --tolerance=* | --family_tolerance=* | --k_noise=*) policy+=("$a") ;;
+    -*) echo "report: unknown flag $a (usage: ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT] [--tolerance=F] [--family_tolerance=FAMILY=F] [--k_noise=K])" >&2; exit 2 ;;
     *) [ -z "$artifacts" ] || { echo "report: one ARTIFACTS_DIR, not '$artifacts' and '$a'" >&2; exit 2; }
        artifacts="$a" ;;
   esac
@@ -32,18 +39,34 @@ inputs=()
 for out in "$artifacts"/perf/*_perf_test; do
   for f in "$out"/*_bench.json "$out"/verdicts.json; do [ -f "$f" ] && inputs+=("$f"); done
 done
-for f in "$baselines"/*.json "$baselines"/history/*.csv; do [ -f "$f" ] && inputs+=("$f"); done
+bases=() histories=()
+for f in "$baselines"/*.json; do [ -f "$f" ] && bases+=("$f"); done
 # A baseline kept as a folder of a file per family (baselines/<gpu>/<family>.json, docs/gate.md).
-for f in "$baselines"/*/; do [ -d "$f" ] && [ "$f" != "$baselines/history/" ] && inputs+=("${f%/}"); done
+for f in "$baselines"/*/; do [ -d "$f" ] && [ "$f" != "$baselines/history/" ] && bases+=("${f%/}"); done
+for f in "$baselines"/history/*.csv; do [ -f "$f" ] && histories+=("$f"); done
+inputs+=(${bases[@]+"${bases[@]}"} ${histories[@]+"${histories[@]}"})
 if [ ${#inputs[@]} -eq 0 ]; then
   echo "report: nothing to draw: no perf run under $artifacts/perf/ and no baseline in $baselines" >&2
   exit 2
 fi
 
-if [ -n "${RENDER:-}" ]; then
-  read -r -a render <<<"$RENDER"
-else
-  read -r -a bazel <<<"${BAZEL:-bazel}"
-  render=("${bazel[@]}" run //plots:render --)
+read -r -a bazel <<<"${BAZEL:-bazel}"
+if [ -n "${GATE:-}" ]; then read -r -a gate <<<"$GATE"; else gate=("${bazel[@]}" run //perf/gate:gate --); fi
+if [ -n "${RENDER:-}" ]; then read -r -a render <<<"$RENDER"; else render=("${bazel[@]}" run //plots:render --); fi
+
+# The trends of each history, decided by the gate (the renderer computes no threshold and detects nothing).
+if [ ${#histories[@]} -gt 0 ]; then
+  trends="$artifacts/trends.json"
+  base_flags=()
+  for b in ${bases[@]+"${bases[@]}"}; do base_flags+=("--baseline=$b"); done
+  st=0
+  "${gate[@]}" trends --json="$trends" ${base_flags[@]+"${base_flags[@]}"} ${policy[@]+"${policy[@]}"} \
+    "${histories[@]}" >"$artifacts/trends.log" 2>&1 || st=$?
+  if [ "$st" -ne 0 ]; then
+    cat "$artifacts/trends.log" >&2
+    echo "report: gate trends failed (exit $st), so the over-time charts have nothing to draw: see trends.log" >&2
+    exit 2
+  fi
+  inputs+=("$trends")
 fi
 exec "${render[@]}" --title="$title" "${inputs[@]}" "$artifacts/report"

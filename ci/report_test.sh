@@ -13,6 +13,9 @@
 #   - With --history (in a copy of ci/ and baselines/), the real `gate history` appends the run's rows,
 #     its detected testbed in each, and the report reads the history just written (exit 0).
 #
+#   - The over-time chart's band at the run is the threshold of each verdict, a family's own tolerance included
+#     (ci/band_check.py), decided by the gate (trends.json) and not by the renderer.
+#
 #   report_test.sh GATE_SH RENDER_BIN ARTIFACTS_TAR_GZ GATE_BIN
 set -euo pipefail
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }  # symbolic links kept: runfiles
@@ -22,10 +25,11 @@ work="${TEST_TMPDIR:-$(mktemp -d)}/report_test"
 rm -rf "$work"
 mkdir -p "$work/bin" "$work/testlogs"
 
-# The renderer's help names the gate's default band (tolerance 0.03, 3 x the noise).
-help="$("$render" --help 2>&1)" || true
+# The policy lives in the gate: `gate trends` takes its flags with the gate's defaults, the renderer none (#57).
+help="$("$gate_bin" trends --help 2>&1)" || true
 grep -qF -- '--tolerance=F (0.03)' <<<"$help" && grep -qF -- '--k_noise=K (3)' <<<"$help" ||
-  { echo "FAIL: render --help does not give the gate's defaults (tolerance 0.03, k_noise 3): $help"; exit 1; }
+  { echo "FAIL: gate trends --help does not give the gate's defaults (tolerance 0.03, k_noise 3): $help"; exit 1; }
+if "$render" --tolerance=0.05 x y >/dev/null 2>&1; then echo "FAIL: the renderer takes a policy flag"; exit 1; fi
 
 bases="$(ls "$repo"/baselines/*.json | wc -l)"
 [ "$bases" -ge 2 ] || { echo "FAIL: the tree holds $bases baseline(s); this test is about more GPUs than the run's"; exit 1; }
@@ -56,9 +60,13 @@ case "\$1" in
         exit 0 ;;
   build) exit 0 ;;
   info) case "\$2" in bazel-bin) echo "$work/bazel-bin" ;; *) echo "$work/testlogs" ;; esac ;;
-  run) shift; while [ "\$1" != "--" ]; do shift; done; shift
-       [ -z "\${RENDER_FAILS:-}" ] || { echo "render: gnuplot failed (stand-in)" >&2; exit 1; }
-       exec "$render" "\$@" ;;
+  run) target="\$2"; shift; while [ "\$1" != "--" ]; do shift; done; shift
+       case "\$target" in
+         //perf/gate:gate) exec "$gate_bin" "\$@" ;;
+         //plots:render) [ -z "\${RENDER_FAILS:-}" ] || { echo "render: gnuplot failed (stand-in)" >&2; exit 1; }
+                         exec "$render" "\$@" ;;
+       esac
+       echo "stand-in bazel: unexpected run \$target" >&2; exit 2 ;;
   *) echo "stand-in bazel: unexpected \$*" >&2; exit 2 ;;
 esac
 BAZEL
@@ -172,9 +180,17 @@ rows_before="$(grep -c . "$csv")"
 testbed="$(sed -n 's/^ *"testbed": *"\([^"]*\)".*/\1/p' "$work"/testlogs/kernels/elementwise/elementwise_perf_test/test.outputs/*_bench.json | head -1)"
 [ "${#testbed}" -gt 64 ] || { echo "FAIL: the fixture's testbed '$testbed' is not a long detected name"; exit 1; }
 verdicts="$(cat "$work"/testlogs/kernels/*/*_perf_test/test.outputs/verdicts.json | grep -c '"verdict":')"
+# reduce judged as a team with its own tolerance for it would judge it (7 %): its verdicts re-made by the real gate.
+red="$work/testlogs/kernels/reduce/reduce_perf_test/test.outputs"
+set +e; "$gate_bin" compare --baselines="$work/repo/baselines" --family_tolerance=reduce=0.07 --out_dir="$red" \
+  "$red"/reduce_bench.json >"$work/reduce_compare.log" 2>&1; st=$?; set -e
+[ "$st" -le 1 ] && python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]
+sys.exit(not v or any(abs(e["threshold"] - 0.07) > 1e-9 for e in v if "threshold" in e))' "$red/verdicts.json" ||
+  { cat "$work/reduce_compare.log"; echo "FAIL: gate compare with --family_tolerance=reduce=0.07 (exit $st)"; exit 1; }
 main_gate_sh="$gate_sh"
 gate_sh="$work/repo/ci/gate.sh"  # it works in the folder above its own
-gate "$work/job6" --history
+gate "$work/job6" --history --test_arg=--family_tolerance=reduce=0.07
 gate_sh="$main_gate_sh"
 [ "$st" -eq 0 ] || { cat "$work/job6.log"; echo "FAIL: the main job with --history exited $st"; exit 1; }
 added="$(grep -cF ",$testbed" "$csv" || true)"
@@ -183,6 +199,23 @@ added="$(grep -cF ",$testbed" "$csv" || true)"
 head -1 "$work/job6/summary.md" | grep -q "^Report: " && grep -q "^## Trends on $run_gpu" "$work/job6/summary.md" ||
   { echo "FAIL: the report was not drawn from the history just appended"; head -5 "$work/job6/summary.md"; exit 1; }
 echo "ok: --history appended $added rows (testbed '$testbed') and the report and its Trends read them"
+# The chart's band is the threshold of verdicts.json for every benchmark judged, reduce's 7 % included (#57): the
+# gate decided both, the renderer drew what the gate wrote. The check fails on trends that say otherwise.
+[ -s "$work/job6/trends.json" ] || { echo "FAIL: the main job left no trends.json in its artifacts"; exit 1; }
+python3 "$repo/ci/band_check.py" "$work/job6" || { echo "FAIL: the chart's band is not the verdicts' threshold"; exit 1; }
+cp -R "$work/job6" "$work/job6.tampered"
+python3 - "$work/job6.tampered/trends.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for h in d["histories"]:
+    for s in h["series"]:
+        if s["benchmark"].startswith("reduce/"): s["rows"][-1][1] += 0.01
+json.dump(d, open(sys.argv[1], "w"))
+PY
+if python3 "$repo/ci/band_check.py" "$work/job6.tampered" >/dev/null; then
+  echo "FAIL: band_check passes trends whose thresholds are not the verdicts'"; exit 1
+fi
+echo "ok: the over-time chart's band is the verdicts' threshold for every benchmark judged, reduce's own 7 % included"
 
 # 6. All families' rows or none (#56 D16): a later run (new dates) whose one family cannot be appended (its
 #    verdicts.json missing) leaves the history as it was, exit 5, and says so.

@@ -1,10 +1,11 @@
-/* The over-time chart (render_charts in charts.c calls it): each benchmark's history against its baseline, the
- * thresholds it was judged with as a band, its change points and creep. */
+/* The over-time chart (render_charts in charts.c calls it): each benchmark's history against its reference, the
+ * thresholds it was judged with as a band, its change points and creep, all as `gate trends` decided them
+ * (trends.json, trend_series.h): this file draws and computes none of them. */
 #define _GNU_SOURCE
 #include "plots/chart_history.h"
 #include "plots/gnuplot_files.h"
 
-#include "perf/gate/trend.h"
+#include "perf/gate/trend_series.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -40,23 +41,7 @@ static const char *history_method(const gpu_view *g, const family_view *f) {
   return f->nh ? f->h[f->nh - 1]->l2_flush : "";
 }
 
-/* The newest baseline run of the family: change points after it are new since the last bless. */
-static void blessed_date(const gpu_view *g, family_view *f) {
-  f->blessed[0] = '\0';
-  if (!g->base) return;
-  const gate_figures *fig = &g->base->fig;
-  size_t len = strlen(f->name);
-  for (size_t i = 0; i < fig->n; i++) {
-    const gate_bench *b = &fig->b[i];
-    if (strncmp(b->name, f->name, len) != 0 || b->name[len] != '/') continue;
-    for (size_t r = 0; r < b->nruns; r++)
-      if (b->runs[r].run < fig->nruns && strcmp(fig->runs[b->runs[r].run].date, f->blessed) > 0)
-        snprintf(f->blessed, sizeof f->blessed, "%s", fig->runs[b->runs[r].run].date);
-  }
-}
-
 int chart_history(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen) {
-  blessed_date(g, f);
   const char *method = history_method(g, f);
   size_t other_method = 0;
   const history_row **rows = calloc(f->nh + 1, sizeof *rows);
@@ -88,12 +73,10 @@ int chart_history(const render_env *env, gpu_view *g, family_view *f, char *err,
   return rc;
 }
 
-/* The history chart draws each benchmark's time as its change against the baseline, in %. */
-#define TREND_WINDOW 5      /* rows: the level of creep, and the reference of a benchmark the baseline lacks */
-#define TREND_MAX_ROWS 1000 /* change points are looked for in each benchmark's newest rows (gate trends: all) */
-#define MAX_DRAWN 300       /* points drawn per benchmark; more rows are thinned (the data files keep them all) */
-#define MAX_LABELS 10       /* labelled runs on the x axis (a commit and date are ~80 px wide) */
-#define MAX_MARK_LABELS 12  /* change points of a panel labelled with their step (more: marked only) */
+/* The history chart draws each benchmark's time as its change against its reference, in %. */
+#define MAX_DRAWN 300      /* points drawn per benchmark; more rows are thinned (the data files keep them all) */
+#define MAX_LABELS 10      /* labelled runs on the x axis (a commit and date are ~80 px wide) */
+#define MAX_MARK_LABELS 12 /* change points of a panel labelled with their step (more: marked only) */
 
 /* The rows of the family being charted, for the sort comparators. */
 static const history_row *const *sorting;
@@ -155,10 +138,9 @@ typedef struct {
   const history_row **r;
   const int *x;
   size_t n;
-  size_t variant;        /* index into f->v */
-  double base_ns;        /* the reference: the baseline's time, or the median of the first rows */
-  double base_threshold; /* the gate's threshold against that baseline (0 without one) */
-  int has_base;
+  size_t variant;         /* index into f->v */
+  const trend_series *tr; /* what the gate decided of it: its reference, each row's threshold, change points, creep */
+  const trend_row **thr;  /* per row: its entry in tr->rows */
 } series;
 
 typedef struct {
@@ -192,29 +174,6 @@ static void panel_band(history_out *o) {
   for (size_t x = 0; x <= o->nruns; x++) o->band_lo[x] = o->band_hi[x] = NAN;
 }
 
-/* The baseline's time of a benchmark and the threshold the gate holds it to (max(tolerance,
- * k x baseline noise)); 0 when the baseline has none. */
-static double baseline_ns(const gpu_view *g, const char *name, double *threshold, int *found) {
-  *found = 0;
-  if (!g->base) return 0;
-  for (size_t b = 0; b < g->base->nself; b++)
-    if (!strcmp(g->base->self[b].name, name)) {
-      *found = 1;
-      *threshold = g->base->self[b].threshold;
-      return g->base->self[b].base_ns;
-    }
-  return 0;
-}
-
-/* The threshold the gate applied to a row: recorded, or max(tolerance, k x noise) where the history
- * has no threshold column (files written before it: the row's noise is the within-run spread the
- * gate history records, the nearest the file has to the baseline noise the gate used). */
-static double row_threshold(const render_env *env, const history_row *h, int *computed) {
-  *computed = !isfinite(h->threshold);
-  if (!*computed) return h->threshold;
-  return fmax(tolerance_for(env->policy, h->bench, 0), env->policy->k_noise * h->noise);
-}
-
 /* The rows drawn: all of them up to MAX_DRAWN, else per bucket of runs its lowest and highest
  * delta (spikes stay visible) and every row the gate called slower. keep[i] says which. */
 static void thin(const double *delta, const history_row *const *r, size_t n, char *keep) {
@@ -236,20 +195,17 @@ static void thin(const double *delta, const history_row *const *r, size_t n, cha
 }
 
 /* One benchmark: its line, its band, its change points and creep. */
-static void history_series(const render_env *env, family_view *f, const series *s, int first_in_panel, history_out *o) {
-  double *t = malloc(s->n * sizeof *t), *delta = malloc(s->n * sizeof *delta);
+static void history_series(family_view *f, const series *s, int first_in_panel, history_out *o) {
+  double *delta = malloc(s->n * sizeof *delta);
   char *keep = malloc(s->n);
-  for (size_t i = 0; i < s->n; i++) {
-    t[i] = s->r[i]->median_ns;
-    delta[i] = 100 * (t[i] / s->base_ns - 1);
-  }
+  for (size_t i = 0; i < s->n; i++) delta[i] = 100 * (s->r[i]->median_ns / s->tr->reference_ns - 1);
   thin(delta, s->r, s->n, keep);
   if (!first_in_panel) fputc('\n', o->series); /* a blank line: a new line in the chart */
   for (size_t i = 0; i < s->n; i++) {
-    int computed, slower = !strcmp(s->r[i]->verdict, "slower");
-    double thr = row_threshold(env, s->r[i], &computed);
+    int slower = !strcmp(s->r[i]->verdict, "slower");
+    double thr = s->thr[i]->threshold;
     o->slower += slower;
-    o->computed_band += computed;
+    o->computed_band += !s->thr[i]->recorded;
     o->hi = fmax(o->hi, 100 * thr);
     o->lo = fmin(o->lo, -100 * thr);
     o->deltas[o->ndeltas++] = delta[i];
@@ -260,33 +216,27 @@ static void history_series(const render_env *env, family_view *f, const series *
     fprintf(o->series, "%d %.6g %d %zu\n", s->x[i], delta[i], slower, s->variant + 1);
   }
   for (size_t i = 0; i < s->n; i++) { /* the panel's band: its tightest and widest threshold per run */
-    int computed;
-    double thr = 100 * row_threshold(env, s->r[i], &computed);
+    double thr = 100 * s->thr[i]->threshold;
     o->band_lo[s->x[i]] = isnan(o->band_lo[s->x[i]]) ? thr : fmin(o->band_lo[s->x[i]], thr);
     o->band_hi[s->x[i]] = isnan(o->band_hi[s->x[i]]) ? thr : fmax(o->band_hi[s->x[i]], thr);
   }
-  /* Change points in the newest TREND_MAX_ROWS rows; each marked at the level after it. */
-  size_t from = s->n > TREND_MAX_ROWS ? s->n - TREND_MAX_ROWS : 0;
-  trend_params params = trend_defaults();
-  change_point *c;
-  size_t k = find_change_points(t + from, s->n - from, &params, &c);
-  for (size_t i = 0; i < k; i++) {
-    size_t at = from + c[i].index, end = i + 1 < k ? from + c[i + 1].index : s->n;
-    double level = 100 * (trend_median(t + at, end - at) / s->base_ns - 1);
+  /* Change points, each marked at the level after it. */
+  for (size_t i = 0; i < s->tr->nchanges; i++) {
+    const trend_change *c = &s->tr->changes[i];
+    size_t at = 1;
+    while (at < s->n && s->r[at]->line != c->line) at++;
+    if (at == s->n) continue; /* checked in series_trends: not reached */
     f->cp = realloc(f->cp, (f->ncp + 1) * sizeof *f->cp);
-    f->cp[f->ncp++] = (trend_mark){s->r[at - 1], s->r[at], c[i].step, c[i].p, strcmp(s->r[at]->date, f->blessed) > 0};
-    fprintf(o->marks, "%d %.6g %zu %d \"%+.1f%%\"\n", s->x[at], level, s->variant + 1, c[i].step > 0, 100 * c[i].step);
+    f->cp[f->ncp++] = (trend_mark){s->r[at - 1], s->r[at], c->step, c->p, c->since_bless};
+    fprintf(o->marks, "%d %.6g %zu %d \"%+.1f%%\"\n", s->x[at], 100 * c->level, s->variant + 1, c->step > 0,
+            100 * c->step);
   }
-  o->changes += k;
-  /* Creep beyond what the gate lets through (creep_beyond, the rule `gate trends` applies too). */
-  double level, tol;
-  if (creep_beyond(t, s->n, s->has_base ? s->base_ns : 0, TREND_WINDOW, tolerance_for(env->policy, s->r[0]->bench, 0),
-                   s->base_threshold, &level, &tol)) {
+  o->changes += s->tr->nchanges;
+  if (s->tr->crept) {
     f->creep = realloc(f->creep, (f->ncreep + 1) * sizeof *f->creep);
-    f->creep[f->ncreep++] = (creep_mark){s->r[s->n - 1], level, tol, k, s->has_base};
+    f->creep[f->ncreep++] = (creep_mark){s->r[s->n - 1], s->tr->creep_level, s->tr->creep_allowed, s->tr->nchanges,
+                                         s->tr->against_baseline};
   }
-  free(c);
-  free(t);
   free(delta);
   free(keep);
 }
@@ -347,7 +297,7 @@ static int history_chart(const render_env *env, const gpu_view *g, family_view *
     snprintf(dashed + b, sizeof dashed - b, "%d ", f->v[k].reference);
   }
   snprintf(title, sizeof title, "%s over time on %s (%zu run%s): time against the %s, %%", f->name, g->name, nruns,
-           nruns == 1 ? "" : "s", g->base && o->no_base == 0 ? "baseline" : "reference");
+           nruns == 1 ? "" : "s", g->trends->baseline && o->no_base == 0 ? "baseline" : "reference");
   vars v = {.len = 0};
   chart_var_str(&v, "title", title);
   chart_var_str(&v, "ylabel", "time vs baseline (%, + is slower)");
@@ -374,11 +324,12 @@ static int history_chart(const render_env *env, const gpu_view *g, family_view *
            "panel per problem size; x: the runs in the order recorded, labelled with commit and date. Grey bands: "
            "the thresholds the rows were judged with (%s), dark up to the tightest of the panel's variants, light "
            "up to the widest. Triangles: change points (E-Divisive means over each "
-           "benchmark's newest %d rows). Circled red: %zu row%s the gate called slower.%s",
+           "benchmark's newest %d rows, by gate trends). Circled red: %zu row%s the gate called slower.%s",
            f->name,
            o->no_base ? "baseline (or, where the baseline lacks it, the median of its first rows)" : "baseline", nruns,
            nruns == 1 ? "" : "s",
-           o->computed_band ? "max(tolerance, k × noise) of the row: the history records no threshold" : "as recorded",
+           o->computed_band ? "where the history records none, max(tolerance, k × the row's noise), by gate trends"
+                            : "as recorded",
            TREND_MAX_ROWS, o->slower, o->slower == 1 ? "" : "s",
            o->thinned ? " Drawn thinned: per stretch of runs, each line's lowest and highest point (all rows are in "
                         "the data files)."
@@ -433,14 +384,10 @@ static size_t series_order(const family_view *f, const bench_name **panel, size_
   return ntb ? ntb : 1;
 }
 
-/* A series' reference: the baseline's time, else the median of its first rows. */
-static void series_reference(const gpu_view *g, series *s) {
-  s->base_ns = baseline_ns(g, s->r[0]->bench, &s->base_threshold, &s->has_base);
-  if (s->has_base) return;
-  size_t w = s->n < TREND_WINDOW ? s->n : TREND_WINDOW;
-  double t[TREND_WINDOW];
-  for (size_t k = 0; k < w; k++) t[k] = s->r[k]->median_ns;
-  s->base_ns = trend_median(t, w);
+/* What the gate decided of a series (trends.json): its trend series and each row's entry (build_model checked
+ * that every row has one). */
+static void series_trends(const gpu_view *g, series *s) {
+  for (size_t i = 0; i < s->n; i++) s->thr[i] = trend_row_of(g->trends, s->r[i], &s->tr);
 }
 
 static int open_history_files(const render_env *env, const char *stem, FILE **f, char paths[4][PATH_LEN], char *err,
@@ -482,6 +429,7 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
   for (size_t r = 0; r <= nruns; r++) o.band_lo[r] = o.band_hi[r] = NAN;
   const history_row **rows = malloc((n + 1) * sizeof *rows);
   int *x = malloc((n + 1) * sizeof *x);
+  const trend_row **thr = malloc((n + 1) * sizeof *thr);
   char panels[4096] = "", ymins[1024] = "", ymaxs[1024] = "", nmarks[1024] = "";
   size_t longest = 0, i = 0;
   for (size_t p = 0; p < npanels; p++) {
@@ -491,14 +439,14 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
              panel[p]->size_label);
     size_t nseries = 0, marks_before = o.changes;
     while (i < n && key[idx[i]] / ntb / f->nv == p) {
-      series s = {.r = rows, .x = x, .n = 0, .variant = key[idx[i]] / ntb % f->nv};
+      series s = {.r = rows, .x = x, .thr = thr, .n = 0, .variant = key[idx[i]] / ntb % f->nv};
       for (size_t k = key[idx[i]]; i < n && key[idx[i]] == k; i++, s.n++) {
         rows[s.n] = f->h[idx[i]];
         x[s.n] = xof[idx[i]];
       }
-      series_reference(g, &s);
-      o.no_base += !s.has_base;
-      history_series(env, f, &s, nseries == 0, &o);
+      series_trends(g, &s);
+      o.no_base += !s.tr->against_baseline;
+      history_series(f, &s, nseries == 0, &o);
       longest = s.n > longest ? s.n : longest;
       nseries++;
     }
@@ -514,22 +462,22 @@ static int chart_history_rows(const render_env *env, gpu_view *g, family_view *f
   history_labels(files[2], runs, nruns);
   int bad = chart_close_data(files[0], paths[0], err, errlen) | chart_close_data(files[1], paths[1], err, errlen) |
       chart_close_data(files[2], paths[2], err, errlen) | chart_close_data(files[3], paths[3], err, errlen);
-  free(runs), free(xof), free(panel), free(key), free(idx), free(rows), free(x), free(o.deltas), free(o.band_lo),
-      free(o.band_hi);
+  free(runs), free(xof), free(panel), free(key), free(idx), free(rows), free(x), free(thr), free(o.deltas),
+      free(o.band_lo), free(o.band_hi);
   if (bad) return RENDER_FAILED;
 
   if (nruns == 1)
     chart_note(f, "One run recorded in the history so far: the over-time chart shows a single point per variant.");
-  if (!g->base)
+  if (!g->trends->baseline)
     chart_note(f,
-               "No baseline for %s among the inputs: the over-time chart shows each benchmark against the "
-               "median of its first %d rows.",
-               g->slug, TREND_WINDOW);
+               "No baseline for %s in its trends: the over-time chart shows each benchmark against the "
+               "median of its first %zu rows.",
+               g->slug, g->trends->window);
   else if (o.no_base)
     chart_note(f,
                "%zu benchmarks of the history are not in the baseline %s: charted against the median of "
-               "their first %d rows.",
-               o.no_base, g->base->path, TREND_WINDOW);
+               "their first %zu rows.",
+               o.no_base, g->trends->baseline, g->trends->window);
   const char *const p4[4] = {paths[0], paths[1], paths[2], paths[3]};
   return history_chart(env, g, f, stem, p4, panels, ymins, ymaxs, nmarks, npanels, nruns, longest, &o, err, errlen);
 }

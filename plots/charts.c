@@ -3,8 +3,6 @@
 #include "plots/chart_history.h"
 #include "plots/gnuplot_files.h"
 
-#include "perf/gate/trend.h"
-
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

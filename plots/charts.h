@@ -9,7 +9,6 @@ typedef struct {
   const char *gnuplot; /* program name or path */
   const char *scripts; /* directory holding ladder.gp, size.gp, history.gp, style.gp */
   const char *outdir;
-  const gate_policy *policy; /* tolerance and k_noise: the threshold of history rows that record none */
 } render_env;
 
 /* Renders every chart of the model, filling each family's charts and notes.

@@ -282,6 +282,7 @@ static int history_row_of(const char *path, const history_entry *e, parsed_name 
   char why[512];
   if (parse_name_cached(cache, slots, r->bench, &r->id, why, sizeof why))
     return fail(err, errlen, "%s: line %zu: field benchmark: %s", path, e->line, why);
+  r->line = e->line;
   r->median_ns = e->median_ns;
   r->bytes_per_second = e->bytes_per_second;
   r->noise = e->noise;
@@ -327,17 +328,12 @@ void free_history_file(history_file *h) {
 
 /* ---------- baselines ---------- */
 
-int load_baseline_file(const char *path, const gate_policy *p, baseline_file *out, char *err, size_t errlen) {
+int load_baseline_file(const char *path, baseline_file *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s", path);
   baseline_place pl;
   baseline_place_of(path, &pl); /* a file, or a folder of families (baseline_store.h) */
-  if (baseline_load(&pl, NULL, &out->fig, err, errlen)) return 1;
-  /* The history records plain times, so the band is drawn on the time metric. */
-  gate_policy time_policy = *p;
-  time_policy.metric = METRIC_TIME;
-  out->nself = compare_figures(&out->fig, &out->fig, &time_policy, &out->self);
-  return 0;
+  return baseline_load(&pl, NULL, &out->fig, err, errlen);
 }
 
 /* ---------- dispatch ---------- */
@@ -349,7 +345,7 @@ static int ends_with(const char *s, const char *suffix) {
 
 #define GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof *(arr)), &(arr)[(n)++])
 
-static int load_file(render_inputs *in, const char *path, const gate_policy *p, char *err, size_t errlen) {
+static int load_file(render_inputs *in, const char *path, char *err, size_t errlen) {
   int rc;
   if (ends_with(path, ".csv")) {
     history_file h;
@@ -361,7 +357,8 @@ static int load_file(render_inputs *in, const char *path, const gate_policy *p, 
       return fail(err, errlen, "%s: not valid JSON (line %d, column %d: %s): a truncated file?", path, je.line,
                   je.column, je.text);
     int is_run = json_object_get(root, "context") != NULL, is_verdicts = json_object_get(root, "verdicts") != NULL,
-        is_base = json_object_get(root, "schema_version") != NULL;
+        is_base = json_object_get(root, "schema_version") != NULL,
+        is_trends = json_object_get(root, "trends_version") != NULL;
     json_decref(root);
     if (is_run) {
       run_file r;
@@ -369,13 +366,22 @@ static int load_file(render_inputs *in, const char *path, const gate_policy *p, 
     } else if (is_verdicts) {
       verdicts_file v;
       if ((rc = load_verdicts_file(path, &v, err, errlen)) == 0) *GROW(in->verdicts, in->nverdicts) = v;
+    } else if (is_trends) {
+      trend_history *h;
+      size_t n;
+      if ((rc = trends_read(path, &h, &n, err, errlen)) == 0) {
+        in->trends = realloc(in->trends, (in->ntrends + n + 1) * sizeof *in->trends);
+        memcpy(in->trends + in->ntrends, h, n * sizeof *h);
+        in->ntrends += n;
+        free(h);
+      }
     } else if (is_base) {
       baseline_file b;
-      if ((rc = load_baseline_file(path, p, &b, err, errlen)) == 0) *GROW(in->bases, in->nbases) = b;
+      if ((rc = load_baseline_file(path, &b, err, errlen)) == 0) *GROW(in->bases, in->nbases) = b;
     } else {
       return fail(err, errlen,
                   "%s: not a run of the benchmark runner (no field context), a verdicts file (no field "
-                  "verdicts) or a baseline (no field schema_version)",
+                  "verdicts), a baseline (no field schema_version) or trends (no field trends_version)",
                   path);
     }
   } else {
@@ -391,7 +397,7 @@ static int load_file(render_inputs *in, const char *path, const gate_policy *p, 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The .json and .csv files directly in `dir`, sorted; returns how many were loaded, -1 on error. */
-static int load_dir(render_inputs *in, const char *dir, const gate_policy *p, char *err, size_t errlen) {
+static int load_dir(render_inputs *in, const char *dir, char *err, size_t errlen) {
   DIR *d = opendir(dir);
   if (!d) {
     fail(err, errlen, "%s: cannot read the directory: %s", dir, strerror(errno));
@@ -414,7 +420,7 @@ static int load_dir(render_inputs *in, const char *dir, const gate_policy *p, ch
   for (size_t i = 0; i < n; i++) {
     char path[PATH_LEN];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    if (!rc && load_file(in, path, p, err, errlen)) rc = -1;
+    if (!rc && load_file(in, path, err, errlen)) rc = -1;
     free(names[i]);
   }
   free(names);
@@ -448,16 +454,16 @@ static int is_baseline_folder(const char *given) {
   return yes;
 }
 
-static int load_baseline_folder(render_inputs *in, const char *dir, const gate_policy *p, char *err, size_t errlen) {
+static int load_baseline_folder(render_inputs *in, const char *dir, char *err, size_t errlen) {
   baseline_file b;
-  if (load_baseline_file(dir, p, &b, err, errlen)) return 1;
+  if (load_baseline_file(dir, &b, err, errlen)) return 1;
   *GROW(in->bases, in->nbases) = b;
   snprintf(*GROW(in->given, in->ngiven), PATH_LEN, "%s", dir);
   return 0;
 }
 
 /* The baselines' folders of families directly in dir (baselines/<gpu>/), in name order; how many, -1 on error. */
-static int load_baseline_folders(render_inputs *in, const char *dir, const gate_policy *p, char *err, size_t errlen) {
+static int load_baseline_folders(render_inputs *in, const char *dir, char *err, size_t errlen) {
   DIR *d = opendir(dir);
   if (!d) return 0;
   char **names = NULL;
@@ -474,27 +480,27 @@ static int load_baseline_folders(render_inputs *in, const char *dir, const gate_
   if (n) qsort(names, n, sizeof *names, by_name);
   int rc = 0;
   for (size_t i = 0; i < n; i++) {
-    if (!rc && load_baseline_folder(in, names[i], p, err, errlen)) rc = -1;
+    if (!rc && load_baseline_folder(in, names[i], err, errlen)) rc = -1;
     free(names[i]);
   }
   free(names);
   return rc ? -1 : (int)n;
 }
 
-int load_input(render_inputs *in, const char *path, const gate_policy *p, char *err, size_t errlen) {
+int load_input(render_inputs *in, const char *path, char *err, size_t errlen) {
   struct stat st;
   if (stat(path, &st) != 0) return fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-  if (!S_ISDIR(st.st_mode)) return load_file(in, path, p, err, errlen);
-  if (is_baseline_folder(path)) return load_baseline_folder(in, path, p, err, errlen);
-  int n = load_dir(in, path, p, err, errlen);
+  if (!S_ISDIR(st.st_mode)) return load_file(in, path, err, errlen);
+  if (is_baseline_folder(path)) return load_baseline_folder(in, path, err, errlen);
+  int n = load_dir(in, path, err, errlen);
   if (n < 0) return 1;
-  int folders = load_baseline_folders(in, path, p, err, errlen);
+  int folders = load_baseline_folders(in, path, err, errlen);
   if (folders < 0) return 1;
   n += folders;
   char sub[PATH_LEN];
   snprintf(sub, sizeof sub, "%s/history", path);
   if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
-    int m = load_dir(in, sub, p, err, errlen);
+    int m = load_dir(in, sub, err, errlen);
     if (m < 0) return 1;
     n += m;
   }
@@ -509,10 +515,8 @@ void free_inputs(render_inputs *in) {
   }
   for (size_t i = 0; i < in->nverdicts; i++) free(in->verdicts[i].v);
   for (size_t i = 0; i < in->nhist; i++) free_history_file(&in->hist[i]);
-  for (size_t i = 0; i < in->nbases; i++) {
-    free(in->bases[i].self);
-    free_figures(&in->bases[i].fig);
-  }
+  for (size_t i = 0; i < in->nbases; i++) free_figures(&in->bases[i].fig);
+  trends_free(in->trends, in->ntrends);
   free(in->runs);
   free(in->verdicts);
   free(in->hist);

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "perf/gate/compare.h"
 #include "perf/gate/figures.h"
+#include "perf/gate/trends_file.h"
 
 enum { RENDER_OK = 0, RENDER_FAILED = 1, RENDER_BAD_INPUT = 2 };
 
@@ -72,6 +72,7 @@ typedef struct {
 } verdicts_file;
 
 typedef struct {
+  size_t line; /* in the history file (from 1: the header): the trends name rows by it */
   char date[64], commit[64], gpu[256], bench[256];
   bench_name id;
   double median_ns, bytes_per_second, noise;
@@ -91,14 +92,11 @@ typedef struct {
   size_t ntestbeds;
 } history_file;
 
-/* A baseline and, per benchmark, what the gate allows: the median of its run
- * medians and the threshold max(tolerance, k_noise x noise), computed by the
- * gate's own code (compare_figures of the baseline with itself). */
+/* A baseline: the report names it and charts each family's rows of its L2 flush method (what the gate
+ * allows of each benchmark is in the trends, decided by `gate trends`). */
 typedef struct {
   char path[PATH_LEN];
   gate_figures fig;
-  comparison *self;
-  size_t nself;
 } baseline_file;
 
 typedef struct {
@@ -110,6 +108,8 @@ typedef struct {
   size_t nhist;
   baseline_file *bases;
   size_t nbases;
+  trend_history *trends; /* what `gate trends --json` decided of each history: the over-time charts draw it */
+  size_t ntrends;
   char (*given)[PATH_LEN]; /* every file read, for the report */
   size_t ngiven;
 } render_inputs;
@@ -120,13 +120,14 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
  * out, said on stderr, and the rows before it are read (history_table_load_to_cut). */
 int load_history_file(const char *path, history_file *out, char *err, size_t errlen);
 void free_history_file(history_file *h);
-int load_baseline_file(const char *path, const gate_policy *p, baseline_file *out, char *err, size_t errlen);
+int load_baseline_file(const char *path, baseline_file *out, char *err, size_t errlen);
 
 /* Reads one input: a .csv is a history; a .json is told apart by its fields
- * (context: run, verdicts: verdicts, schema_version: baseline); a directory
+ * (context: run, verdicts: verdicts, schema_version: baseline, trends_version: the
+ * trends of `gate trends --json`); a directory
  * gives its *.json and *.csv and those in its history/ (*.candidate.json,
  * written by the gate for a missing baseline, is skipped). */
-int load_input(render_inputs *in, const char *path, const gate_policy *p, char *err, size_t errlen);
+int load_input(render_inputs *in, const char *path, char *err, size_t errlen);
 void free_inputs(render_inputs *in);
 
 #endif

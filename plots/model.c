@@ -1,5 +1,7 @@
 #include "plots/model.h"
 
+#include "perf/gate/fail.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +73,62 @@ static gpu_view *find_gpu(report_model *m, const char *slug) {
   for (size_t i = 0; i < m->ng; i++)
     if (!strcmp(m->g[i].slug, slug)) return &m->g[i];
   return NULL;
+}
+
+const trend_row *trend_row_of(const trend_history *h, const history_row *r, const trend_series **series) {
+  for (size_t i = 0; h && i < h->n; i++) {
+    const trend_series *s = &h->s[i];
+    if (strcmp(s->bench, r->bench) || strcmp(s->l2_flush, r->l2_flush) || strcmp(s->testbed, r->testbed)) continue;
+    size_t lo = 0, hi = s->nrows; /* rows in file order */
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (s->rows[mid].line < r->line)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == s->nrows || s->rows[lo].line != r->line) return NULL;
+    if (series) *series = s;
+    return &s->rows[lo];
+  }
+  return NULL;
+}
+
+/* Each GPU with history rows takes the trends `gate trends --json` wrote of its history: the over-time chart draws
+ * what the gate decided (band, reference, change points, creep) and decides nothing itself. */
+static int attach_trends(const render_inputs *in, report_model *m, char *err, size_t errlen) {
+  for (size_t i = 0; i < m->ng; i++) {
+    gpu_view *g = &m->g[i];
+    size_t rows = 0;
+    for (size_t k = 0; k < g->nf; k++) rows += g->f[k].nh;
+    for (size_t t = 0; t < in->ntrends; t++) {
+      if (strcmp(in->trends[t].gpu, g->slug)) continue;
+      if (g->trends)
+        return fail(err, errlen,
+                    "the trends of %s are given twice (%s and %s, both from `gate trends --json`): give one file "
+                    "per history",
+                    g->slug, g->trends->history, in->trends[t].history);
+      g->trends = &in->trends[t];
+    }
+    if (rows && !g->trends)
+      return fail(err, errlen,
+                  "history rows of %s are given, but not its trends: run `gate trends --json=trends.json "
+                  "--baseline=BASELINE HISTORY.csv` (ci/report.sh does) and give trends.json too",
+                  g->slug);
+    /* Every row charted has its place in them: trends written from another history (or before rows were
+     * appended) are refused, never drawn from a guess. */
+    for (size_t k = 0; k < g->nf; k++)
+      for (size_t r = 0; r < g->f[k].nh; r++) {
+        const history_row *row = g->f[k].h[r];
+        if (!trend_row_of(g->trends, row, NULL))
+          return fail(err, errlen,
+                      "the trends of %s (%s, from %s) hold no row of %s [l2_flush %s]%s%s at line %zu of the "
+                      "history: they were written from another history; run `gate trends --json` on this one again",
+                      g->slug, g->trends->history, g->trends->history, row->bench, row->l2_flush,
+                      row->testbed[0] ? " @" : "", row->testbed, row->line);
+      }
+  }
+  return 0;
 }
 
 /* Notes a GPU whose baseline or history was given but is left out of the report. */
@@ -154,7 +212,7 @@ int build_model(const render_inputs *in, report_model *m, char *err, size_t errl
       for (size_t h = 0; h < f->nh; h++) add_variant(f, f->h[h]->id.variant, 0);
     }
   }
-  if (attach_verdicts(in, m, err, errlen)) {
+  if (attach_verdicts(in, m, err, errlen) || attach_trends(in, m, err, errlen)) {
     free_model(m);
     return 1;
   }

@@ -25,7 +25,7 @@ typedef struct {
   int reference;
 } variant_info;
 
-/* A change point in one benchmark's history (found by plots/charts.c with perf/gate/trend.h). */
+/* A change point in one benchmark's history (decided by `gate trends`: trend_series.h). */
 typedef struct {
   const history_row *before, *after; /* the rows on either side of the step */
   double step, p;                    /* time after / time before - 1, and the permutation test's p */
@@ -57,13 +57,13 @@ typedef struct {
   size_t ncp;
   creep_mark *creep;
   size_t ncreep;
-  char blessed[64]; /* the date of the newest baseline run of this family; "" without a baseline */
 } family_view;
 
 typedef struct {
   char slug[256], name[256];
-  const run_file *run;       /* the latest run on this GPU (context for the report), or NULL */
-  const baseline_file *base; /* its baseline, or NULL */
+  const run_file *run;         /* the latest run on this GPU (context for the report), or NULL */
+  const baseline_file *base;   /* its baseline, or NULL */
+  const trend_history *trends; /* what `gate trends` decided of its history; NULL when it has none */
   family_view *f;
   size_t nf;
   const verdicts_file **verdicts; /* the gate's verdicts for this GPU's latest runs */
@@ -76,7 +76,10 @@ typedef struct {
   char left_out[1024]; /* GPUs whose baseline or history was given but left out (no run of them), "a, b" */
 } report_model;
 
-/* 0 ok; else a message (e.g. verdicts that cannot be tied to one GPU). */
+/* A history row's entry in the trends (its threshold) and its series (*series, when given); NULL when the trends
+ * do not hold it (build_model refuses such inputs, so the charts always find it). */
+const trend_row *trend_row_of(const trend_history *h, const history_row *r, const trend_series **series);
+/* 0 ok; else a message (e.g. verdicts that cannot be tied to one GPU, history without its trends). */
 int build_model(const render_inputs *in, report_model *m, char *err, size_t errlen);
 void free_model(report_model *m);
 

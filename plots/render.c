@@ -27,18 +27,16 @@
 
 static void usage(const char *msg) {
   if (msg) fprintf(stderr, "render: %s\n", msg);
-  gate_policy defaults = default_policy(); /* the gate's: the help says what the band is drawn with */
   fprintf(stderr,
           "usage: render [FLAGS] INPUT... OUTDIR\n"
           "  INPUT  run JSON (benchmark runner), verdicts.json (gate check), baseline JSON (baselines/<gpu>.json),\n"
-          "         history CSV (baselines/history/<gpu>.csv), or a directory of them (e.g. baselines/)\n"
+          "         history CSV (baselines/history/<gpu>.csv) with the trends `gate trends --json` wrote of it\n"
+          "         (trends.json: the band, change points and creep are the gate's), or a directory of them\n"
           "  OUTDIR created if needed; gets <gpu>-<family>-{history,ladder,size}.{png,svg}, data/ and index.html\n"
-          "FLAGS (the band of the over-time chart; use the gate's own policy):\n"
-          "  --tolerance=F (%g)  --family_tolerance=FAMILY=F (repeatable)  --k_noise=K (%g)\n"
+          "FLAGS:\n"
           "  --title=TEXT          title of index.html\n"
           "  --scripts=DIR         where ladder.gp, size.gp, history.gp are (default: the runfiles, then ./plots)\n"
-          "  --gnuplot=PROGRAM     (default: $GNUPLOT, else gnuplot on PATH)\n",
-          defaults.tolerance, defaults.k_noise);
+          "  --gnuplot=PROGRAM     (default: $GNUPLOT, else gnuplot on PATH)\n");
   exit(RENDER_BAD_INPUT);
 }
 
@@ -95,38 +93,22 @@ static int make_dirs(const char *path) {
 }
 
 typedef struct {
-  gate_policy policy;
   const char *title, *scripts, *gnuplot;
 } render_options;
 
 /* The flags; returns the index of the first INPUT (the last argument is OUTDIR). */
 static int parse_flags(int argc, char **argv, render_options *o) {
-  o->policy = default_policy();
   o->title = "CUDA kernel performance report";
   o->scripts = NULL;
   o->gnuplot = getenv("GNUPLOT") ? getenv("GNUPLOT") : "gnuplot";
-  static const struct option opts[] = {{"tolerance", required_argument, 0, 't'},
-                                       {"family_tolerance", required_argument, 0, 'f'},
-                                       {"k_noise", required_argument, 0, 'k'},
-                                       {"title", required_argument, 0, 'T'},
+  static const struct option opts[] = {{"title", required_argument, 0, 'T'},
                                        {"scripts", required_argument, 0, 's'},
                                        {"gnuplot", required_argument, 0, 'g'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  char err[2048];
   int c;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
-      case 't':
-      case 'f':
-      case 'k': /* the decision rule's flags, as the gate takes them (POLICY_FLAGS, decide.h) */
-        if (policy_flag(&o->policy,
-                        c == 't'       ? "tolerance"
-                            : c == 'f' ? "family_tolerance"
-                                       : "k_noise",
-                        optarg, err, sizeof err))
-          usage(err);
-        break;
       case 'T': o->title = optarg; break;
       case 's': o->scripts = optarg; break;
       case 'g': o->gnuplot = optarg; break;
@@ -166,7 +148,7 @@ int main(int argc, char **argv) {
   char err[2048], buf[PATH_LEN];
   render_inputs in = {0};
   for (int i = first; i < argc - 1; i++) {
-    if (load_input(&in, user_path(argv[i], buf, sizeof buf), &o.policy, err, sizeof err)) {
+    if (load_input(&in, user_path(argv[i], buf, sizeof buf), err, sizeof err)) {
       fprintf(stderr, "render: %s\n", err);
       return RENDER_BAD_INPUT;
     }
@@ -191,7 +173,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "render: cannot create %s: %s\n", outdir, strerror(errno));
     return RENDER_FAILED;
   }
-  render_env env = {o.gnuplot, script_dir, outdir, &o.policy};
+  render_env env = {o.gnuplot, script_dir, outdir};
   rc = render_charts(&env, &in, &m, err, sizeof err);
   if (rc == RENDER_OK) rc = write_html(outdir, o.title, &in, &m, err, sizeof err);
   if (rc == RENDER_OK) rc = write_trends_text(outdir, &m, err, sizeof err);

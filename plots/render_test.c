@@ -24,7 +24,7 @@
 #define FIX "plots/testdata"
 #define SLUG "test-fixture-gpu"
 
-static const char *render_bin;
+static const char *render_bin, *gate_bin;
 static char tmp[1024], full_out[1200], full_err[1200];
 static int full_rc;
 
@@ -37,6 +37,34 @@ static int run_render(const char *args, const char *errfile) {
   snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>'%s'", render_bin, args, errfile);
   int st = system(cmd);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `gate trends --json` of a history (with its baseline, or NULL), as ci/report.sh runs it before the renderer: what
+ * the over-time chart draws. The trends file's path, quoted for a command line; NULL when the gate failed. */
+static const char *trends_of(const char *name, const char *baseline, const char *history) {
+  static char quoted[4][1400];
+  static int next;
+  char path[1300], cmd[8192];
+  snprintf(path, sizeof path, "%s/%s.trends.json", tmp, name);
+  snprintf(cmd, sizeof cmd, "'%s' trends --json='%s' %s%s%s '%s' >/dev/null", gate_bin, path,
+           baseline ? "--baseline='" : "", baseline ? baseline : "", baseline ? "'" : "", history);
+  if (system(cmd) != 0) return NULL;
+  char *q = quoted[next++ % 4];
+  snprintf(q, 1400, "'%s'", path);
+  return q;
+}
+
+/* Where trends_of(name, ...) wrote its file. */
+static const char *trends_file(const char *name) {
+  static char path[1300];
+  snprintf(path, sizeof path, "%s/%s.trends.json", tmp, name);
+  return path;
+}
+
+static const char *trends_ok(const char *name, const char *baseline, const char *history) {
+  const char *t = trends_of(name, baseline, history);
+  ck_assert_msg(t != NULL, "gate trends failed on %s", history);
+  return t;
 }
 
 static char *slurp(const char *path, size_t *len) {
@@ -186,10 +214,9 @@ static const bad_input kBad[] = {
 START_TEST(bad_inputs_are_refused_by_name) {
   for (size_t i = 0; i < sizeof kBad / sizeof *kBad; i++) {
     render_inputs in = {0};
-    gate_policy p = default_policy();
     char path[512], err[2048];
     snprintf(path, sizeof path, FIX "/bad/%s", kBad[i].file);
-    ck_assert_msg(load_input(&in, path, &p, err, sizeof err) != 0, "%s accepted", path);
+    ck_assert_msg(load_input(&in, path, err, sizeof err) != 0, "%s accepted", path);
     ck_assert_msg(strstr(err, path) != NULL, "message '%s' does not name %s", err, path);
     ck_assert_msg(strstr(err, kBad[i].says) != NULL, "message '%s' does not say '%s'", err, kBad[i].says);
     ck_assert_uint_eq(in.nruns + in.nhist + in.nverdicts + in.nbases, 0);
@@ -246,10 +273,9 @@ START_TEST(a_baseline_folder_of_families_is_one_baseline) {
   baseline_place pl = {.per_family = 1};
   snprintf(pl.path, sizeof pl.path, "%s/test-fixture-gpu", dir);
   ck_assert_msg(baseline_save(&pl, &f, err, sizeof err) == 0, "%s", err);
-  gate_policy p = default_policy();
   for (int alone = 0; alone < 2; alone++) {
     render_inputs in = {0};
-    ck_assert_msg(load_input(&in, alone ? pl.path : dir, &p, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(load_input(&in, alone ? pl.path : dir, err, sizeof err) == 0, "%s", err);
     ck_assert_uint_eq(in.nbases, 1);
     ck_assert_uint_eq(in.bases[0].fig.n, f.n);
     ck_assert_uint_eq(in.bases[0].fig.nruns, f.nruns);
@@ -262,10 +288,11 @@ END_TEST
 
 START_TEST(model_groups_by_gpu_and_family) {
   render_inputs in = {0};
-  gate_policy p = default_policy();
   char err[2048];
-  ck_assert_msg(load_input(&in, FIX "/runs", &p, err, sizeof err) == 0, "%s", err);
-  ck_assert_msg(load_input(&in, FIX "/baselines", &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_input(&in, FIX "/runs", err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_input(&in, FIX "/baselines", err, sizeof err) == 0, "%s", err);
+  trends_ok("model", FIX "/baselines/" SLUG ".json", FIX "/baselines/history/" SLUG ".csv");
+  ck_assert_msg(load_input(&in, trends_file("model"), err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(in.nruns, 3);
   ck_assert_uint_eq(in.nhist, 1);
   ck_assert_uint_eq(in.nbases, 1);
@@ -324,11 +351,10 @@ START_TEST(verdicts_go_to_the_gpu_they_name) {
   char other[1200];
   mock_copy("runs/elementwise.json", "two/other_gpu.json", 0, other, sizeof other);
   render_inputs in = {0};
-  gate_policy p = default_policy();
   char err[2048];
-  ck_assert_msg(load_input(&in, FIX "/runs/elementwise.json", &p, err, sizeof err) == 0, "%s", err);
-  ck_assert_msg(load_input(&in, other, &p, err, sizeof err) == 0, "%s", err);
-  ck_assert_msg(load_input(&in, FIX "/verdicts.json", &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_input(&in, FIX "/runs/elementwise.json", err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_input(&in, other, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(load_input(&in, FIX "/verdicts.json", err, sizeof err) == 0, "%s", err);
   report_model m;
   ck_assert_msg(build_model(&in, &m, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(m.ng, 2);
@@ -379,7 +405,8 @@ START_TEST(other_gpus_baselines_are_left_out) {
   char args[4096], errfile[1200], out[1200];
   snprintf(errfile, sizeof errfile, "%s/allbases.err", tmp);
   snprintf(out, sizeof out, "%s/allbases_out", tmp);
-  snprintf(args, sizeof args, FIX "/runs " FIX "/verdicts.json '%s/allbases' '%s'", tmp, out);
+  snprintf(args, sizeof args, FIX "/runs " FIX "/verdicts.json '%s/allbases' %s '%s'", tmp,
+           trends_ok("allbases", FIX "/baselines/" SLUG ".json", FIX "/baselines/history/" SLUG ".csv"), out);
   ck_assert_int_eq(run_render(args, errfile), 0);
   ck_assert_int_eq(count_files(out, ".png"), 9);
   ck_assert_int_eq(count_files(out, "-history.png"), 3);
@@ -461,7 +488,7 @@ static void render_history(const char *name, const char *path, char out[1300]) {
   char errfile[1300], args[4096];
   snprintf(out, 1300, "%s/%s_out", tmp, name);
   snprintf(errfile, sizeof errfile, "%s/%s.err", tmp, name);
-  snprintf(args, sizeof args, "'%s' '%s'", path, out);
+  snprintf(args, sizeof args, "'%s' %s '%s'", path, trends_ok(name, NULL, path), out);
   ck_assert_int_eq(run_render(args, errfile), 0);
 }
 
@@ -813,7 +840,8 @@ START_TEST(history_alone_draws_history_only) {
   char args[4096], errfile[1200], out[1200];
   snprintf(errfile, sizeof errfile, "%s/hist.err", tmp);
   snprintf(out, sizeof out, "%s/hist_out", tmp);
-  snprintf(args, sizeof args, FIX "/baselines/history/" SLUG ".csv '%s'", out);
+  snprintf(args, sizeof args, FIX "/baselines/history/" SLUG ".csv %s '%s'",
+           trends_ok("hist", NULL, FIX "/baselines/history/" SLUG ".csv"), out);
   ck_assert_int_eq(run_render(args, errfile), 0);
   ck_assert_int_eq(count_files(out, "-history.png"), 3);
   ck_assert_int_eq(count_files(out, "-ladder.png"), 0);
@@ -825,6 +853,38 @@ START_TEST(history_alone_draws_history_only) {
   /* Without a run JSON the FLOPs per call are unknown: matmul is charted in GB/s. */
   ck_assert(strstr(html, "matmul <small>(GB/s)</small>") != NULL);
   free(html);
+}
+END_TEST
+
+/* The renderer decides nothing about a history: without the trends `gate trends --json` wrote of it, or with trends
+ * written from another history (rows appended since), it refuses the input, naming the fix, and draws nothing. */
+START_TEST(history_needs_the_gates_trends) {
+  char args[4096], errfile[1200], out[1200], dir[1200], path[1400], cmd[8192];
+  snprintf(errfile, sizeof errfile, "%s/notrends.err", tmp);
+  snprintf(out, sizeof out, "%s/notrends_out", tmp);
+  snprintf(args, sizeof args, FIX "/baselines/history/" SLUG ".csv '%s'", out);
+  ck_assert_int_eq(run_render(args, errfile), 2);
+  char *msg = slurp(errfile, NULL);
+  ck_assert_msg(strstr(msg, "history rows of " SLUG " are given, but not its trends: run `gate trends --json") != NULL,
+                "%s", msg);
+  free(msg);
+  ck_assert_int_ne(access(out, F_OK), 0);
+  /* Trends of the fixture, then a row appended to the history: they no longer hold every row. */
+  const char *trends = trends_ok("stale", NULL, FIX "/baselines/history/" SLUG ".csv");
+  snprintf(dir, sizeof dir, "%s/stale", tmp);
+  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s' && cp " FIX "/baselines/history/" SLUG
+           ".csv '%s' && tail -n 1 '%s' | "
+           "sed 's/^2026-11-[0-9]*T/2026-12-01T/' >> '%s'",
+           dir, path, path, path);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(args, sizeof args, "'%s' %s '%s'", path, trends, out);
+  ck_assert_int_eq(run_render(args, errfile), 2);
+  msg = slurp(errfile, NULL);
+  ck_assert_msg(strstr(msg, "at line 118 of the history: they were written from another history") != NULL, "%s", msg);
+  free(msg);
+  ck_assert_int_ne(access(out, F_OK), 0);
 }
 END_TEST
 
@@ -854,7 +914,8 @@ START_TEST(history_methods_do_not_mix) {
   char args[4096], errfile[1200], out[1200];
   snprintf(errfile, sizeof errfile, "%s/method.err", tmp);
   snprintf(out, sizeof out, "%s/method_out", tmp);
-  snprintf(args, sizeof args, FIX "/baselines/" SLUG ".json '%s' '%s'", path, out);
+  snprintf(args, sizeof args, FIX "/baselines/" SLUG ".json '%s' %s '%s'", path,
+           trends_ok("method", FIX "/baselines/" SLUG ".json", path), out);
   ck_assert_int_eq(run_render(args, errfile), 0);
   snprintf(path, sizeof path, "%s/index.html", out);
   char *html = slurp(path, NULL);
@@ -895,7 +956,8 @@ START_TEST(history_methods_do_not_mix) {
   ck_assert_int_eq(json_dump_file(base, base_path, JSON_INDENT(1)), 0);
   json_decref(base);
   snprintf(out, sizeof out, "%s/mixed_out2", tmp);
-  snprintf(args, sizeof args, "'%s' '%s/" SLUG ".csv' '%s'", base_path, dir, out);
+  snprintf(path, sizeof path, "%s/" SLUG ".csv", dir);
+  snprintf(args, sizeof args, "'%s' '%s' %s '%s'", base_path, path, trends_ok("method2", base_path, path), out);
   ck_assert_int_eq(run_render(args, errfile), 0);
   snprintf(path, sizeof path, "%s/data/" SLUG "-elementwise-history.labels.dat", out);
   ck_assert_uint_eq(count_lines(path), 1);
@@ -935,7 +997,7 @@ START_TEST(cut_last_row_is_left_out) {
     free_history_file(&h);
     snprintf(errfile, sizeof errfile, "%s/cut_%s.err", tmp, kCut[i].name);
     snprintf(out, sizeof out, "%s/cut_%s_out", tmp, kCut[i].name);
-    snprintf(args, sizeof args, "'%s' '%s'", path, out);
+    snprintf(args, sizeof args, "'%s' %s '%s'", path, trends_ok(kCut[i].name, NULL, path), out);
     ck_assert_int_eq(run_render(args, errfile), 0);
     char *msg = slurp(errfile, NULL);
     ck_assert_msg(strstr(msg, path) && strstr(msg, kCut[i].says) && strstr(msg, "the 116 rows before it are read"),
@@ -1011,11 +1073,13 @@ START_TEST(gnuplot_failure_leaves_no_chart) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: render_test RENDER_BINARY (run from the workspace root: fixtures in " FIX ")\n");
+  if (argc != 3) {
+    fprintf(stderr,
+            "usage: render_test RENDER_BINARY GATE_BINARY (run from the workspace root: fixtures in " FIX ")\n");
     return 2;
   }
   render_bin = argv[1];
+  gate_bin = argv[2];
   const char *t = getenv("TEST_TMPDIR");
   snprintf(tmp, sizeof tmp, "%s/render_test_XXXXXX", t ? t : "/tmp");
   if (!mkdtemp(tmp)) return 2;
@@ -1023,8 +1087,10 @@ int main(int argc, char **argv) {
   snprintf(full_out, sizeof full_out, "%s/full", tmp);
   snprintf(full_err, sizeof full_err, "%s/full.err", tmp);
   char args[4096];
-  snprintf(args, sizeof args, FIX "/runs " FIX "/verdicts.json " FIX "/baselines '%s'", full_out);
-  full_rc = run_render(args, full_err);
+  const char *trends = trends_of("full", FIX "/baselines/" SLUG ".json", FIX "/baselines/history/" SLUG ".csv");
+  snprintf(args, sizeof args, FIX "/runs " FIX "/verdicts.json " FIX "/baselines %s '%s'", trends ? trends : "",
+           full_out);
+  full_rc = trends ? run_render(args, full_err) : -1;
 
   Suite *s = suite_create("render");
   TCase *tc = tcase_create("render");
@@ -1053,6 +1119,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, charts_are_valid_png_and_svg);
   tcase_add_test(tc, html_has_the_table_and_no_script);
   tcase_add_test(tc, history_alone_draws_history_only);
+  tcase_add_test(tc, history_needs_the_gates_trends);
   tcase_add_test(tc, bad_input_writes_nothing);
   tcase_add_test(tc, cut_last_row_is_left_out);
   tcase_add_test(tc, history_methods_do_not_mix);

@@ -216,7 +216,7 @@ int write_target(const char *path, char *out, size_t len, char *err, size_t errl
  * path): a reader sees the old file or the new one, never a part. A failure reports the
  * errno of the step that failed, not that of the cleanup after it. A link is written through
  * (write_target). */
-static int write_atomically(const char *link, const char *text, char *err, size_t errlen) {
+int write_file_atomically(const char *link, const char *text, char *err, size_t errlen) {
   char path[4000];
   if (write_target(link, path, sizeof path, err, errlen)) return 1;
   char tmp[4096];
@@ -340,7 +340,7 @@ int save_baseline(const char *path, const gate_figures *f, char *err, size_t err
   char *text = baseline_text(root);
   json_decref(root);
   if (!text) return fail(err, errlen, "%s: could not build the JSON document (out of memory?)", path);
-  int rc = write_atomically(path, text, err, errlen);
+  int rc = write_file_atomically(path, text, err, errlen);
   free(text);
   return rc;
 }

@@ -106,6 +106,9 @@ int load_run_with_extras(const char *path, gate_figures *out, run_extras *x, cha
 void free_run_extras(run_extras *x);
 /* Reads baselines/<slug>.json and checks it names the GPU its file name says. */
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen);
+/* Writes text to path through a temporary file beside it (written, fsynced, renamed over path): a reader sees
+ * the old file or the new one, never a part; a link is written through. 0, or 1 and a message. */
+int write_file_atomically(const char *path, const char *text, char *err, size_t errlen);
 /* Writes a baseline atomically (temp file, fsync, rename). */
 int save_baseline(const char *path, const gate_figures *f, char *err, size_t errlen);
 /* Into out, the file a write to `path` replaces: path, or the file its symbolic link points to (a temporary

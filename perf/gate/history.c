@@ -117,7 +117,7 @@ static void threshold_of(json_t *list, const char *bench, char *buf, size_t len)
     const char *name = json_string_value(json_object_get(e, "name"));
     json_t *t = json_object_get(e, "threshold");
     if (name && strcmp(name, bench) == 0 && json_is_number(t) && isfinite(json_number_value(t)))
-      snprintf(buf, len, "%.4g", json_number_value(t));
+      snprintf(buf, len, "%.9g", json_number_value(t)); /* as verdicts.json has it: the chart's band is it */
   }
 }
 

@@ -12,18 +12,6 @@
 #include "perf/gate/testutil.h"
 #include "tests/support/check_run.h"
 
-/* A baseline of base_set in dir/rel/nvidia-h100-80gb-hbm3.json; returns dir/rel. */
-static const char *baseline_dir(const char *rel) {
-  const char *bl = make_dir(rel);
-  gate_figures base;
-  char err[1024], path[1200];
-  make_baseline(&base);
-  FORMAT(path, "%s/nvidia-h100-80gb-hbm3.json", bl);
-  ck_assert_msg(save_baseline(path, &base, err, sizeof err) == 0, "%s", err);
-  free_figures(&base);
-  return bl;
-}
-
 static int is_folder(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "perf/gate/trends_file.h"
 #include "tests/support/check_run.h"
 
 static const char *gate;
@@ -101,6 +102,58 @@ START_TEST(since_leaves_out_older_change_points) {
 }
 END_TEST
 
+/* --json writes what the text says, as the report reads it (trends_read): the step at line 22 (row 21), each row's
+ * threshold as recorded, the reference (no baseline: the first 5 rows), the change point since any bless. A row
+ * without a recorded threshold gets the gate's rule, max(tolerance, k x its noise), marked not recorded. */
+START_TEST(json_holds_what_was_decided) {
+  char *path = step_history("json.csv", 20, 1020), *json = tmp_path("json.trends.json"), out[8192], args[4200];
+  FILE *f = fopen(path, "a");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "elementwise/add/N:1024,1021,2026-12-28T10:00:00+00:00,c00000000040,test-gpu,1e9,0.02,same,read,rack1,\n");
+  ck_assert_int_eq(fclose(f), 0);
+  snprintf(args, sizeof args, "--json='%s' --family_tolerance=elementwise=0.05 '%s'", json, path);
+  ck_assert_int_eq(run_trends(args, out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "CHANGE elementwise/add/N:1024 @rack1: +2.00 % from row 21 of 41 (line 22)") != NULL, "%s",
+                out);
+  trend_history *h;
+  size_t n;
+  char err[1024];
+  ck_assert_msg(trends_read(json, &h, &n, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_str_eq(h[0].gpu, "test-gpu");
+  ck_assert_ptr_null(h[0].baseline);
+  ck_assert_uint_eq(h[0].window, 5);
+  ck_assert_uint_eq(h[0].n, 1);
+  const trend_series *s = &h[0].s[0];
+  ck_assert_str_eq(s->bench, "elementwise/add/N:1024");
+  ck_assert_str_eq(s->testbed, "rack1");
+  ck_assert_int_eq(s->against_baseline, 0);
+  ck_assert_double_eq_tol(s->reference_ns, 1000 - 1, 1e-9); /* the median of rows 1-5: 999, 1001, 999, 1001, 999 */
+  ck_assert_uint_eq(s->nrows, 41);
+  ck_assert_uint_eq(s->rows[0].line, 2);
+  ck_assert_double_eq_tol(s->rows[0].threshold, 0.03, 1e-12);
+  ck_assert_int_eq(s->rows[0].recorded, 1);
+  ck_assert_int_eq(s->rows[40].recorded, 0);
+  ck_assert_double_eq_tol(s->rows[40].threshold, 0.06, 1e-12); /* max(its family's 5 %, 3 x 0.02) */
+  ck_assert_uint_eq(s->nchanges, 1);
+  ck_assert_uint_eq(s->changes[0].line, 22);
+  ck_assert_double_eq_tol(s->changes[0].step, 0.02, 1e-3);
+  ck_assert_int_eq(s->changes[0].since_bless, 1);
+  trends_free(h, n);
+  /* A file the report cannot use is refused naming the field. */
+  f = fopen(json, "w");
+  fputs(
+      "{\"trends_version\": 1, \"histories\": [{\"history\": \"h.csv\", \"gpu\": \"g\", \"window\": 5, "
+      "\"baseline\": null, \"series\": [{\"benchmark\": \"a/b/N:1\", \"l2_flush\": \"read\", \"testbed\": \"\"}]}]}\n",
+      f);
+  fclose(f);
+  ck_assert_int_ne(trends_read(json, &h, &n, err, sizeof err), 0);
+  ck_assert_msg(strstr(err, "histories[0].series[0].reference: expected an object") != NULL, "%s", err);
+  free(path);
+  free(json);
+}
+END_TEST
+
 /* A file begun before the l2_flush column: 8 names in its header, rows with a 9th field. */
 START_TEST(legacy_header_with_a_flush_field) {
   char *path = tmp_path("legacy.csv"), out[8192];
@@ -161,6 +214,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, since_leaves_out_older_change_points);
   tcase_add_test(tc, rows_before_the_testbed_join_its_series);
   tcase_add_test(tc, legacy_header_with_a_flush_field);
+  tcase_add_test(tc, json_holds_what_was_decided);
   tcase_add_test(tc, bad_input_is_refused_naming_file_line_and_field);
   suite_add_tcase(s, tc);
   return run_suite(s);
