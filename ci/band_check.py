@@ -6,10 +6,11 @@ widest of those thresholds.
 
     band_check.py ARTIFACTS_DIR
 
-ARTIFACTS_DIR: the main job's artifacts (perf/<test>/verdicts.json, trends.json, report/data/). Prints one line
-per family and "band_check: N benchmarks, M panels: the band is the threshold"; exit 1 on the first mismatch,
+ARTIFACTS_DIR: the main job's artifacts (perf/<test>/verdicts.json, trends.json, report/data/); run from the
+repository root (trends.json names the history as the job gave it). Prints one line per family and "band_check: N benchmarks, M panels: the band is the threshold"; exit 1 on the first mismatch,
 2 on bad input."""
 import collections
+import csv
 import glob
 import json
 import os
@@ -64,6 +65,12 @@ def main():
         hist = [h for h in trends["histories"] if h["gpu"] == slug]
         if len(hist) != 1:
             fail("trends.json holds %d histories of %s" % (len(hist), slug))
+        try:
+            with open(hist[0]["history"], newline="") as f:
+                rows = list(csv.DictReader(f))
+        except OSError as e:
+            fail("%s: %s (run from the repository root)" % (hist[0]["history"], e), 2)
+        commit = v.get("run", {}).get("commit", "")
         series = collections.defaultdict(list)
         for s in hist[0]["series"]:
             series[s["benchmark"]].append(s)
@@ -75,6 +82,10 @@ def main():
                 fail("%s: no series of %s in trends.json" % (vf, e["name"]))
             # The run's row is the newest of all the benchmark's rows, whatever its flush or testbed series.
             newest = max((s["rows"][-1][0], s["rows"][-1][1]) for s in cands)
+            row = rows[newest[0] - 2] if 2 <= newest[0] < len(rows) + 2 else {}
+            if row.get("commit") != commit or row.get("benchmark") != e["name"]:
+                fail("%s: %s: the newest row of the history (line %d) is not this run's (commit %s): was the run "
+                     "appended (ci/gate.sh --history, a passing job)?" % (vf, e["name"], newest[0], commit))
             if not close(newest[1], e["threshold"]):
                 fail("%s: %s: trends.json row %d has threshold %.6g, verdicts.json %.6g"
                      % (vf, e["name"], newest[0], newest[1], e["threshold"]))

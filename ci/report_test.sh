@@ -158,7 +158,13 @@ FIRST_PASS_STATUS=0 gate "$work/job4" --test_tag_filters=perf
 got="$(tr '\n' '|' <"$work/test_calls")"
 [ "$got" = "test //... --config=gpu --test_tag_filters=perf $dc --test_tag_filters=perf|" ] ||
   { echo "FAIL: with the caller's tag filter the main job ran: $got"; exit 1; }
-echo "ok: correctness tests first, then the perf tests; a failed test keeps the perf pass (exit 3), a failed build stops the job; the caller's tag filter makes one pass"
+# The gate's policy flags (--test_arg=...) go to the perf tests alone: given to every test they failed 42 of them.
+: >"$work/test_calls"
+FIRST_PASS_STATUS=0 gate "$work/job3b" --test_arg=--family_tolerance=reduce=0.07
+got="$(tr '\n' '|' <"$work/test_calls")"
+[ "$got" = "test //... --config=gpu --test_tag_filters=-perf $dc|test //... --config=gpu --test_tag_filters=perf $dc --test_arg=--family_tolerance=reduce=0.07|" ] ||
+  { echo "FAIL: with a policy flag for the perf tests the main job ran: $got"; exit 1; }
+echo "ok: correctness tests first, then the perf tests; a failed test keeps the perf pass (exit 3), a failed build stops the job; the caller's tag filter makes one pass; --test_arg reaches the perf tests alone"
 
 # 4. Only this job's perf outputs: a job whose tests leave the perf tests out collects none of the
 #    outputs an earlier job left in bazel-testlogs (they would be reported, and appended to the history, again).
@@ -202,7 +208,8 @@ echo "ok: --history appended $added rows (testbed '$testbed') and the report and
 # The chart's band is the threshold of verdicts.json for every benchmark judged, reduce's 7 % included (#57): the
 # gate decided both, the renderer drew what the gate wrote. The check fails on trends that say otherwise.
 [ -s "$work/job6/trends.json" ] || { echo "FAIL: the main job left no trends.json in its artifacts"; exit 1; }
-python3 "$repo/ci/band_check.py" "$work/job6" || { echo "FAIL: the chart's band is not the verdicts' threshold"; exit 1; }
+(cd "$work/repo" && python3 "$repo/ci/band_check.py" "$work/job6") ||
+  { echo "FAIL: the chart's band is not the verdicts' threshold"; exit 1; }
 cp -R "$work/job6" "$work/job6.tampered"
 python3 - "$work/job6.tampered/trends.json" <<'PY'
 import json, sys
@@ -212,7 +219,7 @@ for h in d["histories"]:
         if s["benchmark"].startswith("reduce/"): s["rows"][-1][1] += 0.01
 json.dump(d, open(sys.argv[1], "w"))
 PY
-if python3 "$repo/ci/band_check.py" "$work/job6.tampered" >/dev/null; then
+if (cd "$work/repo" && python3 "$repo/ci/band_check.py" "$work/job6.tampered" >/dev/null); then
   echo "FAIL: band_check passes trends whose thresholds are not the verdicts'"; exit 1
 fi
 echo "ok: the over-time chart's band is the verdicts' threshold for every benchmark judged, reduce's own 7 % included"
