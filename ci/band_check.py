@@ -2,7 +2,8 @@
 """The over-time chart's band is the gate's threshold (#57): for a main job run with --history, every benchmark
 the run judged has, as its newest row, the threshold of its verdict (verdicts.json) in the trends the gate wrote
 (trends.json), and each panel of its family's chart draws, at the newest run, a band from the tightest to the
-widest of those thresholds.
+widest of the thresholds of the run's rows there (a benchmark with no threshold applied, "unchanged" in A/B or
+"new", has the one gate trends gives by its rule: max(tolerance, k x the row's noise)).
 
     band_check.py ARTIFACTS_DIR
 
@@ -76,21 +77,28 @@ def main():
             series[s["benchmark"]].append(s)
         family = judged[0]["name"].split("/")[0]
         by_panel = collections.defaultdict(list)
-        for e in judged:
+        computed = 0
+        for e in v["verdicts"]:
             cands = series.get(e["name"], [])
             if not cands:
+                if e.get("verdict") == "missing":
+                    continue
                 fail("%s: no series of %s in trends.json" % (vf, e["name"]))
             # The run's row is the newest of all the benchmark's rows, whatever its flush or testbed series.
-            newest = max((s["rows"][-1][0], s["rows"][-1][1]) for s in cands)
+            newest = max((s["rows"][-1][0], s["rows"][-1][1], s["rows"][-1][2]) for s in cands)
             row = rows[newest[0] - 2] if 2 <= newest[0] < len(rows) + 2 else {}
             if row.get("commit") != commit or row.get("benchmark") != e["name"]:
                 fail("%s: %s: the newest row of the history (line %d) is not this run's (commit %s): was the run "
                      "appended (ci/gate.sh --history, a passing job)?" % (vf, e["name"], newest[0], commit))
-            if not close(newest[1], e["threshold"]):
-                fail("%s: %s: trends.json row %d has threshold %.6g, verdicts.json %.6g"
-                     % (vf, e["name"], newest[0], newest[1], e["threshold"]))
-            checked += 1
-            by_panel[e["name"].split("/", 2)[2]].append(100 * e["threshold"])
+            if e in judged:
+                if not newest[2] or not close(newest[1], e["threshold"]):
+                    fail("%s: %s: trends.json row %d has threshold %.6g (%s), verdicts.json %.6g"
+                         % (vf, e["name"], newest[0], newest[1], "recorded" if newest[2] else "computed",
+                            e["threshold"]))
+                checked += 1
+            else:
+                computed += 1  # unchanged (A/B) or new: no threshold applied; the gate's rule on its noise
+            by_panel[e["name"].split("/", 2)[2]].append(100 * newest[1])
         band_file = os.path.join(art, "report", "data", "%s-%s-history.band.dat" % (slug, family))
         if not os.path.exists(band_file):
             fail("%s: no band data for %s" % (band_file, family))
@@ -99,11 +107,11 @@ def main():
         if len(drawn) != len(want) or not all(close(a[0], b[0], 1e-5) and close(a[1], b[1], 1e-5) for a, b in zip(drawn, want)):
             fail("%s: the band at the newest run is %s, the verdicts' thresholds per panel %s" % (band_file, drawn, want))
         panels_checked += len(want)
-        print("band_check: %s: %d benchmarks, %d panels: band %s %%" % (family, len(judged), len(want),
-              ", ".join("%.2f-%.2f" % p for p in want)))
+        print("band_check: %s: %d judged with the verdict's threshold, %d without one (the gate's rule), %d panels: "
+              "band %s %%" % (family, len(judged), computed, len(want), ", ".join("%.2f-%.2f" % p for p in want)))
     if not checked:
         fail("no judged benchmark under %s/perf" % art, 2)
-    print("band_check: %d benchmarks, %d panels: the band is the threshold" % (checked, panels_checked))
+    print("band_check: %d benchmarks judged, %d panels: the band is the threshold" % (checked, panels_checked))
 
 
 if __name__ == "__main__":

@@ -93,8 +93,8 @@ static void analyse_series(const history_entry *const *rows, size_t n, const bas
     /* A row from before the threshold column: the rule with the row's within-run noise, the nearest the file has
      * to the baseline noise the gate used. */
     double noise = isfinite(rows[i]->noise) ? rows[i]->noise : 0;
-    s->rows[i] = (trend_row){rows[i]->line, recorded ? rows[i]->threshold : threshold_for(p, bench, 0, noise),
-                             recorded};
+    s->rows[i] =
+        (trend_row){rows[i]->line, recorded ? rows[i]->threshold : threshold_for(p, bench, 0, noise), recorded};
   }
   const comparison *c = baseline_entry(v, bench);
   s->against_baseline = c != NULL && c->base_ns > 0;
@@ -113,9 +113,9 @@ static void analyse_series(const history_entry *const *rows, size_t n, const bas
   s->nchanges = k;
   for (size_t i = 0; i < k; i++) {
     size_t at = from + cp[i].index, end = i + 1 < k ? from + cp[i + 1].index : n;
-    s->changes[i] = (trend_change){rows[at]->line, cp[i].step, cp[i].p,
-                                   trend_median(x + at, end - at) / s->reference_ns - 1,
-                                   strcmp(rows[at]->date, blessed) > 0};
+    s->changes[i] =
+        (trend_change){rows[at]->line, cp[i].step, cp[i].p, trend_median(x + at, end - at) / s->reference_ns - 1,
+                       strcmp(rows[at]->date, blessed) > 0};
   }
   free(cp);
   s->crept = creep_beyond(x, n, s->against_baseline ? s->reference_ns : 0, window, tolerance_for(p, bench, 0),

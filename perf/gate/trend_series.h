@@ -14,7 +14,7 @@
 #include "perf/gate/history_csv.h"
 #include "perf/gate/trend.h"
 
-#define TREND_WINDOW 5      /* rows, by default: the level of creep, and the reference of a benchmark the baseline lacks */
+#define TREND_WINDOW 5 /* rows, by default: the level of creep, and the reference of a benchmark the baseline lacks */
 #define TREND_MAX_ROWS 1000 /* change points are looked for in each series' newest rows (bounded cost) */
 
 typedef struct {
@@ -40,8 +40,8 @@ typedef struct {
   size_t nrows;
   trend_change *changes;
   size_t nchanges;
-  int crept;                          /* creep_beyond held */
-  double creep_level, creep_allowed;  /* its level now and the least creep that stands out */
+  int crept;                         /* creep_beyond held */
+  double creep_level, creep_allowed; /* its level now and the least creep that stands out */
 } trend_series;
 
 typedef struct {

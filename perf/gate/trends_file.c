@@ -15,18 +15,19 @@
 static json_t *series_json(const trend_series *s) {
   json_t *rows = json_array(), *cps = json_array();
   for (size_t i = 0; i < s->nrows; i++)
-    json_array_append_new(rows, json_pack("[I f i]", (json_int_t)s->rows[i].line, s->rows[i].threshold,
-                                          s->rows[i].recorded));
+    json_array_append_new(rows,
+                          json_pack("[I f i]", (json_int_t)s->rows[i].line, s->rows[i].threshold, s->rows[i].recorded));
   for (size_t i = 0; i < s->nchanges; i++) {
     const trend_change *c = &s->changes[i];
-    json_array_append_new(cps, json_pack("{s:I s:f s:f s:f s:b}", "line", (json_int_t)c->line, "step", c->step, "p",
-                                         c->p, "level", c->level, "since_bless", c->since_bless));
+    json_array_append_new(cps,
+                          json_pack("{s:I s:f s:f s:f s:b}", "line", (json_int_t)c->line, "step", c->step, "p", c->p,
+                                    "level", c->level, "since_bless", c->since_bless));
   }
   json_t *creep = s->crept ? json_pack("{s:f s:f}", "level", s->creep_level, "allowed", s->creep_allowed) : json_null();
   return json_pack("{s:s s:s s:s s:{s:s s:f s:f} s:o s:o s:o}", "benchmark", s->bench, "l2_flush", s->l2_flush,
-                   "testbed", s->testbed, "reference", "against", s->against_baseline ? "baseline" : "first_rows",
-                   "ns", s->reference_ns, "threshold", s->reference_threshold, "rows", rows, "change_points", cps,
-                   "creep", creep);
+                   "testbed", s->testbed, "reference", "against", s->against_baseline ? "baseline" : "first_rows", "ns",
+                   s->reference_ns, "threshold", s->reference_threshold, "rows", rows, "change_points", cps, "creep",
+                   creep);
 }
 
 int trends_write(const char *path, const trend_history *h, size_t n, char *err, size_t errlen) {
@@ -34,12 +35,13 @@ int trends_write(const char *path, const trend_history *h, size_t n, char *err, 
   for (size_t i = 0; i < n; i++) {
     json_t *series = json_array();
     for (size_t k = 0; k < h[i].n; k++) json_array_append_new(series, series_json(&h[i].s[k]));
-    json_array_append_new(hs, json_pack("{s:s s:s s:o s:I s:o}", "history", h[i].history, "gpu", h[i].gpu,
-                                        "baseline", h[i].baseline ? json_string(h[i].baseline) : json_null(),
-                                        "window", (json_int_t)h[i].window, "series", series));
+    json_array_append_new(hs,
+                          json_pack("{s:s s:s s:o s:I s:o}", "history", h[i].history, "gpu", h[i].gpu, "baseline",
+                                    h[i].baseline ? json_string(h[i].baseline) : json_null(), "window",
+                                    (json_int_t)h[i].window, "series", series));
   }
-  json_t *root = json_pack("{s:i s:i s:I s:o}", "trends_version", TRENDS_VERSION, "policy_version",
-                           GATE_POLICY_VERSION, "max_rows", (json_int_t)TREND_MAX_ROWS, "histories", hs);
+  json_t *root = json_pack("{s:i s:i s:I s:o}", "trends_version", TRENDS_VERSION, "policy_version", GATE_POLICY_VERSION,
+                           "max_rows", (json_int_t)TREND_MAX_ROWS, "histories", hs);
   char *text = root ? json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
   json_decref(root);
   if (!text) return fail(err, errlen, "%s: out of memory writing the trends", path);
@@ -65,10 +67,14 @@ typedef struct {
 
 static json_t *field(const reader *r, json_t *obj, const char *where, const char *name, json_type type) {
   json_t *v = json_object_get(obj, name);
-  static const char *kType[] = {[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
-                                [JSON_INTEGER] = "a number", [JSON_REAL] = "a number"};
-  int ok = v && (json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) ||
-                 (type == JSON_INTEGER && json_is_integer(v)));
+  static const char *kType[] = {[JSON_OBJECT] = "an object",
+                                [JSON_ARRAY] = "an array",
+                                [JSON_STRING] = "a string",
+                                [JSON_INTEGER] = "a number",
+                                [JSON_REAL] = "a number"};
+  int ok = v &&
+      (json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) ||
+       (type == JSON_INTEGER && json_is_integer(v)));
   if (!ok) {
     fail(r->err, r->errlen, "%s: %s%s: expected %s; write the file again with `gate trends --json`", r->path, where,
          name, kType[type]);
@@ -111,11 +117,11 @@ static int read_changes(const reader *r, json_t *a, const char *where, trend_ser
   for (size_t i = 0; i < s->nchanges; i++) {
     json_int_t line;
     trend_change *c = &s->changes[i];
-    if (json_unpack(json_array_get(a, i), "{s:I s:F s:F s:F s:b}", "line", &line, "step", &c->step, "p", &c->p,
-                    "level", &c->level, "since_bless", &c->since_bless) ||
+    if (json_unpack(json_array_get(a, i), "{s:I s:F s:F s:F s:b}", "line", &line, "step", &c->step, "p", &c->p, "level",
+                    &c->level, "since_bless", &c->since_bless) ||
         line < 1)
-      return fail(r->err, r->errlen, "%s: %schange_points[%zu]: expected line, step, p, level and since_bless",
-                  r->path, where, i);
+      return fail(r->err, r->errlen, "%s: %schange_points[%zu]: expected line, step, p, level and since_bless", r->path,
+                  where, i);
     c->line = (size_t)line;
   }
   return 0;
@@ -125,8 +131,7 @@ static int read_series(const reader *r, json_t *o, const char *where, trend_seri
   json_t *ref, *rows, *cps, *creep;
   if (!(s->bench = string_field(r, o, where, "benchmark")) || !(s->l2_flush = string_field(r, o, where, "l2_flush")) ||
       !(s->testbed = string_field(r, o, where, "testbed")) || !(ref = field(r, o, where, "reference", JSON_OBJECT)) ||
-      !(rows = field(r, o, where, "rows", JSON_ARRAY)) ||
-      !(cps = field(r, o, where, "change_points", JSON_ARRAY)))
+      !(rows = field(r, o, where, "rows", JSON_ARRAY)) || !(cps = field(r, o, where, "change_points", JSON_ARRAY)))
     return 1;
   char sub[300];
   snprintf(sub, sizeof sub, "%sreference.", where);
@@ -159,7 +164,8 @@ static int read_history(const reader *r, json_t *o, size_t i, trend_history *h) 
   if (!(h->history = string_field(r, o, where, "history")) || !(h->gpu = string_field(r, o, where, "gpu")) ||
       !(window = field(r, o, where, "window", JSON_INTEGER)) || !(series = field(r, o, where, "series", JSON_ARRAY)))
     return 1;
-  if (json_integer_value(window) < 1) return fail(r->err, r->errlen, "%s: %swindow: expected 1 or more", r->path, where);
+  if (json_integer_value(window) < 1)
+    return fail(r->err, r->errlen, "%s: %swindow: expected 1 or more", r->path, where);
   h->window = (size_t)json_integer_value(window);
   if (base && json_is_string(base))
     h->baseline = strdup(json_string_value(base));
