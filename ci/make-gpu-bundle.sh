@@ -7,7 +7,7 @@
 # OUT_DIR gets Debian's packages (bazel-bootstrap 4.2.3 and its data, bazel-rules-java, check,
 # libsubunit-dev, libjansson-dev, libjansson4, python3-yaml), a jlink-ed Java runtime (jre.tar.xz), the shared
 # libraries Bazel's launcher and tools link against (lib.tar.xz), gnuplot with its libraries and a
-# font (gnuplot.tar.xz: the charts and //plots:render_test need it) and run-bazel.sh. On the GPU host:
+# font (gnuplot.tar.xz: the charts and //plots:render_*_test need it) and run-bazel.sh. On the GPU host:
 #
 #   bash OUT_DIR/run-bazel.sh test //... --config=gpu
 #   BAZEL="bash OUT_DIR/run-bazel.sh" ci/gate.sh

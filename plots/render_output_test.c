@@ -1,0 +1,216 @@
+/* CPU tests of what //plots:render writes (plots/testdata, "Test Fixture GPU"): the ladder's bars in % of peak,
+ * valid PNG (magic, IHDR size) and SVG files, index.html and its table, a failed benchmark listed but not charted,
+ * a slower library reference that is not a failure, and no chart at all when gnuplot fails. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plots/inputs.h"
+#include "plots/render_testutil.h"
+#include "tests/support/check_run.h"
+
+static const char *kKinds[] = {"history", "ladder", "size"};
+
+/* ---------- what reaches gnuplot ---------- */
+
+/* Bars of the elementwise ladder in % of the fixture GPU's 3000 GB/s peak:
+ * add_float4 moves 12 x 256Mi bytes at 2700 GB/s = 90%. */
+START_TEST(ladder_bars_are_percent_of_peak) {
+  ck_assert_int_eq(full_rc, 0);
+  FILE *f = fopen(data_file("elementwise-ladder", "bars"), "r");
+  ck_assert_ptr_nonnull(f);
+  char name[64];
+  double y;
+  const char *order[] = {"add", "add_float4", "saxpy"};
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(fscanf(f, " \"%63[^\"]\" %lf \"%*[^\"]\"", name, &y), 2);
+    ck_assert_str_eq(name, order[i]); /* registration order */
+    if (i == 1) ck_assert_double_eq_tol(y, 90.0, 0.01);
+  }
+  fclose(f);
+  /* matmul in TFLOP/s: regblock 35 at 4096^3 in the fixture, cublas a line, not a bar. */
+  f = fopen(data_file("matmul-ladder", "bars"), "r");
+  int bars = 0, seen = 0;
+  while (fscanf(f, " \"%63[^\"]\" %lf \"%*[^\"]\"", name, &y) == 2) {
+    bars++;
+    ck_assert_str_ne(name, "cublas");
+    if (!strcmp(name, "regblock")) {
+      seen = 1;
+      ck_assert_double_eq_tol(y, 35.0, 0.01);
+    }
+  }
+  fclose(f);
+  ck_assert_int_eq(bars, 3);
+  ck_assert(seen);
+}
+END_TEST
+
+/* A benchmark that failed its self-check is listed as failed, and the rest of the run is still charted. */
+START_TEST(failed_benchmark_is_reported_not_charted) {
+  run_file r;
+  char err[1024];
+  ck_assert_msg(load_run_file(FIX "/failed_run.json", &r, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(r.n, 3);
+  ck_assert_uint_eq(r.nfailed, 1);
+  ck_assert_str_eq(r.failed[0].name, "transpose/tiled/nx:8192/ny:8192");
+  ck_assert(strstr(r.failed[0].message, "12 of 67108864 elements wrong") != NULL);
+  free(r.b);
+  free(r.failed);
+
+  char args[4096], errfile[1200], out[1200], path[1400];
+  snprintf(errfile, sizeof errfile, "%s/failed.err", tmp);
+  snprintf(out, sizeof out, "%s/failed_out", tmp);
+  snprintf(args, sizeof args, FIX "/failed_run.json '%s'", out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(path, sizeof path, "%s/index.html", out);
+  char *html = slurp(path, NULL);
+  ck_assert(strstr(html, "1 benchmark FAILED in the run") != NULL);
+  ck_assert(strstr(html,
+                   "transpose/tiled/nx:8192/ny:8192</td><td class=\"l verdict\" colspan=\"4\">FAILED in the "
+                   "run: self-check failed") != NULL);
+  free(html);
+  snprintf(path, sizeof path, "%s/data/" SLUG "-transpose-ladder.bars.dat", out);
+  char *bars = slurp(path, NULL);
+  ck_assert(strstr(bars, "\"tiled\"") == NULL && strstr(bars, "\"tiled_padded\"") != NULL);
+  free(bars);
+
+  /* Nothing left to chart when every benchmark failed: refused, saying so. */
+  json_t *root = json_load_file(FIX "/failed_run.json", 0, NULL), *bs = json_object_get(root, "benchmarks");
+  for (size_t i = json_array_size(bs); i-- > 0;)
+    if (!json_is_true(json_object_get(json_array_get(bs, i), "error_occurred"))) json_array_remove(bs, i);
+  snprintf(path, sizeof path, "%s/all_failed.json", tmp);
+  ck_assert_int_eq(json_dump_file(root, path, 0), 0);
+  json_decref(root);
+  ck_assert(load_run_file(path, &r, err, sizeof err) != 0);
+  ck_assert_msg(strstr(err, path) && strstr(err, "every benchmark failed in the run"), "%s", err);
+}
+END_TEST
+
+/* ---------- the binary, end to end ---------- */
+
+START_TEST(charts_are_valid_png_and_svg) {
+  char *errs = slurp(full_err, NULL);
+  ck_assert_msg(full_rc == 0, "render exited %d: %.800s", full_rc, errs);
+  /* gnuplot warnings are relayed; the fixtures must draw without any. */
+  ck_assert_msg(strstr(errs, "gnuplot said") == NULL, "%.800s", errs);
+  free(errs);
+  char index[1400];
+  snprintf(index, sizeof index, "%s/index.html", full_out);
+  char *html = slurp(index, NULL);
+  for (size_t k = 0; k < 3; k++)
+    for (size_t c = 0; c < 3; c++) {
+      char png[1400], svg[1400], tag[600];
+      snprintf(png, sizeof png, "%s/" SLUG "-%s-%s.png", full_out, kFamilies[k], kKinds[c]);
+      snprintf(svg, sizeof svg, "%s/" SLUG "-%s-%s.svg", full_out, kFamilies[k], kKinds[c]);
+      unsigned w, h;
+      check_png(png, &w, &h);
+      check_svg(svg);
+      /* The page states each image's size, so it must be the real one. */
+      snprintf(tag, sizeof tag, "<img src=\"" SLUG "-%s-%s.png\" width=\"%u\" height=\"%u\"", kFamilies[k], kKinds[c],
+               w, h);
+      ck_assert_msg(strstr(html, tag) != NULL, "index.html lacks %s", tag);
+      snprintf(tag, sizeof tag, "<a href=\"" SLUG "-%s-%s.svg\">", kFamilies[k], kKinds[c]);
+      ck_assert_msg(strstr(html, tag) != NULL, "index.html lacks %s", tag);
+      if (c == 1) ck_assert(w == 960 && h == 560);
+    }
+  free(html);
+  ck_assert_int_eq(count_files(full_out, ".png"), 9);
+  ck_assert_int_eq(count_files(full_out, ".svg"), 9);
+}
+END_TEST
+
+START_TEST(html_has_the_table_and_no_script) {
+  ck_assert_int_eq(full_rc, 0);
+  char index[1400];
+  snprintf(index, sizeof index, "%s/index.html", full_out);
+  char *html = slurp(index, NULL);
+  ck_assert(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+  ck_assert(strstr(html, "<script") == NULL);
+  ck_assert(strstr(html, "gate FAILED") != NULL);
+  ck_assert(strstr(html, "1 slower, 1 missing") != NULL);
+  ck_assert(strstr(html, "<tr class=\"slower\"><td class=\"l name\">elementwise/saxpy/N:268435456") != NULL);
+  ck_assert(strstr(html, "<tr class=\"missing\"><td class=\"l name\">elementwise/add_vec8/N:268435456") != NULL);
+  ck_assert(strstr(html, "+11.00%") != NULL);
+  ck_assert(strstr(html, "Test Fixture GPU (compute capability 9.0, 100 SMs)") != NULL);
+  /* transpose was measured at one size and once: said in words, not only drawn. */
+  ck_assert(strstr(html, "Only one problem size was measured") != NULL);
+  ck_assert(strstr(html, "One run recorded in the history so far") != NULL);
+  ck_assert(strstr(html, "</html>") != NULL);
+  free(html);
+}
+END_TEST
+
+/* A slower library reference ("fails": false in verdicts.json) does not fail the gate: the page says "passed" and
+ * that the environment changed (#56 M12: "gate FAILED, 1 slower" on a run that passed). */
+START_TEST(a_slower_library_reference_is_not_a_failure) {
+  json_error_t jerr;
+  json_t *v = json_load_file(FIX "/verdicts.json", 0, &jerr);
+  ck_assert_msg(v != NULL, "%s", jerr.text);
+  json_t *list = json_object_get(v, "verdicts");
+  for (size_t i = json_array_size(list); i-- > 0;) {
+    json_t *e = json_array_get(list, i);
+    const char *verdict = json_string_value(json_object_get(e, "verdict"));
+    if (!strcmp(verdict, "missing"))
+      json_array_remove(list, i);
+    else
+      json_object_set_new(e, "fails", json_false()); /* the slower one: a library reference */
+  }
+  char dir[1200], path[1400], args[4096], errfile[1200], out[1200], index[1400];
+  snprintf(dir, sizeof dir, "%s/libref", tmp);
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  snprintf(path, sizeof path, "%s/verdicts.json", dir);
+  ck_assert_int_eq(json_dump_file(v, path, 0), 0);
+  json_decref(v);
+  snprintf(errfile, sizeof errfile, "%s/libref.err", tmp);
+  snprintf(out, sizeof out, "%s/libref_out", tmp);
+  snprintf(args, sizeof args, FIX "/runs '%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(index, sizeof index, "%s/index.html", out);
+  char *html = slurp(index, NULL);
+  ck_assert_msg(strstr(html, "gate passed</span> 0 slower, 0 missing") != NULL, "%.2000s", strstr(html, "status"));
+  ck_assert(strstr(html, "environment changed: 1 library reference slower (not a failure)") != NULL);
+  free(html);
+}
+END_TEST
+
+/* gnuplot's exit status is checked: a failing or missing gnuplot leaves no chart. */
+START_TEST(gnuplot_failure_leaves_no_chart) {
+  const char *progs[] = {"/bin/false", "/no/such/gnuplot"};
+  const char *says[] = {"failed (exit status 1)", "is gnuplot installed"};
+  for (int i = 0; i < 2; i++) {
+    char args[4096], errfile[1200], out[1200];
+    snprintf(errfile, sizeof errfile, "%s/gp%d.err", tmp, i);
+    snprintf(out, sizeof out, "%s/gp%d_out", tmp, i);
+    snprintf(args, sizeof args, "--gnuplot=%s " FIX "/runs/elementwise.json '%s'", progs[i], out);
+    ck_assert_int_eq(run_render(args, errfile), 1);
+    char *msg = slurp(errfile, NULL);
+    ck_assert_msg(strstr(msg, says[i]) != NULL, "%s", msg);
+    free(msg);
+    ck_assert_int_eq(count_files(out, ".png") + count_files(out, ".svg"), 0);
+    char index[1400];
+    snprintf(index, sizeof index, "%s/index.html", out);
+    ck_assert_int_ne(access(index, F_OK), 0);
+  }
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (render_test_setup(argc, argv) != 0) return 2;
+  full_render(); /* the render of everything that several tests check */
+  Suite *s = suite_create("render_output");
+  TCase *tc = tcase_create("render_output");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, a_slower_library_reference_is_not_a_failure);
+  tcase_add_test(tc, ladder_bars_are_percent_of_peak);
+  tcase_add_test(tc, failed_benchmark_is_reported_not_charted);
+  tcase_add_test(tc, charts_are_valid_png_and_svg);
+  tcase_add_test(tc, html_has_the_table_and_no_script);
+  tcase_add_test(tc, gnuplot_failure_leaves_no_chart);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
