@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "perf/schema/run_schema.h"
+
 static double unit_ns(const char *unit) {
   if (!strcmp(unit, "ns")) return 1;
   if (!strcmp(unit, "us")) return 1e3;
@@ -225,6 +227,15 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
                     "%s: a baseline, not a run file: give the run JSON of a benchmark binary "
                     "(BENCH --benchmark_out=RUN.json, or a perf test's outputs), and the baseline as --baseline",
                     path);
+  /* What every run file has, from the one schema (perf/schema/run_schema.h), before anything is read:
+   * the first field missing or of another type named as jr_field names it. */
+  run_schema_problem p;
+  if (!c.failed && run_schema_check(root, RS_CHECK_REQUIRED, &p)) {
+    char field[128];
+    run_schema_path(&p, field, sizeof field);
+    c.failed = fail(err, errlen, "%s: field %s: expected %s%s", path, field, run_schema_type_name(p.field->type),
+                    p.present ? "" : ", missing");
+  }
   json_t *cx = jr_field(&c, root, "", "context", JSON_OBJECT);
   json_t *ver = jr_field(&c, cx, "context", "json_schema_version", JSON_INTEGER);
   if (ver && json_integer_value(ver) != 1)

@@ -15,6 +15,7 @@
 #include "perf/runner/report.h"
 #include "perf/runner/schema.h"
 #include "perf/runner/synthetic.h"
+#include "perf/schema/run_schema.h"
 #include "tests/support/check_run.h"
 
 #define TESTDATA "perf/runner/testdata"
@@ -177,12 +178,66 @@ START_TEST(testdata_fixtures_are_valid) {
 }
 END_TEST
 
+/* Marks in seen[] the table's row of every field of object o at `path` and below; fails on a field the
+ * table lacks (in the context: unless `user_keys` has it, the --benchmark_context entries). */
+static void mark_fields(const json_t *o, const char *path, const char *const *user_keys, char *seen) {
+  const char *key;
+  const json_t *v;
+  json_object_foreach((json_t *)o, key, v) {
+    const run_field *f = run_schema_find(path, key);
+    int user = 0;
+    for (const char *const *u = user_keys; !f && u && *u; u++) user |= !strcmp(*u, key);
+    ck_assert_msg(f || user, "%s.%s: written, but not in the run JSON's schema (perf/schema/run_schema.c)", path, key);
+    if (!f) continue;
+    seen[f - run_fields] = 1;
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
+    if (f->type == RS_OBJECT) mark_fields(v, sub, !strcmp(sub, "context") ? user_keys : NULL, seen);
+    if (!strcmp(sub, "benchmarks"))
+      for (size_t i = 0; i < json_array_size(v); i++) mark_fields(json_array_get(v, i), "benchmarks[]", NULL, seen);
+  }
+}
+
+/* The schema is the whole format: every field the writer writes (here, with a testbed) and every field of
+ * the GPU outputs under testdata is a row of it, and every row is written in one of them. */
+START_TEST(schema_table_is_the_whole_format) {
+  char seen[256] = {0};
+  ck_assert_uint_le(run_nfields, sizeof seen);
+  run_context ctx;
+  bench_result res[SYN_RESULTS];
+  synthetic_results(&ctx, res);
+  snprintf(ctx.testbed, sizeof ctx.testbed, "Synthetic GPU x1 no NVLink | test CPU | driver 000.00");
+  ctx.testbed_facts = (testbed_facts){.gpu_name = "Synthetic GPU", .gpus = 1, .cpu_model = "test CPU"};
+  ctx.testbed_source = "detected";
+  const char *user[SYN_RESULTS + 1] = {NULL};
+  for (size_t i = 0; i < ctx.n_user && i < SYN_RESULTS; i++) user[i] = ctx.user[i].key;
+  json_t *doc = report_json(&ctx, res, SYN_RESULTS, 0);
+  char err[512] = "";
+  ck_assert_msg(schema_validate(doc, err, sizeof err) == 0, "%s", err);
+  mark_fields(doc, "", user, seen);
+  json_decref(doc);
+  static const char *kFixtures[] = {TESTDATA "/h100_copy_16contexts.json", TESTDATA "/h100_elementwise.json"};
+  for (size_t i = 0; i < 2; i++) {
+    json_error_t jerr;
+    doc = json_load_file(kFixtures[i], 0, &jerr);
+    ck_assert_msg(doc != NULL, "%s: %s", kFixtures[i], jerr.text);
+    static const char *kFixtureUser[] = {"commit", NULL};
+    mark_fields(doc, "", kFixtureUser, seen);
+    json_decref(doc);
+  }
+  for (size_t i = 0; i < run_nfields; i++)
+    ck_assert_msg(seen[i], "%s.%s: in the schema, but neither the writer nor a GPU output has it", run_fields[i].object,
+                  run_fields[i].name);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("json_schema");
   TCase *tc = tcase_create("json_schema");
   tcase_add_test(tc, synthetic_output_is_valid);
   tcase_add_test(tc, broken_documents_are_rejected);
   tcase_add_test(tc, testdata_fixtures_are_valid);
+  tcase_add_test(tc, schema_table_is_the_whole_format);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "perf/runner/stats.h"
+#include "perf/schema/run_schema.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) {
   va_list ap;
@@ -16,56 +17,26 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
   return -1;
 }
 
-static const json_t *need(const json_t *o, const char *key, json_type type, const char *where, char *err,
-                          size_t errlen) {
-  const json_t *v = json_object_get(o, key);
-  static const char *kTypes[] = {"object", "array", "string", "integer", "number", "true", "false", "null"};
-  int ok = v &&
-      (json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) || (type == JSON_TRUE && json_is_boolean(v)));
-  if (!ok) {
-    fail(err, errlen, "%s.%s: missing or not %s", where, key,
-         type == JSON_TRUE       ? "a boolean"
-             : type == JSON_REAL ? "a number"
-                                 : kTypes[type]);
-    return NULL;
-  }
-  return v;
-}
+/* The field key of o, which run_schema_check has seen there with its type. */
+static const json_t *get(const json_t *o, const char *key) { return json_object_get(o, key); }
 
-#define NEED(var, obj, key, type, where)                        \
-  const json_t *var = need(obj, key, type, where, err, errlen); \
-  if (!var) return -1
-
+/* What the table leaves to values: the version compare.py accepts, the GPU's identity, and the
+ * figures that must be positive. */
 static int check_context(const json_t *ctx, char *err, size_t errlen) {
-  NEED(version, ctx, "json_schema_version", JSON_INTEGER, "context");
+  const json_t *version = get(ctx, "json_schema_version");
   if (json_integer_value(version) != 1)
     return fail(err, errlen, "context.json_schema_version: %lld, compare.py accepts only 1",
                 (long long)json_integer_value(version));
-  static const char *kStrings[] = {"date", "host_name", "executable", "library_build_type", "nvml", "clock_filter"};
-  for (size_t i = 0; i < sizeof kStrings / sizeof *kStrings; i++) {
-    NEED(s, ctx, kStrings[i], JSON_STRING, "context");
-    (void)s;
-  }
-  NEED(flush, ctx, "l2_flush", JSON_TRUE, "context");
-  (void)flush;
-  NEED(copy, ctx, "copy_bandwidth_GBps", JSON_REAL, "context");
-  if (!(json_number_value(copy) > 0)) return fail(err, errlen, "context.copy_bandwidth_GBps: must be > 0");
-  NEED(gpu, ctx, "gpu", JSON_OBJECT, "context");
-  static const char *kGpuStrings[] = {
-      "name", "uuid", "compute_capability", "driver_version", "cuda_driver_version", "runtime_version"};
-  for (size_t i = 0; i < sizeof kGpuStrings / sizeof *kGpuStrings; i++) {
-    NEED(s, gpu, kGpuStrings[i], JSON_STRING, "context.gpu");
-    if (!strcmp(kGpuStrings[i], "uuid") && strncmp(json_string_value(s), "GPU-", 4) != 0)
-      return fail(err, errlen, "context.gpu.uuid: '%s' does not start with GPU-", json_string_value(s));
-  }
+  if (!(json_number_value(get(ctx, "copy_bandwidth_GBps")) > 0))
+    return fail(err, errlen, "context.copy_bandwidth_GBps: must be > 0");
+  const json_t *gpu = get(ctx, "gpu");
+  const char *uuid = json_string_value(get(gpu, "uuid"));
+  if (strncmp(uuid, "GPU-", 4) != 0) return fail(err, errlen, "context.gpu.uuid: '%s' does not start with GPU-", uuid);
   static const char *kGpuPositive[] = {"sm_count",         "bus_width_bits",    "l2_cache_bytes",
                                        "sm_clock_max_mhz", "mem_clock_max_mhz", "peak_GBps"};
-  for (size_t i = 0; i < sizeof kGpuPositive / sizeof *kGpuPositive; i++) {
-    NEED(v, gpu, kGpuPositive[i], JSON_REAL, "context.gpu");
-    if (!(json_number_value(v) > 0)) return fail(err, errlen, "context.gpu.%s: must be > 0", kGpuPositive[i]);
-  }
-  NEED(ecc, gpu, "ecc", JSON_TRUE, "context.gpu");
-  (void)ecc;
+  for (size_t i = 0; i < sizeof kGpuPositive / sizeof *kGpuPositive; i++)
+    if (!(json_number_value(get(gpu, kGpuPositive[i])) > 0))
+      return fail(err, errlen, "context.gpu.%s: must be > 0", kGpuPositive[i]);
   return 0;
 }
 
@@ -95,33 +66,24 @@ typedef struct {
 static int read_entry(const json_t *b, size_t i, entry *e, char *err, size_t errlen) {
   snprintf(e->where, sizeof e->where, "benchmarks[%zu]", i);
   const char *where = e->where;
-  NEED(name_j, b, "name", JSON_STRING, where);
-  NEED(run_name_j, b, "run_name", JSON_STRING, where);
-  NEED(type_j, b, "run_type", JSON_STRING, where);
-  NEED(reps_j, b, "repetitions", JSON_INTEGER, where);
-  NEED(threads_j, b, "threads", JSON_INTEGER, where);
-  NEED(iters_j, b, "iterations", JSON_INTEGER, where);
-  NEED(real_j, b, "real_time", JSON_REAL, where);
-  NEED(cpu_j, b, "cpu_time", JSON_REAL, where);
-  NEED(unit_j, b, "time_unit", JSON_STRING, where);
-  NEED(fam_j, b, "family_index", JSON_INTEGER, where);
-  NEED(inst_j, b, "per_family_instance_index", JSON_INTEGER, where);
-  (void)fam_j;
-  (void)inst_j;
-  e->name = json_string_value(name_j);
-  e->run_name = json_string_value(run_name_j);
-  e->type = json_string_value(type_j);
-  e->reps = json_integer_value(reps_j);
-  e->iters = json_integer_value(iters_j);
-  e->real = json_number_value(real_j);
-  e->cpu = json_number_value(cpu_j);
+  e->name = json_string_value(get(b, "name"));
+  e->type = json_string_value(get(b, "run_type"));
+  /* Before anything else: the table holds any other run_type only to its name. */
+  if (strcmp(e->type, "iteration") != 0 && strcmp(e->type, "aggregate") != 0)
+    return fail(err, errlen, "%s (%s): run_type '%s' is not iteration or aggregate", where, e->name, e->type);
+  e->run_name = json_string_value(get(b, "run_name"));
+  e->reps = json_integer_value(get(b, "repetitions"));
+  e->iters = json_integer_value(get(b, "iterations"));
+  e->real = json_number_value(get(b, "real_time"));
+  e->cpu = json_number_value(get(b, "cpu_time"));
+  const char *unit = json_string_value(get(b, "time_unit"));
   if (!*e->name || !*e->run_name) return fail(err, errlen, "%s: empty name or run_name", where);
   if (e->reps < 1) return fail(err, errlen, "%s (%s): repetitions %lld < 1", where, e->name, e->reps);
-  if (json_integer_value(threads_j) != 1) return fail(err, errlen, "%s (%s): threads must be 1", where, e->name);
+  if (json_integer_value(get(b, "threads")) != 1)
+    return fail(err, errlen, "%s (%s): threads must be 1", where, e->name);
   if (e->iters < 0) return fail(err, errlen, "%s (%s): iterations < 0", where, e->name);
-  if (!time_unit_ok(json_string_value(unit_j)))
-    return fail(err, errlen, "%s (%s): time_unit '%s' is not ns, us, ms or s", where, e->name,
-                json_string_value(unit_j));
+  if (!time_unit_ok(unit))
+    return fail(err, errlen, "%s (%s): time_unit '%s' is not ns, us, ms or s", where, e->name, unit);
   return 0;
 }
 
@@ -152,7 +114,7 @@ static int run_of(const entry *e, run_state **runs, size_t *nruns, run_state **o
 static int expected_real_time(const json_t *b, const entry *e, double *want, const char **what, char *err,
                               size_t errlen) {
   const char *where = e->where;
-  NEED(samples, b, "samples", JSON_ARRAY, where);
+  const json_t *samples = get(b, "samples");
   size_t n = json_array_size(samples);
   if ((long long)n != e->iters)
     return fail(err, errlen, "%s (%s): %zu samples but iterations = %lld", where, e->name, n, e->iters);
@@ -194,7 +156,7 @@ static int check_iteration(const json_t *b, const entry *e, run_state *rs, char 
     return fail(err, errlen, "%s: iteration name '%s' != run_name '%s'", where, name, e->run_name);
   if (rs->aggregates_seen)
     return fail(err, errlen, "%s (%s): iteration entry after the aggregates of its run", where, name);
-  NEED(idx_j, b, "repetition_index", JSON_INTEGER, where);
+  const json_t *idx_j = get(b, "repetition_index");
   long long idx = json_integer_value(idx_j);
   if (idx < 0 || idx >= e->reps)
     return fail(err, errlen, "%s (%s): repetition_index %lld outside [0, %lld)", where, name, idx, e->reps);
@@ -215,7 +177,7 @@ static int check_iteration(const json_t *b, const entry *e, run_state *rs, char 
 
 static int check_aggregate(const json_t *b, const entry *e, run_state *rs, char *err, size_t errlen) {
   const char *where = e->where, *name = e->name;
-  NEED(agg_j, b, "aggregate_name", JSON_STRING, where);
+  const json_t *agg_j = get(b, "aggregate_name");
   const char *agg = json_string_value(agg_j);
   int k = -1;
   for (int a = 0; a < 4; a++)
@@ -239,24 +201,25 @@ static int check_entry(const json_t *b, size_t i, run_state **runs, size_t *nrun
   entry e;
   run_state *rs = NULL;
   if (read_entry(b, i, &e, err, errlen) || run_of(&e, runs, nruns, &rs, err, errlen)) return -1;
-  const json_t *error = json_object_get(b, "error_occurred");
-  if (error && json_is_true(error)) {
-    NEED(msg, b, "error_message", JSON_STRING, e.where);
-    (void)msg;
-    return 0;
-  }
-  NEED(bps_j, b, "bytes_per_second", JSON_REAL, e.where);
-  if (!(json_number_value(bps_j) >= 0)) return fail(err, errlen, "%s (%s): bytes_per_second < 0", e.where, e.name);
+  if (json_is_true(get(b, "error_occurred"))) return 0; /* its message: the table's */
+  if (!(json_number_value(get(b, "bytes_per_second")) >= 0))
+    return fail(err, errlen, "%s (%s): bytes_per_second < 0", e.where, e.name);
   if (!strcmp(e.type, "iteration")) return check_iteration(b, &e, rs, err, errlen);
-  if (!strcmp(e.type, "aggregate")) return check_aggregate(b, &e, rs, err, errlen);
-  return fail(err, errlen, "%s (%s): run_type '%s' is not iteration or aggregate", e.where, e.name, e.type);
+  return check_aggregate(b, &e, rs, err, errlen);
 }
 
 int schema_validate(const json_t *doc, char *err, size_t errlen) {
   if (!json_is_object(doc)) return fail(err, errlen, "top level: not an object");
-  NEED(ctx, doc, "context", JSON_OBJECT, "top level");
-  NEED(list, doc, "benchmarks", JSON_ARRAY, "top level");
-  if (check_context(ctx, err, errlen)) return -1;
+  /* Every field the runner writes, of its type (perf/schema/run_schema.c); then the rules on values. */
+  run_schema_problem p;
+  if (run_schema_check(doc, RS_CHECK_WRITTEN, &p)) {
+    char path[128];
+    run_schema_path(&p, path, sizeof path);
+    return fail(err, errlen, "%s: expected %s%s", path, run_schema_type_name(p.field->type),
+                p.present ? "" : ", missing");
+  }
+  const json_t *list = get(doc, "benchmarks");
+  if (check_context(get(doc, "context"), err, errlen)) return -1;
   run_state *runs = NULL;
   size_t nruns = 0;
   int rc = 0;

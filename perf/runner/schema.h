@@ -8,6 +8,9 @@
  * entries > 0 for its geometric mean), aggregate_name. On top of that we require
  * the GPU context, the per-repetition "samples" and their consistency with
  * real_time, and the order: a benchmark's iteration entries, then its aggregates.
+ * Which fields there are, and their types, is the run JSON's one schema
+ * (perf/schema/run_schema.h, every field the runner writes); the rules on values
+ * and order are here.
  */
 #ifndef PERF_RUNNER_SCHEMA_H
 #define PERF_RUNNER_SCHEMA_H
