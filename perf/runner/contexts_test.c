@@ -11,6 +11,7 @@
 
 #include "perf/runner/contexts.h"
 #include "perf/runner/report.h"
+#include "perf/runner/reporter.h"
 #include "perf/runner/schema.h"
 #include "perf/runner/synthetic.h"
 #include "tests/support/check_run.h"
@@ -123,7 +124,7 @@ START_TEST(the_contexts_replace_the_first_and_the_time_is_the_mean_of_medians) {
   ctx.contexts = 3;
   ctx.contexts_below_s = 50e-6;
   ctx.long_contexts = 2;
-  json_t *doc = report_json(&ctx, res, SYN_RESULTS, 0);
+  json_t *doc = json_report(&ctx, res, SYN_RESULTS, 0);
   json_t *first = json_array_get(json_object_get(doc, "benchmarks"), 0);
   ck_assert_int_eq(json_integer_value(json_object_get(first, "contexts")), 3);
   ck_assert_uint_eq(json_array_size(json_object_get(first, "context_medians")), 3);

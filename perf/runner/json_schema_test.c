@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "perf/runner/report.h"
+#include "perf/runner/reporter.h"
 #include "perf/runner/schema.h"
 #include "perf/runner/synthetic.h"
 #include "perf/schema/run_schema.h"
@@ -25,7 +26,7 @@ static json_t *synthetic_doc(int aggregates_only) {
   run_context ctx;
   bench_result res[SYN_RESULTS];
   synthetic_results(&ctx, res);
-  json_t *doc = report_json(&ctx, res, SYN_RESULTS, aggregates_only);
+  json_t *doc = json_report(&ctx, res, SYN_RESULTS, aggregates_only);
   ck_assert_ptr_nonnull(doc);
   char *text = json_dumps(doc, REPORT_JSON_FLAGS);
   json_decref(doc);
@@ -211,7 +212,7 @@ START_TEST(schema_table_is_the_whole_format) {
   ctx.testbed_source = "detected";
   const char *user[SYN_RESULTS + 1] = {NULL};
   for (size_t i = 0; i < ctx.n_user && i < SYN_RESULTS; i++) user[i] = ctx.user[i].key;
-  json_t *doc = report_json(&ctx, res, SYN_RESULTS, 0);
+  json_t *doc = json_report(&ctx, res, SYN_RESULTS, 0);
   char err[512] = "";
   ck_assert_msg(schema_validate(doc, err, sizeof err) == 0, "%s", err);
   mark_fields(doc, "", user, seen);

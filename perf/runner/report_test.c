@@ -1,6 +1,6 @@
-/* CPU tests of the writers (perf/runner/report) on synthetic results: the numbers in
+/* CPU tests of the reporters (perf/runner/reporter.h) on synthetic results: the numbers in
  * the JSON (written, then read back through jansson), the console table and
- * CSV. */
+ * CSV, and what each writes as results arrive. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <jansson.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "perf/runner/report.h"
+#include "perf/runner/reporter.h"
 #include "perf/runner/synthetic.h"
 #include "tests/support/check_run.h"
 
@@ -24,7 +25,9 @@ static char *capture_json(int aggregates_only) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   ck_assert_ptr_nonnull(f);
-  ck_assert_int_eq(report_write_json(f, &ctx, res, SYN_RESULTS, aggregates_only), 0);
+  reporter r;
+  json_reporter(&r, f, aggregates_only);
+  ck_assert_int_eq(reporter_write(&r, &ctx, res, SYN_RESULTS), 0);
   fclose(f);
   return buf;
 }
@@ -160,11 +163,11 @@ END_TEST
 
 START_TEST(time_formatting) {
   char b[32];
-  report_format_time(3.14159, b, sizeof b);
+  console_format_time(3.14159, b, sizeof b);
   ck_assert_str_eq(b, "3.14 ns");
-  report_format_time(31.4159, b, sizeof b);
+  console_format_time(31.4159, b, sizeof b);
   ck_assert_str_eq(b, "31.4 ns");
-  report_format_time(1234567.8, b, sizeof b);
+  console_format_time(1234567.8, b, sizeof b);
   ck_assert_str_eq(b, "1234568 ns");
 }
 END_TEST
@@ -183,12 +186,13 @@ END_TEST
 static char *capture_console(int aggregates_only, int *width) {
   const char *names[SYN_RESULTS];
   for (int i = 0; i < SYN_RESULTS; i++) names[i] = res[i].name;
-  *width = report_console_width(names, SYN_RESULTS, 3);
+  *width = console_name_width(names, SYN_RESULTS, 3);
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  report_console_header(f, &ctx, *width);
-  for (int i = 0; i < SYN_RESULTS; i++) report_console_result(f, &ctx, &res[i], *width, aggregates_only);
+  reporter r;
+  console_reporter(&r, f, aggregates_only, *width);
+  ck_assert_int_eq(reporter_write(&r, &ctx, res, SYN_RESULTS), 0);
   fclose(f);
   return buf;
 }
@@ -285,8 +289,9 @@ START_TEST(csv_rows) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  report_csv_header(f);
-  for (int i = 0; i < SYN_RESULTS; i++) report_csv_result(f, &ctx, &res[i], 0);
+  reporter r;
+  csv_reporter(&r, f, 0);
+  ck_assert_int_eq(reporter_write(&r, &ctx, res, SYN_RESULTS), 0);
   fclose(f);
   char fields[20][128];
   int lines = 0;
@@ -318,7 +323,57 @@ START_TEST(reserved_context_keys) {
   ck_assert(report_context_key_reserved("gpu"));
   ck_assert(report_context_key_reserved("copy_bandwidth_GBps"));
   ck_assert(report_context_key_reserved("launch_ns"));
-  ck_assert(!report_context_key_reserved("commit"));
+  ck_assert(report_context_key_reserved("testbed_facts"));
+  ck_assert(report_context_key_reserved("caches"));  /* Google Benchmark's */
+  ck_assert(!report_context_key_reserved("commit")); /* the user's, by the schema */
+  ck_assert(!report_context_key_reserved("purpose"));
+}
+END_TEST
+
+/* What a reporter has written so far, flushed. */
+static const char *so_far(FILE *f, char **buf) {
+  fflush(f);
+  return *buf ? *buf : "";
+}
+
+/* The console and CSV reporters write each result as it comes; the JSON reporter writes nothing until
+ * the end, and then the context as it is then (the later contexts' launch probes), and the same
+ * document as json_report. */
+START_TEST(reporters_stream_and_json_writes_at_the_end) {
+  char *buf[3] = {NULL, NULL, NULL};
+  size_t len[3];
+  FILE *f[3];
+  reporter r[3];
+  for (int k = 0; k < 3; k++) ck_assert_ptr_nonnull(f[k] = open_memstream(&buf[k], &len[k]));
+  console_reporter(&r[0], f[0], 0, 40);
+  csv_reporter(&r[1], f[1], 0);
+  json_reporter(&r[2], f[2], 0);
+  int launches = ctx.n_launch;
+  ctx.n_launch = 1; /* the first context's probe alone, at the start */
+  for (int k = 0; k < 3; k++) ck_assert_int_eq(r[k].begin(&r[k], &ctx), 0);
+  ck_assert_ptr_nonnull(strstr(so_far(f[0], &buf[0]), "Benchmark"));
+  ck_assert_ptr_nonnull(strstr(so_far(f[1], &buf[1]), "name,iterations"));
+  for (int k = 0; k < 3; k++) ck_assert_int_eq(r[k].result(&r[k], &res[0]), 0);
+  ck_assert_ptr_nonnull(strstr(so_far(f[0], &buf[0]), "elementwise/add_float4/N:1048576_cv"));
+  ck_assert_ptr_nonnull(strstr(so_far(f[1], &buf[1]), "\"elementwise/add_float4/N:1048576_cv\""));
+  ck_assert_str_eq(so_far(f[2], &buf[2]), "");
+  for (int i = 1; i < SYN_RESULTS; i++)
+    for (int k = 0; k < 3; k++) ck_assert_int_eq(r[k].result(&r[k], &res[i]), 0);
+  ctx.n_launch = launches; /* the other contexts' probes, added while the run went on */
+  for (int k = 0; k < 3; k++) ck_assert_int_eq(r[k].end(&r[k]), 0);
+  for (int k = 0; k < 3; k++) fclose(f[k]);
+  json_t *written = json_loads(buf[2], 0, NULL), *whole = json_report(&ctx, res, SYN_RESULTS, 0);
+  ck_assert_ptr_nonnull(written);
+  ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(written, "context"), "launch_ns")), 3);
+  /* Through a dump and back, as a reader sees both. */
+  char *text = json_dumps(whole, REPORT_JSON_FLAGS);
+  json_t *whole_read = json_loads(text, 0, NULL);
+  ck_assert(json_equal(written, whole_read));
+  free(text);
+  json_decref(written);
+  json_decref(whole);
+  json_decref(whole_read);
+  for (int k = 0; k < 3; k++) free(buf[k]);
 }
 END_TEST
 
@@ -334,6 +389,7 @@ int main(void) {
   tcase_add_test(tc, console_aggregates_only);
   tcase_add_test(tc, csv_rows);
   tcase_add_test(tc, reserved_context_keys);
+  tcase_add_test(tc, reporters_stream_and_json_writes_at_the_end);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -24,6 +24,7 @@
 #include "perf/runner/fingerprint.h"
 #include "perf/runner/measure_cfg.h"
 #include "perf/runner/report.h"
+#include "perf/runner/reporter.h"
 #include "perf/runner/sampler.h"
 #include "perf/runner/untimed.h"
 #include "perf/runner/stats.h"

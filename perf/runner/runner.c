@@ -56,17 +56,14 @@ static const char *resolve_out_path(const char *path, char *buf, size_t len) {
   return buf;
 }
 
-static void write_report(FILE *f, out_format fmt, const runner *R, const bench_result *res, size_t n,
-                         int aggregates_only, int name_width) {
-  if (fmt == FORMAT_JSON) {
-    if (report_write_json(f, &R->ctx, res, n, aggregates_only) != 0) fprintf(stderr, "error: writing JSON failed\n");
-  } else if (fmt == FORMAT_CSV) {
-    report_csv_header(f);
-    for (size_t i = 0; i < n; i++) report_csv_result(f, &R->ctx, &res[i], aggregates_only);
-  } else {
-    report_console_header(f, &R->ctx, name_width);
-    for (size_t i = 0; i < n; i++) report_console_result(f, &R->ctx, &res[i], name_width, aggregates_only);
-  }
+/* The reporter of a format (reporter.h). */
+static void make_reporter(reporter *r, out_format fmt, FILE *f, int aggregates_only, int name_width) {
+  if (fmt == FORMAT_JSON)
+    json_reporter(r, f, aggregates_only);
+  else if (fmt == FORMAT_CSV)
+    csv_reporter(r, f, aggregates_only);
+  else
+    console_reporter(r, f, aggregates_only, name_width);
 }
 
 static uint64_t pick_seed(void) {
@@ -421,8 +418,9 @@ static int check_device(const char *prog, const bench_options *o) {
 }
 
 /* Measures the selected cases into res (the first context, then --contexts) and reports them on
- * stdout and to `out`, which it closes. Returns the exit status: 1 if a case failed or `out`
- * could not be written. */
+ * stdout and to `out`, which it closes: each result once it is final, as soon as the first context
+ * measured it, or with --contexts after every context has. Returns the exit status: 1 if a case
+ * failed or `out` could not be written. */
 static int measure_and_report(runner *R, const selection *sel, bench_result *res, FILE *out, const char *out_path) {
   const bench_options *o = &R->opt;
   const char *prog = R->ctx.executable;
@@ -435,22 +433,28 @@ static int measure_and_report(runner *R, const selection *sel, bench_result *res
   copy_probe(R, &probe_cfg);
   launch_probe(R);
 
-  int width = report_console_width(sel->name_ptrs, sel->n, o->repetitions);
-  int agg_console = o->report_aggregates_only || o->display_aggregates_only;
-  if (o->format == FORMAT_CONSOLE) report_console_header(stdout, &R->ctx, width);
+  /* Two reporters: the display on stdout (--benchmark_format) and the file (--benchmark_out). */
+  int width = console_name_width(sel->name_ptrs, sel->n, o->repetitions);
+  reporter display, file;
+  make_reporter(&display, o->format, stdout, o->report_aggregates_only || o->display_aggregates_only, width);
+  make_reporter(&file, o->out_format, out, o->report_aggregates_only, width);
   double t_first = now_s();
   input_plan plan;
   if (plan_make(&plan, sel, NULL) != 0) {
     fprintf(stderr, "%s: error: out of memory\n", prog);
     return 1;
   }
+  int display_rc = display.begin(&display, &R->ctx), file_rc = out ? file.begin(&file, &R->ctx) : 0;
   for (size_t i = 0; i < sel->n; i++) {
     run_case(R, sel->index[i], &cfg, contexts ? &quick : NULL, 1, &plan.state[plan.leader[i]], plan.last[i], &res[i]);
     if (res[i].failed) {
       rc = 1;
       if (o->format != FORMAT_CONSOLE) fprintf(stderr, "%s: ERROR OCCURRED: '%s'\n", res[i].name, res[i].error);
     }
-    if (o->format == FORMAT_CONSOLE && !contexts) report_console_result(stdout, &R->ctx, &res[i], width, agg_console);
+    if (!contexts) {
+      display_rc |= display.result(&display, &res[i]);
+      if (out) file_rc |= file.result(&file, &res[i]);
+    }
   }
   plan_close(&plan);
   char prep[512];
@@ -461,13 +465,16 @@ static int measure_and_report(runner *R, const selection *sel, bench_result *res
           prog, R->device_s + t_first - t_probes, R->device_s, t_first - t_probes, sel->n, now_s() - t_first,
           prep_total(&R->prep), prep);
   if (contexts && measure_in_contexts(R, sel, &cfg, res) > 0) rc = 1;
-  if (o->format == FORMAT_CONSOLE && contexts)
-    for (size_t i = 0; i < sel->n; i++) report_console_result(stdout, &R->ctx, &res[i], width, agg_console);
-  if (o->format != FORMAT_CONSOLE) write_report(stdout, o->format, R, res, sel->n, agg_console, width);
+  for (size_t i = 0; contexts && i < sel->n; i++) {
+    display_rc |= display.result(&display, &res[i]);
+    if (out) file_rc |= file.result(&file, &res[i]);
+  }
+  if ((display.end(&display) | display_rc) != 0)
+    fprintf(stderr, "%s: error: writing the %s report to stdout failed\n", prog, format_name(o->format));
   if (out) {
-    write_report(out, o->out_format, R, res, sel->n, o->report_aggregates_only, width);
+    file_rc |= file.end(&file);
     int failed = ferror(out);
-    if (fclose(out) != 0 || failed) {
+    if (fclose(out) != 0 || failed || file_rc) {
       fprintf(stderr, "%s: error: writing --benchmark_out=%s failed\n", prog, out_path);
       rc = 1;
     }
