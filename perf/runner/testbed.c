@@ -74,23 +74,22 @@ int testbed_valid_name(const char *s, char *why, size_t len) {
   return 0;
 }
 
-int testbed_detect(const char *nvml_lib, const char *cuda_gpu_name, testbed_facts *f, char *name, size_t len,
-                   const char **source, char *err, size_t errlen) {
+int testbed_detect(const char *nvml_lib, testbed_facts *f, char *name, size_t len, const char **source, char *err,
+                   size_t errlen) {
   memset(f, 0, sizeof *f);
   f->nvlinks = -1;
   nvml_host_facts h;
-  char why[256];
-  if (nvml_host(nvml_lib, &h, why, sizeof why) == 0) {
+  if (nvml_host(nvml_lib, &h, f->nvml_error, sizeof f->nvml_error) == 0) {
     snprintf(f->gpu_name, sizeof f->gpu_name, "%s", h.gpu_name);
     f->gpus = h.gpus;
     f->nvlinks = h.nvlinks;
     snprintf(f->driver, sizeof f->driver, "%s", h.driver);
-  } else if (cuda_gpu_name) {
-    snprintf(f->gpu_name, sizeof f->gpu_name, "%s", cuda_gpu_name);
+    f->nvml_error[0] = '\0';
   }
   testbed_cpu_model("/proc/cpuinfo", f->cpu_model, sizeof f->cpu_model);
   const char *given = getenv("PERF_TESTBED");
   if (given && *given) {
+    char why[256];
     if (testbed_valid_name(given, why, sizeof why)) {
       snprintf(err, errlen,
                "PERF_TESTBED='%s' is not a testbed name: %s (it names the runner's class of host; "
@@ -105,4 +104,9 @@ int testbed_detect(const char *nvml_lib, const char *cuda_gpu_name, testbed_fact
   testbed_name(f, name, len);
   *source = "detected";
   return 0;
+}
+
+int testbed_of_host(testbed_facts *f, char *name, size_t len, const char **source, char *err, size_t errlen) {
+  /* As the runner's own NVML (runner_device.c) reads it. */
+  return testbed_detect(getenv("BENCH_NVML_LIBRARY"), f, name, len, source, err, errlen);
 }

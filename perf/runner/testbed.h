@@ -15,6 +15,7 @@ typedef struct {
   int nvlinks;       /* active NVLink links of the host's first GPU; -1: unknown */
   char cpu_model[128];
   char driver[64];
+  char nvml_error[256]; /* why NVML could not be read ("" when it was): the GPU's facts are unknown then */
 } testbed_facts;
 
 #define TESTBED_MAX 256
@@ -30,11 +31,19 @@ int testbed_cpu_model(const char *cpuinfo_path, char *out, size_t len);
  * and why in `why`. */
 int testbed_valid_name(const char *s, char *why, size_t len);
 
-/* The facts of this host (NVML through `nvml_lib`, NULL for the default; /proc/cpuinfo) and the
- * testbed's name: PERF_TESTBED when it is set (source "PERF_TESTBED"), else made of the facts
- * (source "detected"). `cuda_gpu_name` stands in when NVML cannot be read. Returns 0, or 2 when
- * PERF_TESTBED is set but not a valid name (the message in err). */
-int testbed_detect(const char *nvml_lib, const char *cuda_gpu_name, testbed_facts *f, char *name, size_t len,
-                   const char **source, char *err, size_t errlen);
+/* The facts of this host and the testbed's name: NVML through `nvml_lib` (NULL: libnvidia-ml.so.1) for
+ * the GPU model (device 0), count, NVLink and driver, /proc/cpuinfo for the CPU; the name is
+ * PERF_TESTBED when it is set (source "PERF_TESTBED"), else made of the facts (source "detected").
+ * Only host-wide facts go in, nothing of the calling process (its CUDA device): when NVML cannot be read
+ * the GPU's part is unknown ("unknown GPU x? NVLink unknown | <cpu> | driver unknown") and
+ * f->nvml_error says why. Returns 0, or 2 when PERF_TESTBED is set but not a valid name (the message
+ * in err). */
+int testbed_detect(const char *nvml_lib, testbed_facts *f, char *name, size_t len, const char **source, char *err,
+                   size_t errlen);
+
+/* This host's testbed: testbed_detect with BENCH_NVML_LIBRARY (the runner's NVML) when set. The one
+ * function that the runner (its run JSON's context.testbed) and //perf/tools:testbed (which ci/gate.sh
+ * asks) both call, so that the two cannot disagree (//perf/tools:testbed_tool_test). */
+int testbed_of_host(testbed_facts *f, char *name, size_t len, const char **source, char *err, size_t errlen);
 
 #endif

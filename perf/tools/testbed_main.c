@@ -1,5 +1,7 @@
 /* testbed: prints this host's testbed (perf/runner/testbed.h) on one line, and with --facts what it
- * was made of. Exit 2 when PERF_TESTBED is set to something that is not a name. */
+ * was made of. It calls testbed_of_host, as the runner does, so the two cannot disagree
+ * (testbed_tool_test); when NVML cannot be read both name the GPU's part unknown, and this says why on
+ * stderr. Exit 2 when PERF_TESTBED is set to something that is not a name. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,10 +16,13 @@ int main(int argc, char **argv) {
   testbed_facts f;
   char name[TESTBED_MAX], err[512];
   const char *source = "";
-  if (testbed_detect(NULL, NULL, &f, name, sizeof name, &source, err, sizeof err) != 0) {
+  if (testbed_of_host(&f, name, sizeof name, &source, err, sizeof err) != 0) {
     fprintf(stderr, "testbed: %s\n", err);
     return 2;
   }
+  if (f.nvml_error[0] && strcmp(source, "detected") == 0)
+    fprintf(stderr, "testbed: NVML unavailable (%s): the GPU model, count, NVLink and driver read unknown\n",
+            f.nvml_error);
   printf("%s\n", name);
   if (facts)
     printf("source: %s\ngpu: %s\ngpus: %d\nnvlinks: %d\ncpu: %s\ndriver: %s\n", source, f.gpu_name, f.gpus, f.nvlinks,
