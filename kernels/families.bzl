@@ -1,6 +1,6 @@
 """The kernel families: the one list of them. A family is its folder, kernels/<family>/, whose BUILD
 calls kernel_family (kernels/defs.bzl); its name here puts its benchmark binary in the CLI test
-(//perf/runner:cli_test)."""
+(//kernels:cli_test)."""
 
 FAMILIES = ["elementwise", "copy", "reduce", "dot", "transpose", "matmul", "scale"]
 

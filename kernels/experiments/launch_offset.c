@@ -30,7 +30,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/elementwise/elementwise.h"
-#include "perf/tools/launch_probe.h"
+#include "kernels/experiments/launch_probe.h"
 #include "perf/runner/untimed.h"
 
 #define CHECK(call)                                                                                                \

@@ -1,5 +1,5 @@
 // An empty kernel: its event interval is the launch and event cost alone.
-#include "perf/tools/launch_probe.h"
+#include "kernels/experiments/launch_probe.h"
 
 static __global__ void empty_kernel(void) {}
 

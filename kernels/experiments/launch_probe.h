@@ -1,6 +1,6 @@
 /* An empty kernel, for measuring what a launch costs between two events. */
-#ifndef PERF_TOOLS_LAUNCH_PROBE_H
-#define PERF_TOOLS_LAUNCH_PROBE_H
+#ifndef KERNELS_EXPERIMENTS_LAUNCH_PROBE_H
+#define KERNELS_EXPERIMENTS_LAUNCH_PROBE_H
 
 #include <cuda_runtime_api.h>
 
