@@ -59,7 +59,7 @@ static int copy_verify(void *p, char *err, size_t errlen) {
   float *got;
   if (bench_download(s->dst, s->n, &got, err, errlen)) return -1;
   /* A copy does no arithmetic: exact. */
-  int rc = verify_f32(s->v->name, got, s->n, copy_ref, s, 0, 0.0, 0.0, err, errlen);
+  int rc = verify_f32(s->v->name, got, s->n, copy_ref, s, TOL_EXACT, err, errlen);
   free(got);
   return rc;
 }

@@ -37,7 +37,7 @@ static void check_copy(const char *variant, copy_fn fn, size_t n, size_t off_src
   gbuf_download(&dd, dst);
   gbuf_download(&ds, src); /* also checks the source's guards: a copy never writes there */
 
-  compare_report r = compare_f32(dst, want, NULL, n, 0.0, 0.0);
+  compare_report r = compare_f32(dst, want, NULL, n, TOL_EXACT);
   int bit_exact = n == 0 || memcmp(dst, src, n * sizeof(float)) == 0;
   char line[256];
   format_report(&r, line, sizeof line);

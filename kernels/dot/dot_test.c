@@ -77,7 +77,7 @@ static int check_variant(const dot_variant *v, const float *dx, const float *dy,
     CUDA_OK(v->fn(dx, dy, n, dres->ptr, work, g_stream));
     CUDA_OK(cudaStreamSynchronize(g_stream));
     gbuf_download(dres, &got[run]);
-    bad += compare_f32(&got[run], &want, NULL, 1, 0.0, tol).bad != 0;
+    bad += compare_f32(&got[run], &want, NULL, 1, (tolerance){.abs = tol}).bad != 0;
   }
   printf("%-16s n=%-10zu %-8s off=%zu,%zu got=%.9g,%.9g%s want=%.17g err=%.3g,%.3g tol=%.3g %s\n", v->name, n,
          kKindNames[kind], offsets[0], offsets[1], got[0], got[1],

@@ -67,7 +67,7 @@ static int add_verify(void *p, char *err, size_t errlen) {
   float *got;
   if (bench_download(s->c, s->n, &got, err, errlen)) return -1;
   /* One correctly rounded float add: relative error <= 2^-24. */
-  int rc = verify_f32(s->v->name, got, s->n, add_ref, s, 0, EW_ADD_RTOL, 0.0, err, errlen);
+  int rc = verify_f32(s->v->name, got, s->n, add_ref, s, (tolerance){.rel = EW_ADD_RTOL}, err, errlen);
   free(got);
   return rc;
 }
@@ -137,7 +137,8 @@ static int saxpy_verify(void *p, char *err, size_t errlen) {
   float *got;
   if (bench_download(s->y, s->n, &got, err, errlen)) return -1;
   /* The product may round before the add (or fuse): error <= 2^-23 (|alpha x| + |y|). */
-  int rc = verify_f32(s->v->name, got, s->n, saxpy_ref, s, 1, EW_SAXPY_RTOL, 0.0, err, errlen);
+  int rc = verify_f32(s->v->name, got, s->n, saxpy_ref, s, (tolerance){.rel = EW_SAXPY_RTOL, .rel_to_scale = 1}, err,
+                      errlen);
   free(got);
   return rc;
 }

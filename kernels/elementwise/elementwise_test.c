@@ -42,7 +42,7 @@ static void check_add(const char *variant, ew_add_fn fn, size_t n, size_t off_a,
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&dc, c);
 
-  compare_report r = compare_f32(c, want, NULL, n, EW_ADD_RTOL, 0.0);
+  compare_report r = compare_f32(c, want, NULL, n, (tolerance){.rel = EW_ADD_RTOL});
   char line[256];
   format_report(&r, line, sizeof line);
   printf("%-10s n=%-9zu offsets a=%zu b=%zu c=%zu: %s %s\n", variant, n, off_a, off_b, off_c, line,
@@ -91,7 +91,7 @@ static void check_saxpy(const char *variant, ew_saxpy_fn fn, size_t n, size_t of
   CUDA_OK(fn(alpha, dx.ptr, dy.ptr, n, 0));
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&dy, y);
-  compare_report r = compare_f32(y, want, scale, n, EW_SAXPY_RTOL, 0.0);
+  compare_report r = compare_f32(y, want, scale, n, (tolerance){.rel = EW_SAXPY_RTOL, .rel_to_scale = 1});
   char line[256];
   format_report(&r, line, sizeof line);
   printf("%-12s n=%-9zu offsets x=%zu y=%zu alpha=%g: %s %s\n", variant, n, off_x, off_y, alpha, line,

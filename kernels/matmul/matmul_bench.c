@@ -161,7 +161,7 @@ static int verify_sampled(matmul_state *s, const float *got, double rtol, char *
     want[t] = w;
     scale[t] = sc;
   }
-  compare_report r = compare_f32(gs, want, scale, ns, rtol, 0.0);
+  compare_report r = compare_f32(gs, want, scale, ns, (tolerance){.rel = rtol, .rel_to_scale = 1});
   int rc = 0;
   if (r.bad) {
     char line[256];
@@ -183,7 +183,8 @@ static int matmul_verify(void *p, char *err, size_t errlen) {
   int rc = 0;
   if ((double)s->M * s->N * s->K <= kFullCheckMacs) {
     rc = full_reference(s, err, errlen);
-    if (rc == 0) rc = verify_f32(s->v->name, got, nc, cached_ref, s, 1, rtol, 0.0, err, errlen);
+    if (rc == 0)
+      rc = verify_f32(s->v->name, got, nc, cached_ref, s, (tolerance){.rel = rtol, .rel_to_scale = 1}, err, errlen);
   } else {
     size_t e = 0;
     while (e < nc && isfinite(got[e])) e++;

@@ -125,7 +125,7 @@ static void check_variant(int v, const problem *p, size_t off_a, size_t off_b, s
   CUDA_OK(matmul_variants[v].fn(da.ptr, db.ptr, dc.ptr, M, N, K, 0));
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&dc, got);
-  compare_report r = compare_f32(got, p->want, p->scale, nc, rtol, 0.0);
+  compare_report r = compare_f32(got, p->want, p->scale, nc, (tolerance){.rel = rtol, .rel_to_scale = 1});
   char line[256];
   format_report(&r, line, sizeof line);
   printf("%-9s M=%-4d N=%-4d K=%-4d offsets a=%zu b=%zu c=%zu rtol=%.2g*S: %s %s\n", matmul_variants[v].name, M, N, K,
@@ -267,7 +267,8 @@ static void splitk_check(splitk_case *c, cudaStream_t stream, const char *what) 
   size_t nc = (size_t)p->M * p->N;
   CUDA_OK(cudaStreamSynchronize(stream));
   gbuf_download(&c->c, c->got);
-  compare_report r = compare_f32(c->got, p->want, p->scale, nc, matmul_rtol(splitk_variant(), p->K), 0.0);
+  compare_report r = compare_f32(c->got, p->want, p->scale, nc,
+                                 (tolerance){.rel = matmul_rtol(splitk_variant(), p->K), .rel_to_scale = 1});
   char line[256];
   format_report(&r, line, sizeof line);
   printf("splitk M=%-4d N=%-4d K=%-4d %s: %s %s\n", p->M, p->N, p->K, what, line, r.bad ? "FAIL" : "ok");

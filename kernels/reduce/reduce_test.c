@@ -69,7 +69,7 @@ static int check_variant(const reduce_variant *v, const float *dx, size_t n, siz
     CUDA_OK(v->fn(dx, n, dsum->ptr, work, g_stream));
     CUDA_OK(cudaStreamSynchronize(g_stream));
     gbuf_download(dsum, &got[run]);
-    bad += compare_f32(&got[run], &want, NULL, 1, 0.0, tol).bad != 0;
+    bad += compare_f32(&got[run], &want, NULL, 1, (tolerance){.abs = tol}).bad != 0;
   }
   printf("%-22s n=%-10zu %-8s off=%zu got=%.9g,%.9g%s want=%.17g err=%.3g,%.3g tol=%.3g %s\n", v->name, n,
          kKindNames[kind], offset, got[0], got[1], is_poison(got[0]) || is_poison(got[1]) ? " (poison)" : "", want,

@@ -58,7 +58,7 @@ static int scale_verify(void *p, char *err, size_t errlen) {
   float *got;
   if (bench_download(s->y, s->n, &got, err, errlen)) return -1;
   /* One correctly rounded product per element (scale_variants.h). */
-  int rc = verify_f32(s->v->name, got, s->n, scale_ref, s, 0, FLOAT_UNIT_ROUNDOFF, 0.0, err, errlen);
+  int rc = verify_f32(s->v->name, got, s->n, scale_ref, s, (tolerance){.rel = FLOAT_UNIT_ROUNDOFF}, err, errlen);
   free(got);
   return rc;
 }

@@ -36,7 +36,7 @@ static void check_scale(const scale_variant *v, size_t n, size_t off_x, size_t o
   gbuf_download(&dy, y);
   gbuf_download(&dx, x); /* checks x's guards too: scale never writes there */
 
-  compare_report r = compare_f32(y, want, NULL, n, FLOAT_UNIT_ROUNDOFF, 0.0);
+  compare_report r = compare_f32(y, want, NULL, n, (tolerance){.rel = FLOAT_UNIT_ROUNDOFF});
   char line[256];
   format_report(&r, line, sizeof line);
   printf("%-13s n=%-8zu a=%+.4f offsets x=%zu y=%zu: %s %s\n", v->name, n, a, off_x, off_y, line,

@@ -77,7 +77,7 @@ static int transpose_verify(void *p, char *err, size_t errlen) {
   float *got;
   if (bench_download(s->out, n, &got, err, errlen)) return -1;
   /* A transpose does no arithmetic: exact. */
-  int rc = verify_f32(s->v->name, got, n, transpose_ref, s, 0, 0.0, 0.0, err, errlen);
+  int rc = verify_f32(s->v->name, got, n, transpose_ref, s, TOL_EXACT, err, errlen);
   free(got);
   return rc;
 }

@@ -43,7 +43,7 @@ static int check_variant(int v, const guarded_buf *in_buf, const double *want, i
   CUDA_OK(transpose_variants[v].fn(in_buf->ptr, out.ptr, nx, ny, 0));
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&out, got);
-  compare_report r = compare_f32(got, want, NULL, n, 0.0, 0.0);
+  compare_report r = compare_f32(got, want, NULL, n, TOL_EXACT);
   char line[256];
   format_report(&r, line, sizeof line);
   const char *name = transpose_variants[v].name;

@@ -115,7 +115,7 @@ static void scalar_ref(const void *ctx, size_t begin, size_t count, double *want
 int bench_verify_scalar(const char *what, const float *dev_value, double want, double tol, char *err, size_t errlen) {
   float *got;
   if (bench_download(dev_value, 1, &got, err, errlen)) return -1;
-  int rc = verify_f32(what, got, 1, scalar_ref, &want, 0, 0.0, tol, err, errlen);
+  int rc = verify_f32(what, got, 1, scalar_ref, &want, (tolerance){.abs = tol}, err, errlen);
   free(got);
   return rc;
 }

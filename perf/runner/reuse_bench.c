@@ -73,7 +73,7 @@ static int reuse_verify(void *p, char *err, size_t errlen) {
   reuse_state *s = p;
   float *got;
   if (bench_download(s->dst, s->n, &got, err, errlen)) return -1;
-  int rc = verify_f32(s->v->name, got, s->n, reuse_ref, s, 0, 0.0, 0.0, err, errlen);
+  int rc = verify_f32(s->v->name, got, s->n, reuse_ref, s, TOL_EXACT, err, errlen);
   free(got);
   return rc;
 }

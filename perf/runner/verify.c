@@ -17,12 +17,12 @@ typedef struct {
 } verify_part;
 
 typedef struct {
-  const float *got;
+  elem_type t;
+  const void *got;
   size_t n;
   verify_ref_fn ref;
   const void *ctx;
-  int use_scale;
-  double rtol, atol;
+  tolerance tol;
   verify_part part[CHUNK_MAX_THREADS];
 } verify_job;
 
@@ -33,17 +33,19 @@ static void verify_chunk(void *arg, size_t c, size_t thread) {
   verify_part *p = &j->part[thread];
   if (!p->want) {
     p->want = malloc(CHUNK * sizeof *p->want);
-    p->scale = j->use_scale ? malloc(CHUNK * sizeof *p->scale) : NULL;
-    if (!p->want || (j->use_scale && !p->scale)) p->out_of_memory = 1;
+    p->scale = j->tol.rel_to_scale ? malloc(CHUNK * sizeof *p->scale) : NULL;
+    if (!p->want || (j->tol.rel_to_scale && !p->scale)) p->out_of_memory = 1;
   }
   if (p->out_of_memory) return;
   size_t begin = c * CHUNK, count = j->n - begin < CHUNK ? j->n - begin : CHUNK;
   j->ref(j->ctx, begin, count, p->want, p->scale);
-  compare_report r = compare_f32(j->got + begin, p->want, p->scale, count, j->rtol, j->atol);
+  const void *got = (const char *)j->got + begin * elem_size(j->t);
+  compare_report r = compare_elems(j->t, got, p->want, p->scale, count, j->tol);
   /* The first bad element overall is the smallest index any chunk reports. */
   if (r.bad && (p->r.bad == 0 || begin + r.first_bad < p->r.first_bad)) {
     p->r.first_bad = begin + r.first_bad;
     p->r.first_got = r.first_got;
+    p->r.first_poison = r.first_poison;
     p->r.first_want = r.first_want;
   }
   p->r.bad += r.bad;
@@ -51,16 +53,16 @@ static void verify_chunk(void *arg, size_t c, size_t thread) {
   if (r.max_rel_err > p->r.max_rel_err) p->r.max_rel_err = r.max_rel_err;
 }
 
-int verify_f32(const char *what, const float *got, size_t n, verify_ref_fn ref, const void *ctx, int use_scale,
-               double rtol, double atol, char *err, size_t errlen) {
+int verify_elems(const char *what, elem_type t, const void *got, size_t n, verify_ref_fn ref, const void *ctx,
+                 tolerance tol, char *err, size_t errlen) {
   verify_job *j = calloc(1, sizeof *j);
   if (!j) {
     snprintf(err, errlen, "%s: out of host memory for the reference", what);
     return -1;
   }
-  *j = (verify_job){.got = got, .n = n, .ref = ref, .ctx = ctx, .use_scale = use_scale, .rtol = rtol, .atol = atol};
+  *j = (verify_job){.t = t, .got = got, .n = n, .ref = ref, .ctx = ctx, .tol = tol};
   for_each_chunk((n + CHUNK - 1) / CHUNK, verify_chunk, j);
-  compare_report all = {.n = n, .bad = 0, .first_bad = n, .max_abs_err = 0, .max_rel_err = 0};
+  compare_report all = {.type = t, .n = n, .bad = 0, .first_bad = n, .max_abs_err = 0, .max_rel_err = 0};
   int out_of_memory = 0;
   for (size_t t = 0; t < CHUNK_MAX_THREADS; t++) {
     const verify_part *p = &j->part[t];
@@ -68,6 +70,7 @@ int verify_f32(const char *what, const float *got, size_t n, verify_ref_fn ref, 
     if (p->r.bad && p->r.first_bad < all.first_bad) {
       all.first_bad = p->r.first_bad;
       all.first_got = p->r.first_got;
+      all.first_poison = p->r.first_poison;
       all.first_want = p->r.first_want;
     }
     all.bad += p->r.bad;
@@ -86,4 +89,9 @@ int verify_f32(const char *what, const float *got, size_t n, verify_ref_fn ref, 
   format_report(&all, line, sizeof line);
   snprintf(err, errlen, "%s: %s", what, line);
   return -1;
+}
+
+int verify_f32(const char *what, const float *got, size_t n, verify_ref_fn ref, const void *ctx, tolerance tol,
+               char *err, size_t errlen) {
+  return verify_elems(what, ELEM_F32, got, n, ref, ctx, tol, err, errlen);
 }

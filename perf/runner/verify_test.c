@@ -30,9 +30,9 @@ static float *exact(void) {
 START_TEST(exact_output_passes) {
   float *x = exact();
   char err[256] = "";
-  ck_assert_int_eq(verify_f32("half", x, N, ref_half, NULL, 0, 0.0, 0.0, err, sizeof err), 0);
-  ck_assert_int_eq(verify_f32("half", x, N, ref_half, NULL, 1, 0.0, 0.0, err, sizeof err), 0);
-  ck_assert_int_eq(verify_f32("empty", NULL, 0, ref_half, NULL, 0, 0.0, 0.0, err, sizeof err), 0);
+  ck_assert_int_eq(verify_f32("half", x, N, ref_half, NULL, TOL_EXACT, err, sizeof err), 0);
+  ck_assert_int_eq(verify_f32("half", x, N, ref_half, NULL, (tolerance){.rel_to_scale = 1}, err, sizeof err), 0);
+  ck_assert_int_eq(verify_f32("empty", NULL, 0, ref_half, NULL, TOL_EXACT, err, sizeof err), 0);
   free(x);
 }
 END_TEST
@@ -43,7 +43,7 @@ START_TEST(first_bad_index_is_global_across_chunks) {
   x[bad1] += 1.0f;
   fill_poison(&x[bad2], 1); /* never written */
   char err[512] = "";
-  ck_assert_int_eq(verify_f32("half", x, N, ref_half, NULL, 0, 1e-7, 0.0, err, sizeof err), -1);
+  ck_assert_int_eq(verify_f32("half", x, N, ref_half, NULL, (tolerance){.rel = 1e-7}, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "half: "));
   ck_assert_ptr_nonnull(strstr(err, "bad=2"));
   ck_assert_ptr_nonnull(strstr(err, "first_bad=[1048583]"));
@@ -58,7 +58,7 @@ START_TEST(first_bad_is_the_smallest_index_over_threads) {
   size_t bad[3] = {5, (1 << 20) + 9, (1 << 21) + 1};
   for (int i = 0; i < 3; i++) x[bad[i]] += 1.0f;
   char err[512] = "";
-  ck_assert_int_eq(verify_f32("half", x, N, ref_half, NULL, 0, 1e-7, 0.0, err, sizeof err), -1);
+  ck_assert_int_eq(verify_f32("half", x, N, ref_half, NULL, (tolerance){.rel = 1e-7}, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "bad=3") && strstr(err, "first_bad=[5]"), "%s", err);
   free(x);
 }
@@ -68,9 +68,58 @@ START_TEST(scale_widens_the_tolerance) {
   float *x = exact();
   x[10] = 5.0f + 0.5f; /* want 5: error 0.5; scale 11 */
   char err[256] = "";
-  ck_assert_int_eq(verify_f32("s", x, N, ref_half, NULL, 0, 0.05, 0.0, err, sizeof err), -1);
-  ck_assert_int_eq(verify_f32("s", x, N, ref_half, NULL, 1, 0.05, 0.0, err, sizeof err), 0);
+  ck_assert_int_eq(verify_f32("s", x, N, ref_half, NULL, (tolerance){.rel = 0.05}, err, sizeof err), -1);
+  ck_assert_int_eq(verify_f32("s", x, N, ref_half, NULL, (tolerance){.rel = 0.05, .rel_to_scale = 1}, err, sizeof err),
+                   0);
   free(x);
+}
+END_TEST
+
+/* Reference of integer outputs: want[i] = i mod 1000. */
+static void ref_mod(const void *ctx, size_t begin, size_t count, double *want, double *scale) {
+  (void)ctx;
+  (void)scale;
+  for (size_t i = 0; i < count; i++) want[i] = (double)((begin + i) % 1000);
+}
+
+/* Integer results are checked exactly, across chunks and threads: one element off by one in a late
+ * chunk fails at its index, and an element left at the poison is named. */
+START_TEST(integer_output_is_checked_exactly) {
+  int32_t *x = malloc(N * sizeof *x);
+  ck_assert_ptr_nonnull(x);
+  for (size_t i = 0; i < N; i++) x[i] = (int32_t)(i % 1000);
+  char err[512] = "";
+  ck_assert_int_eq(verify_elems("mod", ELEM_I32, x, N, ref_mod, NULL, TOL_EXACT, err, sizeof err), 0);
+  x[(1 << 21) + 100] += 1;
+  ck_assert_int_eq(verify_elems("mod", ELEM_I32, x, N, ref_mod, NULL, TOL_EXACT, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "bad=1 ") && strstr(err, "first_bad=[2097252] got=253 want=252"), "%s", err);
+  poison_elems(ELEM_I32, &x[70000], 1);
+  ck_assert_int_eq(verify_elems("mod", ELEM_I32, x, N, ref_mod, NULL, TOL_EXACT, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "bad=2 ") && strstr(err, "first_bad=[70000] got=-1 (all bits set"), "%s", err);
+  free(x);
+}
+END_TEST
+
+/* Reference of byte outputs: want[i] = 7 i mod 256. */
+static void ref_bytes(const void *ctx, size_t begin, size_t count, double *want, double *scale) {
+  (void)ctx;
+  (void)scale;
+  for (size_t i = 0; i < count; i++) want[i] = (double)((begin + i) * 7 % 256);
+}
+
+/* Bytes: each chunk starts at its own byte (a stride of another type's size would compare the wrong
+ * ones), and one flipped bit in a later chunk fails at its index. */
+START_TEST(byte_output_is_checked_at_its_own_stride) {
+  enum { NB = (1 << 17) + 3 };
+  uint8_t *b = malloc(NB);
+  ck_assert_ptr_nonnull(b);
+  for (size_t i = 0; i < NB; i++) b[i] = (uint8_t)(i * 7 % 256);
+  char err[512] = "";
+  ck_assert_int_eq(verify_elems("bytes", ELEM_U8, b, NB, ref_bytes, NULL, TOL_EXACT, err, sizeof err), 0);
+  b[(1 << 16) + 5] ^= 0x10;
+  ck_assert_int_eq(verify_elems("bytes", ELEM_U8, b, NB, ref_bytes, NULL, TOL_EXACT, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "bad=1 ") && strstr(err, "first_bad=[65541]"), "%s", err);
+  free(b);
 }
 END_TEST
 
@@ -82,6 +131,8 @@ int main(void) {
   tcase_add_test(tc, first_bad_index_is_global_across_chunks);
   tcase_add_test(tc, first_bad_is_the_smallest_index_over_threads);
   tcase_add_test(tc, scale_widens_the_tolerance);
+  tcase_add_test(tc, integer_output_is_checked_exactly);
+  tcase_add_test(tc, byte_output_is_checked_at_its_own_stride);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -10,6 +10,57 @@
 #include <time.h>
 #include <unistd.h>
 
+size_t elem_size(elem_type t) {
+  static const size_t size[ELEM_NTYPES] = {4, 2, 4, 1};
+  return size[t];
+}
+
+const char *elem_name(elem_type t) {
+  static const char *const name[ELEM_NTYPES] = {"f32", "f16", "i32", "u8"};
+  return name[t];
+}
+
+double elem_get(elem_type t, const void *x, size_t i) {
+  switch (t) {
+    case ELEM_F32: return ((const float *)x)[i];
+    case ELEM_F16: return half_to_float(((const uint16_t *)x)[i]);
+    case ELEM_I32: return ((const int32_t *)x)[i];
+    case ELEM_U8: return ((const uint8_t *)x)[i];
+  }
+  return NAN;
+}
+
+uint16_t half_from_float(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+  uint32_t ax = x & 0x7FFFFFFFu;
+  if (ax > 0x7F800000u) { /* NaN: the payload's top 10 bits, never 0 (that would be infinity) */
+    uint16_t payload = (uint16_t)((ax >> 13) & 0x3FFu);
+    return sign | 0x7C00u | (payload ? payload : 0x200u);
+  }
+  if (ax >= 0x477FF000u) return sign | 0x7C00u; /* 65520 (halfway to 2^16) and up, infinity too */
+  if (ax < 0x38800000u) {                       /* below 2^-14: a subnormal half in units of 2^-24 */
+    float units = fabsf(f) * 0x1p24f;           /* exact: a power-of-two scaling */
+    return sign | (uint16_t)lrintf(units);      /* nearest, ties to even; 1024 is 2^-14, correctly */
+  }
+  uint32_t mant = ax & 0x7FFFFFu, h = (((ax >> 23) - 127 + 15) << 10) | (mant >> 13), rest = mant & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) h++; /* a carry moves into the exponent, as it must */
+  return sign | (uint16_t)h;
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu, bits;
+  if (e == 0) { /* zero and subnormals: m units of 2^-24 */
+    float v = (float)m * 0x1p-24f;
+    return sign ? -v : v;
+  }
+  bits = sign | (e == 31 ? 0x7F800000u : (e - 15 + 127) << 23) | (m << 13);
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 static uint64_t splitmix64(uint64_t *x) {
@@ -96,11 +147,15 @@ void for_each_chunk(size_t chunks, void (*work)(void *arg, size_t chunk, size_t 
 #define FILL_CHUNK ((size_t)1 << 20)
 
 typedef struct {
-  float *x;
+  elem_type t;
+  void *x;
   size_t n;
-  float lo, hi;
+  double lo, hi;
   uint64_t base;
 } fill_job;
+
+/* Integers in [lo, hi]: lo + floor(u * span) with u uniform in [0, 1) of 53 bits (span <= 2^32). */
+static double fill_int(double lo, double hi, test_rng *r) { return lo + floor(rng_uniform(r) * (hi - lo + 1)); }
 
 static void fill_chunk(void *arg, size_t c, size_t thread) {
   const fill_job *j = arg;
@@ -108,13 +163,29 @@ static void fill_chunk(void *arg, size_t c, size_t thread) {
   test_rng r;
   rng_seed(&r, j->base ^ (0xD1B54A32D192ED03ull * (c + 1)));
   size_t end = (c + 1) * FILL_CHUNK < j->n ? (c + 1) * FILL_CHUNK : j->n;
-  for (size_t i = c * FILL_CHUNK; i < end; i++) j->x[i] = (float)(j->lo + (j->hi - j->lo) * rng_uniform(&r));
+  /* Floats as lo + (hi - lo) u in float bounds, so F32 fills are what they were before the types came. */
+  float lo = (float)j->lo, hi = (float)j->hi;
+  for (size_t i = c * FILL_CHUNK; i < end; i++) {
+    switch (j->t) {
+      case ELEM_F32: ((float *)j->x)[i] = (float)(lo + (hi - lo) * rng_uniform(&r)); break;
+      case ELEM_F16: ((uint16_t *)j->x)[i] = half_from_float((float)(lo + (hi - lo) * rng_uniform(&r))); break;
+      case ELEM_I32: ((int32_t *)j->x)[i] = (int32_t)fill_int(j->lo, j->hi, &r); break;
+      case ELEM_U8: ((uint8_t *)j->x)[i] = (uint8_t)fill_int(j->lo, j->hi, &r); break;
+    }
+  }
 }
 
-void fill_uniform(float *x, size_t n, float lo, float hi, test_rng *rng) {
-  fill_job job = {x, n, lo, hi, rng_next(rng)};
+void rng_fill(elem_type t, void *x, size_t n, double lo, double hi, test_rng *rng) {
+  fill_job job = {t, x, n, lo, hi, rng_next(rng)};
+  if (t == ELEM_I32 || t == ELEM_U8) { /* whole numbers the type holds */
+    double min = t == ELEM_U8 ? 0 : INT32_MIN, max = t == ELEM_U8 ? UINT8_MAX : INT32_MAX;
+    job.lo = fmin(fmax(ceil(lo), min), max);
+    job.hi = fmax(fmin(floor(hi), max), job.lo);
+  }
   for_each_chunk((n + FILL_CHUNK - 1) / FILL_CHUNK, fill_chunk, &job);
 }
+
+void fill_uniform(float *x, size_t n, float lo, float hi, test_rng *rng) { rng_fill(ELEM_F32, x, n, lo, hi, rng); }
 
 void fill_int_uniform(float *x, size_t n, int max_abs, test_rng *rng) {
   for (size_t i = 0; i < n; i++) {
@@ -124,28 +195,43 @@ void fill_int_uniform(float *x, size_t n, int max_abs, test_rng *rng) {
   }
 }
 
+void poison_elems(elem_type t, void *x, size_t n) { memset(x, 0xFF, n * elem_size(t)); }
+
+int is_poison_elem(elem_type t, const void *x, size_t i) {
+  const unsigned char *p = (const unsigned char *)x + i * elem_size(t);
+  for (size_t b = 0; b < elem_size(t); b++)
+    if (p[b] != 0xFF) return 0;
+  return 1;
+}
+
 float poison_value(void) {
-  uint32_t bits = 0xFFFFFFFFu;
   float f;
-  memcpy(&f, &bits, sizeof f);
+  poison_elems(ELEM_F32, &f, 1);
   return f;
 }
 
-void fill_poison(float *x, size_t n) { memset(x, 0xFF, n * sizeof *x); }
+void fill_poison(float *x, size_t n) { poison_elems(ELEM_F32, x, n); }
 
-int is_poison(float v) {
-  uint32_t bits;
-  memcpy(&bits, &v, sizeof bits);
-  return bits == 0xFFFFFFFFu;
+int is_poison(float v) { return is_poison_elem(ELEM_F32, &v, 0); }
+
+/* The spacing of t's values at w (see tolerance). */
+static double elem_ulp(elem_type t, double w) {
+  int e = 0;
+  if (w != 0) frexp(w, &e); /* |w| in [2^(e-1), 2^e) */
+  int min_exp = t == ELEM_F32 ? -126 : -14, mant_bits = t == ELEM_F32 ? 23 : 10;
+  if (t == ELEM_I32 || t == ELEM_U8) return 1.0;
+  /* Below the smallest normal (and at 0) the spacing is that of the subnormals. */
+  return ldexp(1.0, (w != 0 && e - 1 > min_exp ? e - 1 : min_exp) - mant_bits);
 }
 
-compare_report compare_f32(const float *got, const double *want, const double *scale, size_t n, double rtol,
-                           double atol) {
-  compare_report r = {.n = n, .bad = 0, .first_bad = n, .max_abs_err = 0, .max_rel_err = 0};
+compare_report compare_elems(elem_type t, const void *got, const double *want, const double *scale, size_t n,
+                             tolerance tol) {
+  compare_report r = {.type = t, .n = n, .bad = 0, .first_bad = n, .max_abs_err = 0, .max_rel_err = 0};
+  int use_scale = tol.rel_to_scale && scale;
   for (size_t i = 0; i < n; i++) {
-    double g = got[i], w = want[i];
+    double g = elem_get(t, got, i), w = want[i];
     double err = fabs(g - w);
-    double allowed = atol + rtol * (scale ? scale[i] : fabs(w));
+    double allowed = tol.abs + tol.rel * (use_scale ? scale[i] : fabs(w)) + (tol.ulps ? tol.ulps * elem_ulp(t, w) : 0);
     int ok = isfinite(g) && err <= allowed;
     if (isfinite(g)) {
       if (err > r.max_abs_err) r.max_abs_err = err;
@@ -154,7 +240,8 @@ compare_report compare_f32(const float *got, const double *want, const double *s
     if (!ok) {
       if (r.bad == 0) {
         r.first_bad = i;
-        r.first_got = got[i];
+        r.first_got = g;
+        r.first_poison = is_poison_elem(t, got, i);
         r.first_want = w;
       }
       r.bad++;
@@ -163,12 +250,22 @@ compare_report compare_f32(const float *got, const double *want, const double *s
   return r;
 }
 
+compare_report compare_f32(const float *got, const double *want, const double *scale, size_t n, tolerance tol) {
+  return compare_elems(ELEM_F32, got, want, scale, n, tol);
+}
+
 void format_report(const compare_report *r, char *buf, size_t len) {
   int k = snprintf(buf, len, "n=%zu bad=%zu max_abs_err=%.3g max_rel_err=%.3g", r->n, r->bad, r->max_abs_err,
                    r->max_rel_err);
-  if (r->bad && k > 0 && (size_t)k < len)
-    snprintf(buf + k, len - (size_t)k, " first_bad=[%zu] got=%.9g%s want=%.17g", r->first_bad, r->first_got,
-             is_poison(r->first_got) ? " (poison: never written)" : "", r->first_want);
+  if (!r->bad || k < 0 || (size_t)k >= len) return;
+  /* Enough digits to tell the value apart from its neighbours in its type. */
+  int digits = r->type == ELEM_F32 ? 9 : r->type == ELEM_F16 ? 5 : 17;
+  const char *poison = "";
+  if (r->first_poison)
+    poison = r->type == ELEM_F32 || r->type == ELEM_F16 ? " (poison: never written)"
+                                                        : " (all bits set, the poison: never written?)";
+  snprintf(buf + k, len - (size_t)k, " first_bad=[%zu] got=%.*g%s want=%.17g", r->first_bad, digits, r->first_got,
+           poison, r->first_want);
 }
 
 double sum_error_bound(size_t depth, double abs_sum) {

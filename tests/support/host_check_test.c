@@ -1,4 +1,5 @@
-/* CPU tests of the host-only check helpers (kernels/common/host_check). */
+/* CPU tests of the host-only check helpers (tests/support/host_check); the element types' ones are in
+ * host_check_types_test.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
@@ -92,7 +93,7 @@ END_TEST
 START_TEST(compare_accepts_within_tolerance) {
   float got[3] = {1.0f, 2.0f, 0.0f};
   double want[3] = {1.0 + 1e-8, 2.0, 0.0};
-  compare_report r = compare_f32(got, want, NULL, 3, 1e-7, 0.0);
+  compare_report r = compare_f32(got, want, NULL, 3, (tolerance){.rel = 1e-7});
   ck_assert_uint_eq(r.bad, 0);
   ck_assert_uint_eq(r.first_bad, 3);
   ck_assert_double_gt(r.max_abs_err, 0.0);
@@ -102,7 +103,7 @@ END_TEST
 START_TEST(compare_rejects_error_nan_inf_and_poison) {
   float got[4] = {1.0f, 1.1f, NAN, INFINITY};
   double want[4] = {1.0, 1.0, 1.0, 1.0};
-  compare_report r = compare_f32(got, want, NULL, 4, 1e-3, 0.0);
+  compare_report r = compare_f32(got, want, NULL, 4, (tolerance){.rel = 1e-3});
   ck_assert_uint_eq(r.bad, 3);
   ck_assert_uint_eq(r.first_bad, 1);
   ck_assert_float_eq(r.first_got, 1.1f);
@@ -110,7 +111,7 @@ START_TEST(compare_rejects_error_nan_inf_and_poison) {
   float unwritten[2] = {1.0f, 0.0f};
   fill_poison(unwritten + 1, 1);
   double w2[2] = {1.0, 0.0};
-  r = compare_f32(unwritten, w2, NULL, 2, 1e-3, 1.0);
+  r = compare_f32(unwritten, w2, NULL, 2, (tolerance){.abs = 1.0, .rel = 1e-3});
   ck_assert_uint_eq(r.bad, 1);
   char line[256];
   format_report(&r, line, sizeof line);
@@ -123,13 +124,14 @@ START_TEST(compare_uses_scale_for_cancelling_results) {
   float got[1] = {1.001e-6f};
   double want[1] = {1e-6};
   double scale[1] = {2.0};
-  ck_assert_uint_eq(compare_f32(got, want, NULL, 1, 1e-7, 0.0).bad, 1);
-  ck_assert_uint_eq(compare_f32(got, want, scale, 1, 1e-7, 0.0).bad, 0);
+  ck_assert_uint_eq(compare_f32(got, want, NULL, 1, (tolerance){.rel = 1e-7}).bad, 1);
+  ck_assert_uint_eq(compare_f32(got, want, scale, 1, (tolerance){.rel = 1e-7}).bad, 1); /* scale needs the flag */
+  ck_assert_uint_eq(compare_f32(got, want, scale, 1, (tolerance){.rel = 1e-7, .rel_to_scale = 1}).bad, 0);
 }
 END_TEST
 
 START_TEST(empty_comparison_passes) {
-  compare_report r = compare_f32(NULL, NULL, NULL, 0, 0.0, 0.0);
+  compare_report r = compare_f32(NULL, NULL, NULL, 0, TOL_EXACT);
   ck_assert_uint_eq(r.bad, 0);
   ck_assert_uint_eq(r.n, 0);
 }

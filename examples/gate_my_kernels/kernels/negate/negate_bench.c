@@ -54,7 +54,7 @@ static int negate_verify(void *p, char *err, size_t errlen) {
   negate_state *s = p;
   float *got;
   if (bench_download(s->y, s->n, &got, err, errlen)) return -1;
-  int rc = verify_f32(s->v->name, got, s->n, negate_ref, s, 0, 0.0, 0.0, err, errlen); /* exact */
+  int rc = verify_f32(s->v->name, got, s->n, negate_ref, s, TOL_EXACT, err, errlen); /* negation is exact */
   free(got);
   return rc;
 }
@@ -72,8 +72,12 @@ static const bench_ops kNegateOps = {negate_setup, negate_run, negate_verify, ne
 static void negate_cost(bench_case *c) { c->bytes = 8.0 * c->params[0].value; }
 
 int main(int argc, char **argv) {
-  bench_register_grid(&(bench_grid){.family = "negate", .ops = &kNegateOps,
-                                    BENCH_VARIANTS(negate_variants, negate_nvariants), .param_names = {"N"},
-                                    .sizes = kSizes, .nsizes = sizeof kSizes / sizeof *kSizes, .cost = negate_cost});
+  bench_register_grid(&(bench_grid){.family = "negate",
+                                    .ops = &kNegateOps,
+                                    BENCH_VARIANTS(negate_variants, negate_nvariants),
+                                    .param_names = {"N"},
+                                    .sizes = kSizes,
+                                    .nsizes = sizeof kSizes / sizeof *kSizes,
+                                    .cost = negate_cost});
   return bench_main(argc, argv);
 }

@@ -26,7 +26,7 @@ START_TEST(negate_all_sizes) {
   CUDA_OK(v->fn(dx.ptr, dy.ptr, n, 0));
   CUDA_OK(cudaDeviceSynchronize());
   gbuf_download(&dy, y);
-  compare_report r = compare_f32(y, want, NULL, n, 0.0, 0.0);
+  compare_report r = compare_f32(y, want, NULL, n, TOL_EXACT);
   char line[256];
   format_report(&r, line, sizeof line);
   printf("%s n=%zu: %s\n", v->name, n, line);
