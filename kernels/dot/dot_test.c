@@ -73,7 +73,7 @@ static int check_variant(const dot_variant *v, const float *dx, const float *dy,
   int bad = 0;
   CUDA_OK(cudaMemsetAsync(work, 0xFF, work_bytes, g_stream));
   for (int run = 0; run < 2; run++) {
-    CUDA_OK(cudaMemsetAsync(dres->base, 0xFF, dres->total * sizeof(float), g_stream)); /* poison output + guards */
+    gbuf_poison(dres, g_stream); /* output and guards */
     CUDA_OK(v->fn(dx, dy, n, dres->ptr, work, g_stream));
     CUDA_OK(cudaStreamSynchronize(g_stream));
     gbuf_download(dres, &got[run]);

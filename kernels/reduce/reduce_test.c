@@ -65,7 +65,7 @@ static int check_variant(const reduce_variant *v, const float *dx, size_t n, siz
   int bad = 0;
   CUDA_OK(cudaMemsetAsync(work, 0xFF, work_bytes, g_stream));
   for (int run = 0; run < 2; run++) {
-    CUDA_OK(cudaMemsetAsync(dsum->base, 0xFF, dsum->total * sizeof(float), g_stream)); /* poison output + guards */
+    gbuf_poison(dsum, g_stream); /* output and guards */
     CUDA_OK(v->fn(dx, n, dsum->ptr, work, g_stream));
     CUDA_OK(cudaStreamSynchronize(g_stream));
     gbuf_download(dsum, &got[run]);

@@ -13,28 +13,29 @@ static int cuda_fail(const char *call, cudaError_t e, char *err, size_t errlen) 
   return -1;
 }
 
-int bench_upload(float *dev, const float *host, size_t n, char *err, size_t errlen) {
-  cudaError_t e = cudaMemcpy(dev, host, n * sizeof(float), cudaMemcpyHostToDevice);
+int bench_upload_elems(elem_type t, void *dev, const void *host, size_t n, char *err, size_t errlen) {
+  cudaError_t e = cudaMemcpy(dev, host, n * elem_size(t), cudaMemcpyHostToDevice);
   return e == cudaSuccess ? 0 : cuda_fail("cudaMemcpy host to device", e, err, errlen);
 }
 
-int bench_random_device(size_t n, float lo, float hi, test_rng *rng, float **dev, float **host, char *err,
-                        size_t errlen) {
+int bench_random_elems(elem_type t, size_t n, double lo, double hi, test_rng *rng, void **dev, void **host, char *err,
+                       size_t errlen) {
+  size_t bytes = (n ? n : 1) * elem_size(t);
   *dev = NULL;
-  *host = malloc((n ? n : 1) * sizeof(float));
+  *host = malloc(bytes);
   if (!*host) {
-    snprintf(err, errlen, "out of host memory for %zu floats", n);
+    snprintf(err, errlen, "out of host memory for %zu elements of %s", n, elem_name(t));
     return -1;
   }
-  fill_uniform(*host, n, lo, hi, rng);
-  cudaError_t e = cudaMalloc((void **)dev, (n ? n : 1) * sizeof(float));
+  rng_fill(t, *host, n, lo, hi, rng);
+  cudaError_t e = cudaMalloc(dev, bytes);
   if (e != cudaSuccess) {
     free(*host);
     *host = NULL;
     *dev = NULL;
     return cuda_fail("cudaMalloc", e, err, errlen);
   }
-  if (bench_upload(*dev, *host, n, err, errlen)) {
+  if (bench_upload_elems(t, *dev, *host, n, err, errlen)) {
     cudaFree(*dev);
     free(*host);
     *dev = NULL;
@@ -49,13 +50,13 @@ int bench_poison(void *dev, size_t bytes, char *err, size_t errlen) {
   return e == cudaSuccess ? 0 : cuda_fail("cudaMemset (poison)", e, err, errlen);
 }
 
-int bench_poisoned_device(size_t n, float **dev, char *err, size_t errlen) {
-  cudaError_t e = cudaMalloc((void **)dev, (n ? n : 1) * sizeof(float));
+int bench_poisoned_elems(elem_type t, size_t n, void **dev, char *err, size_t errlen) {
+  cudaError_t e = cudaMalloc(dev, (n ? n : 1) * elem_size(t));
   if (e != cudaSuccess) {
     *dev = NULL;
     return cuda_fail("cudaMalloc", e, err, errlen);
   }
-  if (bench_poison(*dev, n * sizeof(float), err, errlen)) {
+  if (bench_poison(*dev, n * elem_size(t), err, errlen)) {
     cudaFree(*dev);
     *dev = NULL;
     return -1;
@@ -65,35 +66,64 @@ int bench_poisoned_device(size_t n, float **dev, char *err, size_t errlen) {
 
 /* First touch of fresh host memory on several threads: the copy of a download into untouched
  * pages took its page faults on one thread. */
-enum { TOUCH_CHUNK = 1 << 20 };
+enum { TOUCH_CHUNK = 4 << 20 }; /* bytes */
 
 typedef struct {
-  float *x;
-  size_t n;
+  unsigned char *x;
+  size_t bytes;
 } touch_job;
 
 static void touch_chunk(void *arg, size_t c, size_t thread) {
   const touch_job *j = arg;
   (void)thread;
-  size_t end = (c + 1) * TOUCH_CHUNK < j->n ? (c + 1) * TOUCH_CHUNK : j->n;
-  memset(j->x + c * TOUCH_CHUNK, 0, (end - c * TOUCH_CHUNK) * sizeof(float));
+  size_t end = (c + 1) * TOUCH_CHUNK < j->bytes ? (c + 1) * TOUCH_CHUNK : j->bytes;
+  memset(j->x + c * TOUCH_CHUNK, 0, end - c * TOUCH_CHUNK);
 }
 
-int bench_download(const float *dev, size_t n, float **host, char *err, size_t errlen) {
-  *host = malloc((n ? n : 1) * sizeof(float));
+int bench_download_elems(elem_type t, const void *dev, size_t n, void **host, char *err, size_t errlen) {
+  size_t bytes = n * elem_size(t);
+  *host = malloc(bytes ? bytes : 1);
   if (!*host) {
-    snprintf(err, errlen, "out of host memory for %zu floats", n);
+    snprintf(err, errlen, "out of host memory for %zu elements of %s", n, elem_name(t));
     return -1;
   }
-  touch_job touch = {*host, n};
-  for_each_chunk((n + TOUCH_CHUNK - 1) / TOUCH_CHUNK, touch_chunk, &touch);
-  cudaError_t e = cudaMemcpy(*host, dev, n * sizeof(float), cudaMemcpyDeviceToHost);
+  touch_job touch = {*host, bytes};
+  for_each_chunk((bytes + TOUCH_CHUNK - 1) / TOUCH_CHUNK, touch_chunk, &touch);
+  cudaError_t e = cudaMemcpy(*host, dev, bytes, cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) {
     free(*host);
     *host = NULL;
     return cuda_fail("cudaMemcpy device to host", e, err, errlen);
   }
   return 0;
+}
+
+/* The float ones, on the typed ones. */
+int bench_random_device(size_t n, float lo, float hi, test_rng *rng, float **dev, float **host, char *err,
+                        size_t errlen) {
+  void *d, *h;
+  int rc = bench_random_elems(ELEM_F32, n, lo, hi, rng, &d, &h, err, errlen);
+  *dev = d;
+  *host = h;
+  return rc;
+}
+
+int bench_poisoned_device(size_t n, float **dev, char *err, size_t errlen) {
+  void *d;
+  int rc = bench_poisoned_elems(ELEM_F32, n, &d, err, errlen);
+  *dev = d;
+  return rc;
+}
+
+int bench_upload(float *dev, const float *host, size_t n, char *err, size_t errlen) {
+  return bench_upload_elems(ELEM_F32, dev, host, n, err, errlen);
+}
+
+int bench_download(const float *dev, size_t n, float **host, char *err, size_t errlen) {
+  void *h;
+  int rc = bench_download_elems(ELEM_F32, dev, n, &h, err, errlen);
+  *host = h;
+  return rc;
 }
 
 int bench_sm_count(size_t *sms, char *err, size_t errlen) {

@@ -13,23 +13,29 @@
 extern "C" {
 #endif
 
-/* n floats uniform in [lo, hi) from rng, on the device (*dev) and kept on the
- * host (*host, for the reference; free() it). */
+/* Typed device arrays (host_check.h: elem_type): every element type of the kernels' inputs and outputs.
+ * n elements of type t drawn by rng_fill(t, ..., lo, hi, rng) (floats in [lo, hi), integers in
+ * [lo, hi] with both ends), on the device (*dev) and kept on the host (*host, for the reference;
+ * free() it). */
+int bench_random_elems(elem_type t, size_t n, double lo, double hi, test_rng *rng, void **dev, void **host, char *err,
+                       size_t errlen);
+/* n elements of type t on the device with every bit set (host_check.h: poison), so an element the
+ * kernel never wrote fails the self-check (an integer: wherever the reference is not all ones). */
+int bench_poisoned_elems(elem_type t, size_t n, void **dev, char *err, size_t errlen);
+/* Copies n host elements of type t to dev (restores an input that runs overwrite, in a reuse op). */
+int bench_upload_elems(elem_type t, void *dev, const void *host, size_t n, char *err, size_t errlen);
+/* Copies n device elements of type t into a new host array (*host; free() it). */
+int bench_download_elems(elem_type t, const void *dev, size_t n, void **host, char *err, size_t errlen);
+
+/* The float ones: the calls above with ELEM_F32. */
 int bench_random_device(size_t n, float lo, float hi, test_rng *rng, float **dev, float **host, char *err,
                         size_t errlen);
-
-/* n floats on the device with every bit set (a NaN no kernel writes), so an
- * element the kernel never wrote fails the self-check. */
 int bench_poisoned_device(size_t n, float **dev, char *err, size_t errlen);
-
-/* Sets every bit of `bytes` bytes at dev: poisons a buffer again (a reuse op, bench.h). */
-int bench_poison(void *dev, size_t bytes, char *err, size_t errlen);
-
-/* Copies n host floats to dev (restores an input that runs overwrite, in a reuse op). */
 int bench_upload(float *dev, const float *host, size_t n, char *err, size_t errlen);
-
-/* Copies n device floats into a new host array (*host; free() it). */
 int bench_download(const float *dev, size_t n, float **host, char *err, size_t errlen);
+
+/* Sets every bit of `bytes` bytes at dev: poisons a buffer again (a reuse op, bench.h), any type. */
+int bench_poison(void *dev, size_t bytes, char *err, size_t errlen);
 
 /* The current device's SM count (reductions whose summation order depends on it). */
 int bench_sm_count(size_t *sms, char *err, size_t errlen);

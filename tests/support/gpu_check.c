@@ -38,30 +38,41 @@ void gpu_test_stream(const char *test_name, cudaStream_t *stream, size_t *sm_cou
   *sm_count = (size_t)sms;
 }
 
-guarded_buf gbuf_alloc(size_t n, size_t offset) {
-  guarded_buf b = {.n = n, .offset = offset, .total = n + offset + 2 * GUARD_FLOATS};
-  CUDA_OK(cudaMalloc((void **)&b.base, b.total * sizeof(float)));
-  CUDA_OK(cudaMemset(b.base, 0xFF, b.total * sizeof(float))); /* poison: all-ones NaN */
-  b.ptr = b.base + GUARD_FLOATS + offset;
+guarded_buf gbuf_alloc_elems(elem_type t, size_t n, size_t offset) {
+  size_t guard = GUARD_BYTES / elem_size(t);
+  guarded_buf b = {.type = t, .n = n, .offset = offset, .total = n + offset + 2 * guard};
+  CUDA_OK(cudaMalloc(&b.base, b.total * elem_size(t)));
+  gbuf_poison(&b, 0);
+  CUDA_OK(cudaDeviceSynchronize());
+  b.ptr = (char *)b.base + (guard + offset) * elem_size(t);
   return b;
 }
 
-void gbuf_upload(guarded_buf *b, const float *host) {
-  if (b->n) CUDA_OK(cudaMemcpy(b->ptr, host, b->n * sizeof(float), cudaMemcpyHostToDevice));
+guarded_buf gbuf_alloc(size_t n, size_t offset) { return gbuf_alloc_elems(ELEM_F32, n, offset); }
+
+void gbuf_upload(guarded_buf *b, const void *host) {
+  if (b->n) CUDA_OK(cudaMemcpy(b->ptr, host, b->n * elem_size(b->type), cudaMemcpyHostToDevice));
 }
 
-void gbuf_download(const guarded_buf *b, float *host) {
-  float *all = malloc(b->total * sizeof(float));
+void gbuf_download(const guarded_buf *b, void *host) {
+  size_t size = elem_size(b->type), bytes = b->total * size;
+  unsigned char *all = malloc(bytes);
   ck_assert_ptr_nonnull(all);
-  CUDA_OK(cudaMemcpy(all, b->base, b->total * sizeof(float), cudaMemcpyDeviceToHost));
-  size_t user = GUARD_FLOATS + b->offset;
-  for (size_t i = 0; i < b->total; i++) {
-    if (i >= user && i < user + b->n) continue;
-    ck_assert_msg(is_poison(all[i]), "write outside the buffer: guard element %td (relative to element 0) changed",
-                  (ptrdiff_t)i - (ptrdiff_t)user);
+  CUDA_OK(cudaMemcpy(all, b->base, bytes, cudaMemcpyDeviceToHost));
+  size_t user = GUARD_BYTES + b->offset * size, user_end = user + b->n * size;
+  /* Byte by byte: a write of any width into a guard changes some byte of it. */
+  for (size_t i = 0; i < bytes; i++) {
+    if (i >= user && i < user_end) continue;
+    ck_assert_msg(all[i] == 0xFF,
+                  "write outside the %s buffer of %zu: guard element %td (relative to element 0) changed",
+                  elem_name(b->type), b->n, (ptrdiff_t)(i / size) - (ptrdiff_t)(user / size));
   }
-  if (b->n) memcpy(host, all + user, b->n * sizeof(float));
+  if (b->n) memcpy(host, all + user, b->n * size);
   free(all);
+}
+
+void gbuf_poison(const guarded_buf *b, cudaStream_t stream) {
+  CUDA_OK(cudaMemsetAsync(b->base, 0xFF, b->total * elem_size(b->type), stream));
 }
 
 void gbuf_free(guarded_buf *b) {

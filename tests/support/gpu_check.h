@@ -6,6 +6,8 @@
 #include <check.h>
 #include <cuda_runtime_api.h>
 
+#include "tests/support/host_check.h"
+
 /* Every CUDA call in a test goes through this: a failure names the call and error. */
 #define CUDA_OK(call)                                                                                       \
   do {                                                                                                      \
@@ -24,22 +26,29 @@ void require_gpu(const char *test_name);
  * message when either cannot be had. */
 void gpu_test_stream(const char *test_name, cudaStream_t *stream, size_t *sm_count);
 
-/* A device buffer of `n` floats preceded and followed by guard elements, all
- * poisoned, so unwritten outputs and out-of-bounds writes are both visible.
- * `offset` (0..3 floats) shifts the user pointer off 16-byte alignment. */
+/* A device buffer of `n` elements of a type (host_check.h: elem_type) preceded and followed by
+ * GUARD_BYTES of guard, all poisoned (every bit set), so unwritten outputs and out-of-bounds writes
+ * are both visible. `offset` (in elements) shifts the user pointer off 16-byte alignment: 0..3 for
+ * floats, 0..15 for bytes. Every call checks its CUDA calls (a failure fails the test). */
 typedef struct {
-  float *base; /* allocation start */
-  float *ptr;  /* what the kernel gets: base + GUARD + offset */
-  size_t n, offset, total;
+  elem_type type;
+  void *base; /* allocation start */
+  void *ptr;  /* what the kernel gets: GUARD_BYTES + offset elements past base */
+  size_t n, offset;
+  size_t total; /* elements in the allocation, guards included */
 } guarded_buf;
 
-#define GUARD_FLOATS 64
+#define GUARD_BYTES 256 /* keeps ptr 256-byte aligned at offset 0, for every type */
 
+guarded_buf gbuf_alloc_elems(elem_type t, size_t n, size_t offset);
+/* gbuf_alloc_elems(ELEM_F32, n, offset). */
 guarded_buf gbuf_alloc(size_t n, size_t offset);
-/* Copies host data into the user region (the guards stay poisoned). */
-void gbuf_upload(guarded_buf *b, const float *host);
-/* Copies the user region back and checks both guards are untouched. */
-void gbuf_download(const guarded_buf *b, float *host);
+/* Copies n elements of host data into the user region (the guards stay poisoned). */
+void gbuf_upload(guarded_buf *b, const void *host);
+/* Copies the user region back into n elements at host and checks both guards are untouched. */
+void gbuf_download(const guarded_buf *b, void *host);
+/* Poisons the whole allocation again, guards included, on `stream` (before a variant runs again). */
+void gbuf_poison(const guarded_buf *b, cudaStream_t stream);
 void gbuf_free(guarded_buf *b);
 
 /* Runs Check's suite in this process (CUDA contexts do not survive fork()) and
