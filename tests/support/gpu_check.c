@@ -43,7 +43,7 @@ guarded_buf gbuf_alloc_elems(elem_type t, size_t n, size_t offset) {
   guarded_buf b = {.type = t, .n = n, .offset = offset, .total = n + offset + 2 * guard};
   CUDA_OK(cudaMalloc(&b.base, b.total * elem_size(t)));
   gbuf_poison(&b, 0);
-  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaDeviceSynchronize()); /* poisoned before a kernel on any stream, a non-blocking one too, writes */
   b.ptr = (char *)b.base + (guard + offset) * elem_size(t);
   return b;
 }

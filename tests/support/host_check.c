@@ -216,10 +216,9 @@ int is_poison(float v) { return is_poison_elem(ELEM_F32, &v, 0); }
 
 /* The spacing of t's values at w (see tolerance). */
 static double elem_ulp(elem_type t, double w) {
-  int e = 0;
-  if (w != 0) frexp(w, &e); /* |w| in [2^(e-1), 2^e) */
-  int min_exp = t == ELEM_F32 ? -126 : -14, mant_bits = t == ELEM_F32 ? 23 : 10;
   if (t == ELEM_I32 || t == ELEM_U8) return 1.0;
+  int min_exp = t == ELEM_F32 ? -126 : -14, mant_bits = t == ELEM_F32 ? 23 : 10, e = 0;
+  if (w != 0) frexp(w, &e); /* |w| in [2^(e-1), 2^e) */
   /* Below the smallest normal (and at 0) the spacing is that of the subnormals. */
   return ldexp(1.0, (w != 0 && e - 1 > min_exp ? e - 1 : min_exp) - mant_bits);
 }
