@@ -33,7 +33,7 @@ change_sha="$(git -C "$repo" rev-parse --short=12 HEAD)"
 printf '#!/bin/sh\necho "NVIDIA H100 80GB HBM3"\n' >"$work/bin/nvidia-smi"
 printf '#!/bin/sh\necho "$TESTBED"\n' >"$work/bazel-bin/perf/tools/testbed"
 # gate testbeds FILE: the baselines hold runs of "fixture x1" only; --uncovered lists $UNCOVERED.
-printf '#!/bin/sh\ncase "$2" in --uncovered=*) [ -z "$UNCOVERED" ] || echo "$UNCOVERED"; exit 0 ;; esac\n[ "$1" = testbeds ] && printf "3\\t1\\tfixture x1\\n"\n' >"$work/bazel-bin/perf/gate/gate"
+printf '#!/bin/sh\ncase "$2" in --uncovered=*) [ -z "$UNCOVERED" ] || echo "$UNCOVERED"; exit 0 ;; --has_runs=*) [ "$2" = "--has_runs=fixture x1" ]; exit $? ;; esac\n[ "$1" = testbeds ] && printf "3\\t1\\tfixture x1\\n"\n' >"$work/bazel-bin/perf/gate/gate"
 cat >"$work/bin/bazel" <<BAZEL
 #!/bin/sh
 echo "\$(pwd) \$*" >>"$work/calls"

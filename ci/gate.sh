@@ -114,7 +114,10 @@ if [ "$mode" = auto ]; then
   for f in baselines/*.json baselines/*/; do  # a file, or a folder of a file per family (docs/gate.md)
     [ -e "$f" ] && [ "$f" != baselines/history/ ] || continue
     f="${f%/}"
-    if "$bin/perf/gate/gate" testbeds "$f" | cut -f3 | grep -Fxq -- "$testbed"; then baseline_file="$f"; break; fi
+    st=0
+    "$bin/perf/gate/gate" testbeds --has_runs="$testbed" "$f" || st=$?
+    [ "$st" -le 1 ] || { echo "gate: $f: the baseline could not be read (gate testbeds, exit $st)" >&2; exit 2; }
+    if [ "$st" -eq 0 ]; then baseline_file="$f"; break; fi
   done
   if [ -z "$baseline_file" ]; then
     mode=ab

@@ -76,7 +76,7 @@ mkdir -p "$work/bazel-bin/perf/tools" "$work/bazel-bin/perf/gate"
 printf '#!/bin/sh\necho "fixture testbed"\n' >"$work/bazel-bin/perf/tools/testbed"
 cat >"$work/bazel-bin/perf/gate/gate" <<GATE
 #!/bin/sh
-[ "\$1" = testbeds ] && { case "\$2" in --uncovered=*) exit 0 ;; esac; printf "3\\t1\\tfixture testbed\\n"; exit 0; }
+[ "\$1" = testbeds ] && { case "\$2" in --uncovered=* | --has_runs=*) exit 0 ;; esac; printf "3\\t1\\tfixture testbed\\n"; exit 0; }
 exec "$gate_bin" "\$@"
 GATE
 chmod +x "$work/bin/nvidia-smi" "$work/bin/bazel" "$work/bazel-bin/perf/tools/testbed" "$work/bazel-bin/perf/gate/gate"

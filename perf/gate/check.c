@@ -148,16 +148,6 @@ static void recheck_slower(const options *o, const char *recheck_path, const gat
   confirm_slower(family_base, &again, &o->policy, c, n, notes);
 }
 
-/* 1 when the family's baseline has no run of the run's testbed at all (a run naming no testbed is compared
- * with every run, compare.h TESTBED). */
-static int testbed_has_no_runs(const gate_figures *family_base, const gate_figures *run) {
-  const char *testbed = testbed_of(run);
-  if (!testbed[0]) return 0;
-  for (size_t i = 0; i < family_base->nruns; i++)
-    if (strcmp(family_base->runs[i].testbed, testbed) == 0) return 0;
-  return 1;
-}
-
 /* A run of a testbed that the baseline has no run of at all, and no base revision to A/B against: nothing is
  * compared (another testbed never stands in, compare.h TESTBED); the gate says so and what to do. */
 static void no_testbed_runs(const char *base_path, const gate_figures *run, const char *out_dir,
@@ -329,7 +319,8 @@ int cmd_check(options *o) {
   size_t n;
   if (have_baseline) {
     family_baseline(&place, &run, &base, &family_base);
-    int none_of_testbed = family_base.nruns > 0 && testbed_has_no_runs(&family_base, &run); /* none: a new family */
+    int none_of_testbed =
+        family_base.nruns > 0 && !has_testbed_runs(&family_base, testbed_of(&run), NULL); /* none: a new family */
     if (none_of_testbed && !fallback) {
       no_testbed_runs(base_path, &run, out_dir, bench_name);
       return o->strict ? EXIT_REGRESSION : EXIT_PASS;

@@ -31,6 +31,8 @@ void print_usage(FILE *out) {
           "      rewrite baselines in the current format (their runs and figures unchanged)\n"
           "  gate testbeds --uncovered=TESTBED BASELINE.json BENCH_BIN...\n"
           "      list the benchmarks of the binaries that the baseline has no run of TESTBED of\n"
+          "  gate testbeds --has_runs=TESTBED BASELINE.json\n"
+          "      exit 0 when the baseline has a run of TESTBED, 1 when it has none\n"
           "  gate testbeds [--label=TESTBED] BASELINE.json\n"
           "      list the testbeds (runner host classes) the baseline has runs of; --label names the testbed\n"
           "      of its runs that have none (a migration of baselines made before testbeds)\n"

@@ -66,7 +66,7 @@ size_t compare_figures(const gate_figures *full_base, const gate_figures *run, c
     comparison *x = &c[n++];
     x->name = run->b[i].name;
     x->v = VERDICT_NEW;
-    x->no_testbed_runs = find_bench(full_base, run->b[i].name) != NULL;
+    x->no_testbed_runs = find_bench(full_base, run->b[i].name) && !has_testbed_runs(full_base, testbed, run->b[i].name);
     if (x->no_testbed_runs) x->reasons |= REASON_NO_TESTBED_RUNS;
     x->launch_probe_ns = NAN;
     scaled rs = scale_bench(run, &run->b[i], p->metric, copy_ref > 0 ? copy_ref : median_copy(run));

@@ -32,6 +32,7 @@ typedef struct {
   int against_uncovered;     /* check: with against_bench, A/B only what the baseline has no run of this testbed of */
   const char *label_testbed; /* testbeds --label: the testbed of the runs made before the field */
   const char *uncovered_testbed; /* testbeds --uncovered: list the benchmarks of BINs with no run of it */
+  const char *has_runs_testbed;  /* testbeds --has_runs: exit 0 when the baseline has a run of it, 1 when none */
   int per_family;                /* migrate --per_family: a file per family (baseline_store.h) */
   int pairs;                     /* check, A/B: how many base/change pairs of processes (ABBA order) */
   const char *summary_note;      /* check: a warning written at the top of summary.md (NULL: none) */

@@ -125,6 +125,11 @@ START_TEST(rebless_keeps_other_testbeds_runs) {
   expect_gate(0, "testbeds %s/nvidia-h100-80gb-hbm3.json", bl);
   expect_output("3\t3\ttb one");
   expect_output("3\t3\ttb two");
+  /* Whether the baseline has runs of a testbed (ci/gate.sh: else A/B for every benchmark), as gate check decides. */
+  expect_gate(0, "testbeds --has_runs='tb two' %s/nvidia-h100-80gb-hbm3.json", bl);
+  expect_gate(1, "testbeds --has_runs='tb three' %s/nvidia-h100-80gb-hbm3.json", bl);
+  expect_gate(1, "testbeds --has_runs='tb' %s/nvidia-h100-80gb-hbm3.json", bl); /* whole names only */
+  expect_gate(2, "testbeds --has_runs='tb two' %s/no-such-gpu.json", bl);
   const fake_bench slow[] = {
       {"elementwise/add/N:1", 1000 * 1.5}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
   write_run("rb/slow.json", H100, 132, 3000.0, slow, 3, 50);

@@ -55,6 +55,7 @@
  *       Rewrites baselines in the current format (figures.h BASELINE_SCHEMA_VERSION), atomically under the
  *       folder's lock; runs and figures unchanged.
  *   gate testbeds --uncovered=TESTBED BASELINE.json BENCH_BIN...
+ *   gate testbeds --has_runs=TESTBED BASELINE.json
  *       Lists the benchmarks of the binaries that BASELINE.json has no run of TESTBED of: those a check
  *       against it would A/B against the merge base (ci/gate.sh builds the base only when there are any).
  *   gate testbeds [--label=TESTBED] BASELINE.json
@@ -149,6 +150,7 @@ static options parse(int argc, char **argv) {
                                        {"against_uncovered", no_argument, 0, 'U'},
                                        {"label", required_argument, 0, 'l'},
                                        {"uncovered", required_argument, 0, 'V'},
+                                       {"has_runs", required_argument, 0, 'G'},
                                        {"accept-slower", no_argument, 0, 'S'},
                                        {"per_family", no_argument, 0, 'Q'},
                                        {0, 0, 0, 0}};
@@ -193,6 +195,7 @@ static options parse(int argc, char **argv) {
       case 'Y': o.against = optarg; break;
       case 'l': o.label_testbed = optarg; break;
       case 'V': o.uncovered_testbed = optarg; break;
+      case 'G': o.has_runs_testbed = optarg; break;
       case 'Q': o.per_family = 1; break;
       case 'P': o.pairs = integer_arg("pairs", optarg, 1, 20); break;
       case 'U': o.against_uncovered = 1; break;

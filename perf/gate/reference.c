@@ -23,6 +23,22 @@ const char *testbed_of(const gate_figures *f) {
   return f->runs[0].testbed;
 }
 
+int has_testbed_runs(const gate_figures *base, const char *testbed, const char *bench) {
+  if (!bench) { /* any run of the baseline's (a family's baseline holds every run: one never blessed has no benchmark) */
+    for (size_t r = 0; r < base->nruns; r++)
+      if (!testbed[0] || strcmp(base->runs[r].testbed, testbed) == 0) return 1;
+    return 0;
+  }
+  for (size_t i = 0; i < base->n; i++) {
+    const gate_bench *b = &base->b[i];
+    if (strcmp(b->name, bench) != 0) continue;
+    for (size_t r = 0; r < b->nruns; r++)
+      if (!testbed[0] || (b->runs[r].run < base->nruns && strcmp(base->runs[b->runs[r].run].testbed, testbed) == 0))
+        return 1;
+  }
+  return 0;
+}
+
 /* A shallow view of base whose benchmarks keep only their runs made on `testbed`; a benchmark with
  * none is left out. Free with free_testbed_view. */
 void testbed_view(const gate_figures *base, const char *testbed, gate_figures *view) {
@@ -36,7 +52,7 @@ void testbed_view(const gate_figures *base, const char *testbed, gate_figures *v
     v.nruns = 0;
     for (size_t r = 0; r < b->nruns; r++)
       if (b->runs[r].run < base->nruns && strcmp(base->runs[b->runs[r].run].testbed, testbed) == 0)
-        v.runs[v.nruns++] = b->runs[r];
+        v.runs[v.nruns++] = b->runs[r]; /* has_testbed_runs(base, testbed, b->name) holds for what is kept */
     if (v.nruns)
       view->b[view->n++] = v;
     else

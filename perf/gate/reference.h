@@ -56,6 +56,10 @@ double gate_median(double *v, size_t n);
 
 /* The testbed all of f's runs share; "" when they have none or differ. */
 const char *testbed_of(const gate_figures *f);
+/* "No run of this testbed", decided here alone (ci/gate.sh through `gate testbeds`, gate check, compare_figures):
+ * 1 when base has a run made on `testbed` of benchmark `bench` (NULL: any run of its runs table, whatever it
+ * measured); a testbed of "" (a run from before the field) is compared with every run, so it is covered by any. */
+int has_testbed_runs(const gate_figures *base, const char *testbed, const char *bench);
 /* A shallow view of base whose benchmarks keep only their runs made on `testbed`; a benchmark with
  * none is left out. Free with free_testbed_view. */
 void testbed_view(const gate_figures *base, const char *testbed, gate_figures *view);

@@ -49,10 +49,7 @@ static void uncovered(const gate_figures *f, const char *t, char **bins, int n) 
     size_t count;
     char **names = list_benchmarks(bins[k], &count);
     for (size_t i = 0; i < count; i++) {
-      const gate_bench *b = find_bench(f, names[i]);
-      int covered = 0;
-      for (size_t m = 0; b && m < b->nruns && !covered; m++) covered = strcmp(f->runs[b->runs[m].run].testbed, t) == 0;
-      if (!covered) printf("%s\n", names[i]);
+      if (!has_testbed_runs(f, t, names[i])) printf("%s\n", names[i]);
       free(names[i]);
     }
     free(names);
@@ -83,6 +80,13 @@ int cmd_testbeds(options *o) {
   const char *path = o->rest[0];
   baseline_place pl;
   baseline_place_of(path, &pl);
+  if (o->has_runs_testbed) { /* ci/gate.sh: whether to A/B every benchmark (has_testbed_runs decides, as in check) */
+    gate_figures f;
+    load_place_or_die(&pl, &f);
+    int has = has_testbed_runs(&f, o->has_runs_testbed, NULL);
+    free_figures(&f);
+    return has ? EXIT_PASS : 1;
+  }
   if (!o->label_testbed) {
     gate_figures f;
     load_place_or_die(&pl, &f);
