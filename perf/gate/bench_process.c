@@ -80,7 +80,7 @@ static void become_benchmark(pid_t gate, const sigset_t *mask, const struct siga
 
 /* Runs the benchmark binary; returns its exit status (or -1 if it could not start). A
  * gate stopped by SIGTERM or SIGINT waits for the benchmark to end, then dies of the signal. */
-static int run_bench(const options *o, const char *json_out) {
+static int run_bench_process(const options *o, const char *json_out) {
   char **argv = bench_argv(o, json_out);
   int rc = run_child(o->bench, argv);
   free_argv(argv);
@@ -214,7 +214,7 @@ void measure_bench(const options *o, const char *bench, const char *json_out, in
 
 /* Runs the benchmark into json_out; exits unless it ran and wrote its run JSON. */
 static void measure(const options *o, const char *json_out, int again) {
-  int rc = run_bench(o, json_out);
+  int rc = run_bench_process(o, json_out);
   if (rc != 0) {
     fprintf(stderr,
             "gate: %s%s exited with status %d: %s (its output above says why; the run JSON, if any, is kept "

@@ -182,7 +182,7 @@ static void copy_bench_with(gate_bench *dst, const gate_bench *src, const size_t
   }
 }
 
-static void copy_bench(gate_bench *dst, const gate_bench *src, const size_t *run_map) {
+static void copy_measures(gate_bench *dst, const gate_bench *src, const size_t *run_map) {
   copy_bench_with(dst, src, run_map, NULL, NULL, NULL, NULL);
 }
 
@@ -272,7 +272,7 @@ int add_runs(const gate_figures *old, const gate_figures *fresh, gate_figures *o
                     superseded);
   free(drop_under);
   for (size_t i = 0; i < fresh->n; i++)
-    if (!find_bench(old, fresh->b[i].name)) copy_bench(&out->b[out->n++], &fresh->b[i], fresh_map);
+    if (!find_bench(old, fresh->b[i].name)) copy_measures(&out->b[out->n++], &fresh->b[i], fresh_map);
   free(old_map);
   free(fresh_map);
   return 0;
@@ -306,7 +306,7 @@ int replace_families(const gate_figures *old, const gate_figures *fresh, int by_
   append_runs(out, fresh, NULL, fresh_map);
   out->b = calloc(old->n + fresh->n + 1, sizeof *out->b);
   for (size_t i = 0; i < old->n; i++)
-    if (kept[i]) copy_bench(&out->b[out->n++], &old->b[i], old_map);
+    if (kept[i]) copy_measures(&out->b[out->n++], &old->b[i], old_map);
   for (size_t i = 0; i < fresh->n; i++) {
     const gate_bench *prior = find_bench(old, fresh->b[i].name);
     gate_bench others = {0};
