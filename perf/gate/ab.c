@@ -23,7 +23,7 @@
 
 #include "perf/gate/fingerprint.h"
 #include "perf/gate/gate_cli.h"
-#include "perf/gate/report.h"
+#include "perf/gate/gate_reporter.h"
 
 /* 1 when the two files hold the same bytes; 0 when they differ; exits 2 when one cannot be read. */
 static int same_bytes(const char *a, const char *b) {
@@ -273,8 +273,9 @@ int cmd_check_ab(options *o, const char *out_dir, const char *bench_name) {
     printf("%s\n", o->summary_note);
   }
   printf("\n");
-  print_table(stdout, c, n, (const char *const *)res.notes, &o->policy);
-  int unwritten = write_reports(o, out_dir, bench_name, res.run, c, n, (const char *const *)res.notes);
+  gate_report report = report_of(o, bench_name, res.run, c, n, (const char *const *)res.notes);
+  console_table_reporter.write(stdout, &report, NULL, 0);
+  int unwritten = write_reports(out_dir, &report);
   int bad = report_failures(c, n);
   printf("\n%s: A/B against %s, %zu benchmarks: %zu measured, %zu unchanged, %zu new; %zu slower, %zu faster.\n",
          bad ? "FAIL" : "PASS", o->against, n,

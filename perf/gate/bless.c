@@ -18,6 +18,7 @@
 #include "perf/gate/baseline_store.h"
 #include "perf/gate/context_stats.h"
 #include "perf/gate/gate_cli.h"
+#include "perf/gate/gate_reporter.h"
 #include "perf/gate/report.h"
 
 /* Each run must be a separate process: the same file twice, another path to it, or a copy
@@ -180,7 +181,8 @@ static int merge_into_old(const char *path, const gate_figures *old, const gate_
          add           ? "their runs join the old ones"
              : by_name ? "they replace the benchmarks they measured, on their testbeds"
                        : "they replace the families they measured, on their testbeds");
-  print_table(stdout, c, n, NULL, &p);
+  gate_report report = {.c = c, .n = n, .policy = &p};
+  console_table_reporter.write(stdout, &report, NULL, 0);
   if (!add)
     printf("Kept from the old baseline: %zu benchmarks %s\n", result->n - fresh->n,
            by_name ? "not matching --only" : "of other families");

@@ -11,6 +11,7 @@
 
 #include "perf/gate/baseline_store.h"
 #include "perf/gate/gate_cli.h"
+#include "perf/gate/gate_reporter.h"
 #include "perf/gate/report.h"
 
 /* A --baselines that is not a folder (a typo) would make every perf test pass with nothing
@@ -355,8 +356,9 @@ int cmd_check(options *o) {
   char *none_in_base = nothing_in_baseline(c, n, base_path, bench_name, 0, o->strict);
   o->summary_note = nothing_in_baseline(c, n, base_path, bench_name, 1, o->strict);
   printf("\n");
-  print_table(stdout, c, n, (const char *const *)notes, &o->policy);
-  int unwritten = write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
+  gate_report report = report_of(o, bench_name, &run, c, n, (const char *const *)notes);
+  console_table_reporter.write(stdout, &report, NULL, 0);
+  int unwritten = write_reports(out_dir, &report);
   int bad = report_failures(c, n) || (none_in_base && o->strict);
   size_t added = count_verdicts(c, n, VERDICT_NEW);
   char *not_gated =

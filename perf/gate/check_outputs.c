@@ -1,12 +1,13 @@
-/* What a check leaves behind (check.c, ab.c): the confirmation of slower verdicts by a re-measure, and
- * summary.md, verdicts.json and the JUnit XML, and the failures said on stderr. */
+/* What a check leaves behind (check.c, ab.c, compare_cmd.c): the confirmation of slower verdicts by a re-measure,
+ * and its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML), and the failures said on
+ * stderr. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf/gate/gate_cli.h"
+#include "perf/gate/gate_reporter.h"
 #include "perf/gate/report.h"
 
 void confirm_slower(const gate_figures *family_base, const gate_figures *again, const gate_policy *policy,
@@ -36,55 +37,37 @@ void confirm_slower(const gate_figures *family_base, const gate_figures *again, 
   }
 }
 
-/* Opens a report for writing, or says why not. */
-static FILE *open_report(const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
-  return f;
+gate_report report_of(const options *o, const char *bench_name, const gate_figures *run, const comparison *c, size_t n,
+                      const char *const *notes) {
+  return (gate_report){.c = c,
+                       .n = n,
+                       .notes = notes,
+                       .policy = &o->policy,
+                       .bench_name = bench_name,
+                       .run = run,
+                       .against = o->against,
+                       .preface = o->summary_note};
 }
 
-/* Closes a report; 0 when all of it was written, else says why. */
-static int close_out(FILE *f, const char *path) {
+/* One report to path: 0 when written, else 1 after saying why. */
+static int write_one(const gate_reporter *rep, const gate_report *r, const char *path) {
   char err[1024];
-  if (close_report(f, path, err, sizeof err) == 0) return 0;
+  if (write_report_file(rep, r, path, err, sizeof err) == 0) return 0;
   fprintf(stderr, "gate: %s\n", err);
   return 1;
 }
 
-int write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
-                  const comparison *c, size_t n, const char *const *notes) {
-  char path[4200], err[1024];
+int write_reports(const char *out_dir, const gate_report *r) {
+  char path[4200];
   int failed = 0;
   format_path(path, sizeof path, "%s/summary.md", out_dir);
-  FILE *md = open_report(path);
-  if (md) {
-    if (o->summary_note) fprintf(md, "%s\n\n", o->summary_note);
-    const char *gpu = run ? run->gpu.name : "this GPU";
-    char *title = o->against ? xasprintf("%s on %s, A/B against %s", bench_name, gpu, o->against)
-                             : xasprintf("%s on %s", bench_name, gpu);
-    write_markdown(md, title, c, n, notes, &o->policy);
-    free(title);
-    failed += close_out(md, path);
-  } else {
-    failed++;
-  }
-  format_path(path, sizeof path, "%s/verdicts.json", out_dir);
+  failed += write_one(&summary_md_reporter, r, path);
   /* Nothing measured (A/B, every benchmark unchanged or new): no run names the GPU and date that
    * verdicts.json and the history need; summary.md and the JUnit XML say what was judged. */
-  if (run && write_verdicts_json(path, run, c, n, o->policy.metric, o->against, err, sizeof err)) {
-    fprintf(stderr, "gate: %s\n", err);
-    failed++;
-  }
+  format_path(path, sizeof path, "%s/verdicts.json", out_dir);
+  if (r->run) failed += write_one(&verdicts_json_reporter, r, path);
   const char *xml = getenv("XML_OUTPUT_FILE");
-  if (xml && *xml) {
-    FILE *jx = open_report(xml);
-    if (jx) {
-      write_junit(jx, bench_name, c, n, notes);
-      failed += close_out(jx, xml);
-    } else {
-      failed++;
-    }
-  }
+  if (xml && *xml) failed += write_one(&junit_reporter, r, xml);
   return failed;
 }
 

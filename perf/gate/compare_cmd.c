@@ -8,6 +8,7 @@
 
 #include "perf/gate/baseline_store.h"
 #include "perf/gate/gate_cli.h"
+#include "perf/gate/gate_reporter.h"
 #include "perf/gate/report.h"
 
 /* RUN.json's name without its folder and ".json": the benchmark's, as gate check names it. */
@@ -68,13 +69,11 @@ int cmd_compare(options *o) {
     for (size_t i = 0; i < n; i++)
       if (c[i].v == VERDICT_SLOWER) notes[i] = xasprintf("(not re-measured: unconfirmed)");
   }
-  print_table(stdout, c, n, (const char *const *)notes, &o->policy);
-  int unwritten = 0;
-  if (out_dir) {
-    char *bench_name = bench_name_of(o->rest[0]);
-    unwritten = write_reports(o, out_dir, bench_name, &run, c, n, (const char *const *)notes);
-    free(bench_name);
-  }
+  char *bench_name = bench_name_of(o->rest[0]);
+  gate_report report = report_of(o, bench_name, &run, c, n, (const char *const *)notes);
+  console_table_reporter.write(stdout, &report, NULL, 0);
+  int unwritten = out_dir ? write_reports(out_dir, &report) : 0;
+  free(bench_name);
   free(family_base.b);
   int bad = 0;
   for (size_t i = 0; i < n; i++)

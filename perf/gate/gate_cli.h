@@ -12,6 +12,7 @@
 #include "perf/gate/baseline_store.h"
 #include "perf/gate/compare.h"
 #include "perf/gate/figures.h"
+#include "perf/gate/gate_reporter.h"
 
 enum { EXIT_PASS = 0, EXIT_REGRESSION = 1, EXIT_BAD_INPUT = 2 };
 
@@ -68,10 +69,13 @@ size_t count_verdicts(const comparison *c, size_t n, verdict v);
  * slower, noted as unconfirmed. */
 void confirm_slower(const gate_figures *family_base, const gate_figures *again, const gate_policy *policy,
                     comparison *c, size_t n, char **notes);
-/* summary.md and verdicts.json in out_dir, and the JUnit XML to $XML_OUTPUT_FILE when set; the number
- * that could not be written (each said on stderr). run NULL (nothing was measured): no verdicts.json. */
-int write_reports(const options *o, const char *out_dir, const char *bench_name, const gate_figures *run,
-                  const comparison *c, size_t n, const char *const *notes);
+/* The report of a check or compare (gate_reporter.h): c[0..n) and their notes, judged by o's policy (against
+ * o->against when set; o->summary_note above summary.md's title), of the run `run` of bench_name. */
+gate_report report_of(const options *o, const char *bench_name, const gate_figures *run, const comparison *c, size_t n,
+                      const char *const *notes);
+/* r's summary.md and verdicts.json in out_dir, and its JUnit XML to $XML_OUTPUT_FILE when set; the number
+ * that could not be written (each said on stderr). r->run NULL (nothing was measured): no verdicts.json. */
+int write_reports(const char *out_dir, const gate_report *r);
 
 /* Prints each slower or missing verdict (REGRESSION, or ENVIRONMENT CHANGED for a library
  * reference); 1 when one of them fails the gate (verdict_fails). */

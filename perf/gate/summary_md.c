@@ -1,0 +1,152 @@
+/* The summary.md reporter (gate_reporter.h): the job summary of a check, in GitHub's markdown. Its title says
+ * whether the check passed; then library references that ran slower (the environment changed), the counts of
+ * each verdict, which reference judged them, a legend of the columns and a table row per
+ * benchmark, its verdict and why. ci/soak.sh --summarize reads the table's columns by their headers. */
+#include <stdio.h>
+#include <string.h>
+
+#include "perf/gate/gate_reporter.h"
+#include "perf/gate/report.h"
+
+/* Text in a cell of a markdown table: a '|' would end the cell (and shift every later column of
+ * the row, as ci/soak.sh --summarize reads them), so it is written '\|', which GitHub's tables
+ * show as '|', in code spans too. */
+static void md_cell(FILE *out, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|') fputc('\\', out);
+    fputc(*s, out);
+  }
+}
+
+/* The names of the verdicts that `pick` selects, as `a`, `b`, ... */
+static void name_list(FILE *out, const comparison *c, size_t n, int (*pick)(const comparison *)) {
+  for (size_t i = 0, k = 0; i < n; i++)
+    if (pick(&c[i])) {
+      fputs(k++ ? ", `" : " (`", out);
+      md_cell(out, c[i].name);
+      fputs("`", out);
+    }
+  fputs(")", out);
+}
+static int by_baseline(const comparison *c) { return !c->against && c->v != VERDICT_NEW; }
+static int ab_measured(const comparison *c) { return c->against && c->v != VERDICT_NEW && c->v != VERDICT_UNCHANGED; }
+static int ab_unchanged(const comparison *c) { return c->v == VERDICT_UNCHANGED; }
+static int new_here(const comparison *c) { return c->v == VERDICT_NEW; }
+static int kinds_differ(const comparison *c) { return (c->reasons & REASON_OTHER_KINDS_DIFFER) != 0; }
+
+/* One paragraph: how many benchmarks each reference judged (the baseline's runs of this testbed, A/B against
+ * the base revision: measured or unchanged, none: new), naming the A/B-measured and new ones. */
+static void write_reference_summary(FILE *out, const comparison *c, size_t n) {
+  size_t baseline = 0, measured = 0, unchanged = 0, added = 0;
+  const char *against = NULL;
+  for (size_t i = 0; i < n; i++) {
+    baseline += by_baseline(&c[i]);
+    measured += ab_measured(&c[i]);
+    unchanged += ab_unchanged(&c[i]);
+    added += new_here(&c[i]);
+    if (c[i].against) against = c[i].against;
+  }
+  fprintf(out, "Judged: %zu against the baseline's runs of this testbed", baseline);
+  if (against) {
+    fprintf(out, "; %zu A/B against %s on this GPU: %zu measured", measured + unchanged, against, measured);
+    if (measured) name_list(out, c, n, ab_measured);
+    fprintf(out, ", %zu unchanged (the same timed work, not measured)", unchanged);
+    size_t kinds = 0;
+    for (size_t i = 0; i < n; i++) kinds += kinds_differ(&c[i]);
+    if (kinds) {
+      fprintf(out, "; %zu of them because only the baseline's other kinds of GPU read them slower or faster", kinds);
+      name_list(out, c, n, kinds_differ);
+    }
+  }
+  fprintf(out, "; %zu new", added);
+  if (added) {
+    name_list(out, c, n, new_here);
+    fprintf(out, ", %s", against ? "which the base revision lacks too" : "not judged");
+  }
+  fprintf(out, ".\n\n");
+}
+
+static int write_markdown(FILE *out, const gate_report *r, char *err, size_t errlen) {
+  (void)err, (void)errlen;
+  const comparison *c = r->c;
+  const char *const *notes = r->notes;
+  size_t n = r->n;
+  if (r->preface) fprintf(out, "%s\n\n", r->preface);
+  const char *gpu = r->run ? r->run->gpu.name : "this GPU";
+  size_t slower = 0, faster = 0, missing = 0, added = 0, unchanged = 0, environment = 0, failing = 0;
+  for (size_t i = 0; i < n; i++) {
+    failing += verdict_fails(&c[i]);
+    environment += c[i].v == VERDICT_SLOWER && c[i].library_reference;
+    slower += c[i].v == VERDICT_SLOWER && !c[i].library_reference;
+    faster += c[i].v == VERDICT_FASTER;
+    missing += c[i].v == VERDICT_MISSING;
+    added += c[i].v == VERDICT_NEW;
+    unchanged += c[i].v == VERDICT_UNCHANGED;
+  }
+  fprintf(out, "## %s on %s%s%s: %s\n\n", r->bench_name, gpu, r->against ? ", A/B against " : "",
+          r->against ? r->against : "", failing ? "FAILED" : "passed");
+  if (environment) {
+    fprintf(out, "**Environment changed:** ");
+    for (size_t i = 0, k = 0; i < n; i++)
+      if (c[i].v == VERDICT_SLOWER && c[i].library_reference)
+        fprintf(out, "%s`%s` %+.2f%% (allowed %.1f%%)", k++ ? ", " : "", c[i].name, 100 * c[i].delta,
+                100 * c[i].threshold);
+    fprintf(out,
+            ": library references run slower than their baseline. Their code is not this change's, so this "
+            "does not fail the gate; it says the driver, a library, the clocks or the host changed.\n\n");
+  }
+  if (n && c[0].testbed && c[0].testbed[0])
+    fprintf(out, "Testbed: `%s`; the baseline's side is its runs alone.\n\n", c[0].testbed);
+  fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing, %zu unchanged (gated on %s).\n\n", n,
+          slower, faster, added, missing, unchanged, metric_words(r->policy->metric));
+  write_reference_summary(out, c, n);
+  fprintf(out,
+          "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
+          "own runs when the baseline holds two or more (\"this GPU's N runs\"), else of its "
+          "GPUs whose copy probe is within %.1f %% of this run's, when there are two or more (\"N runs of M "
+          "GPUs of its kind\"), else of all its GPUs (\"N runs of M GPUs, K of its kind\": too few of its kind "
+          "have run it, so a difference of kinds can look like a change; bless this runner in), or of all its "
+          "GPUs for a benchmark whose time includes a host round trip (\"N runs of M GPUs, a host round trip\": "
+          "set by the host, not the GPU's kind). p: one-sided "
+          "test on the contexts' medians (%s). Times are as measured. Evidence: contexts/samples, baseline vs "
+          "new; \"launch probe\": how much longer this run's empty kernel took than the baseline's, for "
+          "reading only.\n\n",
+          100 * KIND_COPY_WINDOW, "slower for a positive delta, faster for a negative one");
+  fprintf(out,
+          "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |\n");
+  fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+  for (size_t i = 0; i < n; i++) {
+    const comparison *x = &c[i];
+    fputs("| `", out);
+    md_cell(out, x->name);
+    fputs("` | ", out);
+    if (!has_base(x))
+      fprintf(out, "- | ");
+    else
+      fprintf(out, "%.3f | ", x->base_ns / 1e3);
+    char evidence[192];
+    evidence_text(x, evidence, sizeof evidence);
+    if (!has_run(x))
+      fprintf(out, "- | - | - | - | - | - | %s | ", evidence);
+    else if (!has_delta(x))
+      fprintf(out, "%.3f | - | - | - | %.1f | %.1f%% | %s | ", x->run_ns / 1e3, x->run_gbps, 100 * x->run_copy_frac,
+              evidence);
+    else
+      fprintf(out, "%.3f | %+.2f%% | %.1f%% | %.2g | %.1f | %.1f%% | %s | ", x->run_ns / 1e3, 100 * x->delta,
+              100 * x->threshold, x->delta >= 0 ? x->p_slower : x->p_faster, x->run_gbps, 100 * x->run_copy_frac,
+              evidence);
+    const char *note = notes && notes[i] ? notes[i] : "";
+    char why[512];
+    verdict_reason(x, r->policy, why, sizeof why);
+    const char *colon = strchr(why, ':');
+    size_t head = colon ? (size_t)(colon - why) : strlen(why); /* "slower", the word a reader scans for */
+    fprintf(out, "%s%.*s%s", verdict_fails(x) ? "**" : "", (int)head, why, verdict_fails(x) ? "**" : "");
+    md_cell(out, why + head);
+    if (*note) fputc(' ', out);
+    md_cell(out, note);
+    fputs(" |\n", out);
+  }
+  return 0;
+}
+
+const gate_reporter summary_md_reporter = {"summary.md", write_markdown};
