@@ -2,7 +2,7 @@
  * report of a judged run in one format. One file per format: console_table.c (the table a command
  * prints), summary_md.c (summary.md), verdicts_json.c (verdicts.json, which `gate history` and the
  * renderer read back) and junit.c (JUnit XML, for $XML_OUTPUT_FILE). What they share (the verdict and
- * why in words, the evidence) is report.h.
+ * why in words, the evidence) is report.h; the descriptions of summary.md's columns, verdict_fields.h.
  *
  * One write of the whole report, not the runner's begin / result / end: the runner reports each
  * benchmark as it finishes, while the gate has judged them all before it reports, and each format

@@ -1,6 +1,6 @@
 /* What the gate's reports share (#57): the verdict and why in words (verdict_reason), the evidence and a
  * failure in one line, what a row shows, and how a report file is closed. The formats themselves are behind
- * one interface, gate_reporter.h, a file each. */
+ * one interface, gate_reporter.h, a file each; the descriptions of their columns, verdict_fields.h. */
 #ifndef PERF_GATE_REPORT_H
 #define PERF_GATE_REPORT_H
 

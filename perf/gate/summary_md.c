@@ -1,12 +1,13 @@
 /* The summary.md reporter (gate_reporter.h): the job summary of a check, in GitHub's markdown. Its title says
  * whether the check passed; then library references that ran slower (the environment changed), the counts of
- * each verdict, which reference judged them, a legend of the columns and a table row per
+ * each verdict, which reference judged them, a legend of the columns (verdict_fields.h) and a table row per
  * benchmark, its verdict and why. ci/soak.sh --summarize reads the table's columns by their headers. */
 #include <stdio.h>
 #include <string.h>
 
 #include "perf/gate/gate_reporter.h"
 #include "perf/gate/report.h"
+#include "perf/gate/verdict_fields.h"
 
 /* Text in a cell of a markdown table: a '|' would end the cell (and shift every later column of
  * the row, as ci/soak.sh --summarize reads them), so it is written '\|', which GitHub's tables
@@ -100,21 +101,15 @@ static int write_markdown(FILE *out, const gate_report *r, char *err, size_t err
   fprintf(out, "%zu benchmarks: %zu slower, %zu faster, %zu new, %zu missing, %zu unchanged (gated on %s).\n\n", n,
           slower, faster, added, missing, unchanged, metric_words(r->policy->metric));
   write_reference_summary(out, c, n);
-  fprintf(out,
-          "Delta: the run's mean of context medians against the median of the baseline's runs: of this GPU's "
-          "own runs when the baseline holds two or more (\"this GPU's N runs\"), else of its "
-          "GPUs whose copy probe is within %.1f %% of this run's, when there are two or more (\"N runs of M "
-          "GPUs of its kind\"), else of all its GPUs (\"N runs of M GPUs, K of its kind\": too few of its kind "
-          "have run it, so a difference of kinds can look like a change; bless this runner in), or of all its "
-          "GPUs for a benchmark whose time includes a host round trip (\"N runs of M GPUs, a host round trip\": "
-          "set by the host, not the GPU's kind). p: one-sided "
-          "test on the contexts' medians (%s). Times are as measured. Evidence: contexts/samples, baseline vs "
-          "new; \"launch probe\": how much longer this run's empty kernel took than the baseline's, for "
-          "reading only.\n\n",
-          100 * KIND_COPY_WINDOW, "slower for a positive delta, faster for a negative one");
-  fprintf(out,
-          "| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | Verdict |\n");
-  fprintf(out, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+  /* The legend and the columns' headers: verdict_fields.c, which the HTML report's legend prints from too. */
+  static const field_id kLegend[] = {FIELD_DELTA, FIELD_P, FIELD_TIMES, FIELD_EVIDENCE};
+  char legend[4096];
+  field_legend(kLegend, sizeof kLegend / sizeof *kLegend, legend, sizeof legend);
+  fprintf(out, "%s\n\n", legend);
+  for (int f = 0; f < FIELD_COLUMNS; f++) fprintf(out, "| %s ", verdict_fields[f].header);
+  fputs("|\n", out);
+  for (int f = 0; f < FIELD_COLUMNS; f++) fputs(verdict_fields[f].numeric ? "|---:" : "|---", out);
+  fputs("|\n", out);
   for (size_t i = 0; i < n; i++) {
     const comparison *x = &c[i];
     fputs("| `", out);
