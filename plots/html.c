@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "perf/gate/verdict_fields.h"
+
 static void esc(FILE *o, const char *s) {
   for (; *s; s++) {
     switch (*s) {
@@ -101,7 +103,13 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
       esc(o, shown(g->verdicts[i]->path));
       fprintf(o, "</code> (metric: %s)", g->verdicts[i]->metric);
     }
-    fprintf(o, "; delta: positive is slower; allowed: the gate's threshold for that benchmark.</p>\n");
+    /* What the verdict's columns mean, from the gate's table of fields: summary.md's legend says the same. */
+    static const field_id kLegend[] = {FIELD_DELTA, FIELD_ALLOWED};
+    char legend[4096];
+    field_legend(kLegend, sizeof kLegend / sizeof *kLegend, legend, sizeof legend);
+    fputs(". ", o);
+    esc(o, legend);
+    fputs("</p>\n", o);
   } else {
     fprintf(o,
             "<p>From the run JSON alone: no verdicts.json was given, so there is no baseline comparison "

@@ -136,6 +136,14 @@ START_TEST(html_has_the_table_and_no_script) {
   ck_assert(strstr(html, "<tr class=\"slower\"><td class=\"l name\">elementwise/saxpy/N:268435456") != NULL);
   ck_assert(strstr(html, "<tr class=\"missing\"><td class=\"l name\">elementwise/add_vec8/N:268435456") != NULL);
   ck_assert(strstr(html, "+11.00%") != NULL);
+  /* The legend of the verdict's columns is the gate's table of fields (perf/gate/verdict_fields.c), as
+   * summary.md's. */
+  ck_assert(strstr(html, "(metric: time). Delta: positive is slower; the run's mean of context medians against") !=
+            NULL);
+  ck_assert(
+      strstr(html, "within 0.2 % of this run's, when there are two or more (&quot;N runs of M GPUs of its kind") !=
+      NULL);
+  ck_assert(strstr(html, "not the GPU's kind). Allowed: the gate's threshold for that benchmark.</p>") != NULL);
   ck_assert(strstr(html, "Test Fixture GPU (compute capability 9.0, 100 SMs)") != NULL);
   /* transpose was measured at one size and once: said in words, not only drawn. */
   ck_assert(strstr(html, "Only one problem size was measured") != NULL);

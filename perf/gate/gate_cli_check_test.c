@@ -15,6 +15,7 @@
 
 #include "perf/gate/figures.h"
 #include "perf/gate/testutil.h"
+#include "perf/gate/verdict_fields.h"
 #include "tests/support/check_run.h"
 
 /* verdicts.json names the GPU and the run it judged (plots/ and gate history read them). */
@@ -38,6 +39,32 @@ START_TEST(verdicts_name_their_gpu_and_run) {
   ck_assert_str_eq(json_string_value(json_object_get(r, "host")), "gpu-host-1");
   ck_assert_str_eq(json_string_value(json_object_get(r, "commit")), "0123abcd4567");
   json_decref(v);
+}
+END_TEST
+
+/* summary.md's column headers (ci/soak.sh --summarize reads the columns by them) and its legend come from the
+ * gate's table of fields (verdict_fields.c), which the HTML report's legend prints from too. */
+START_TEST(summary_headers_and_legend_are_the_field_table) {
+  const char *bl = baseline_dir("legend/bl");
+  write_run("legend/run.json", H100, 132, 3000.0, base_set, 3, 4);
+  expect_gate(0, "compare --baselines=%s --out_dir=%s %s", bl, at("legend"), at("legend/run.json"));
+  FILE *f = fopen(at("legend/summary.md"), "r");
+  ck_assert_ptr_nonnull(f);
+  static char md[65536];
+  md[fread(md, 1, sizeof md - 1, f)] = '\0';
+  fclose(f);
+  ck_assert(strstr(md,
+                   "\n| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | "
+                   "Verdict |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n") != NULL);
+  static const field_id kLegend[] = {FIELD_DELTA, FIELD_P, FIELD_TIMES, FIELD_EVIDENCE};
+  char legend[4096];
+  field_legend(kLegend, 4, legend, sizeof legend);
+  ck_assert_msg(strstr(md, legend) != NULL, "summary.md lacks the legend %s", legend);
+  ck_assert(strncmp(legend, "Delta: positive is slower; the run's mean of context medians against", 68) == 0);
+  ck_assert(strstr(legend, "within 0.2 % of this run's") != NULL); /* KIND_COPY_WINDOW */
+  ck_assert(strstr(legend,
+                   "). p: one-sided test on the contexts' medians (slower for a positive delta, faster for a "
+                   "negative one). Times are as measured. Evidence: contexts/samples, baseline vs new; ") != NULL);
 }
 END_TEST
 
@@ -417,6 +444,7 @@ int main(int argc, char **argv) {
   TCase *tc = tcase_create("cli_check");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, verdicts_name_their_gpu_and_run);
+  tcase_add_test(tc, summary_headers_and_legend_are_the_field_table);
   tcase_add_test(tc, a_pipe_in_a_name_keeps_the_summary_table);
   tcase_add_test(tc, a_family_not_in_the_baseline_is_said);
   tcase_add_test(tc, stale_outputs_are_never_judged);

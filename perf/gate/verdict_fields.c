@@ -12,7 +12,7 @@ const verdict_field verdict_fields[FIELD_COUNT] = {
     [FIELD_BASELINE] = {"baseline_ns", "Baseline (us)", 1, NULL, 0},
     [FIELD_NEW] = {"run_ns", "New (us)", 1, NULL, 0},
     [FIELD_DELTA] = {"delta", "Delta", 1,
-                     "the run's mean of context medians against the median of the baseline's "
+                     "positive is slower; the run's mean of context medians against the median of the baseline's "
                      "runs: of this GPU's own runs when the baseline holds two or more (\"this GPU's N runs\"), else "
                      "of its GPUs whose copy probe is within %.1f %% of this run's, when there are two or more (\"N "
                      "runs of M GPUs of its kind\"), else of all its GPUs (\"N runs of M GPUs, K of its kind\": too "
