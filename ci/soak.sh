@@ -54,7 +54,7 @@ rows() {
       [ -f "$md" ] || continue
       awk -F'|' -v round="${r##*/round}" '
         function cell(k) { v = $k; gsub(/^ +| +$/, "", v); return v }
-        /\\\|/ { gsub(/\\\|/, "\034"); $0 = $0 }  # a "|" in a cell is written "\|" (report.c): not a column
+        /\\\|/ { gsub(/\\\|/, "\034"); $0 = $0 }  # a "|" in a cell is written "\|" (summary_md.c): not a column
         $2 ~ /^ Benchmark / { for (k = 2; k < NF; k++) col[cell(k)] = k; next }
         $2 ~ /^ `/ && ("Verdict" in col) {
           name = $2; gsub(/[ `]/, "", name); gsub(/\034/, "|", name)

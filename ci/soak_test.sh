@@ -61,7 +61,7 @@ expect_line '  50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, allow
 expect_line 'soak: under 50 us: largest slowdown +5.25% = +0.53 us (x/a/N:1, round 2)' "overall short line"
 expect_line 'soak: 50 us or more: largest slowdown +1.20% = +3.60 us (y/b/N:1, round 4, p 0.03)' "overall long line"
 
-# A "|" in a benchmark name is written "\|" in summary.md (perf/gate/report.c): still one column,
+# A "|" in a benchmark name is written "\|" in summary.md (perf/gate/summary_md.c): still one column,
 # and its slower verdict is counted.
 mkdir -p "$work/pipe/round1/perf/z_perf_test"
 cat >"$work/pipe/round1/perf/z_perf_test/summary.md" <<'MD'
