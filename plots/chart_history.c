@@ -198,7 +198,7 @@ static void thin(const double *delta, const history_row *const *r, size_t n, cha
 static void history_series(family_view *f, const series *s, int first_in_panel, history_out *o) {
   double *delta = malloc(s->n * sizeof *delta);
   char *keep = malloc(s->n);
-  for (size_t i = 0; i < s->n; i++) delta[i] = 100 * (s->r[i]->median_ns / s->tr->reference_ns - 1);
+  for (size_t i = 0; i < s->n; i++) delta[i] = 100 * (s->r[i]->time_ns / s->tr->reference_ns - 1);
   thin(delta, s->r, s->n, keep);
   if (!first_in_panel) fputc('\n', o->series); /* a blank line: a new line in the chart */
   for (size_t i = 0; i < s->n; i++) {

@@ -133,7 +133,7 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
       esc(o, e->b->name);
       if (e->b->reference) fputs(" <small>(reference)</small>", o);
       fputs("</td>", o);
-      num_cell(o, "%.3f", e->b->median_ns / 1e3);
+      num_cell(o, "%.3f", e->b->time_ns / 1e3);
       num_cell(o, "%.1f", gbps);
       num_cell(o, "%.1f%%", e->run->peak_gbps > 0 ? 100 * gbps / e->run->peak_gbps : NAN);
       num_cell(o, "%.1f%%", 100 * gbps / e->run->copy_gbps);
@@ -247,7 +247,7 @@ static void history_regressions(FILE *o, const gpu_view *g) {
       esc(o, h->commit);
       fprintf(o, "</code></td><td class=\"l name\">");
       esc(o, h->bench);
-      fprintf(o, "</td><td>%.3f</td><td>%.1f</td></tr>\n", h->median_ns / 1e3, h->bytes_per_second / 1e9);
+      fprintf(o, "</td><td>%.3f</td><td>%.1f</td></tr>\n", h->time_ns / 1e3, h->bytes_per_second / 1e9);
     }
   if (n)
     fprintf(o, "</table>\n%s", n > 30 ? "<p class=\"note\">(only the 30 newest shown)</p>\n" : "");

@@ -66,7 +66,7 @@ int parse_bench_name(const char *name, bench_name *out, char *err, size_t errlen
 
 /* ---------- run JSON ---------- */
 
-/* Through the gate's reader: the medians the gate compares and the history records, and what
+/* Through the gate's reader: the times the gate compares and the history records, and what
  * the report adds (failed benchmarks, shown instead of charted; peak; labels; FLOPs). */
 int load_run_file(const char *path, run_file *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
@@ -94,7 +94,7 @@ int load_run_file(const char *path, run_file *out, char *err, size_t errlen) {
   for (size_t i = 0; i < f.n && !rc; i++) {
     run_bench *b = &out->b[i];
     snprintf(b->name, sizeof b->name, "%s", f.b[i].name);
-    b->median_ns = f.b[i].runs[0].median_ns;
+    b->time_ns = f.b[i].runs[0].time_ns;
     b->bytes_per_second = f.b[i].bytes_per_second;
     b->order = (int)i; /* load_run keeps the order of first appearance */
     b->reference = x.reference[i];
@@ -217,6 +217,7 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
 /* Read by the names in the header (perf/gate/history_csv.h): columns added later break nothing.
  * Files begun before the l2_flush field have 8-field rows taken with the memset flush and,
  * appended since, 9-field rows that name their flush. */
+/* The column median_ns keeps its historical name; it holds the run's time (the mean of its context medians). */
 static const char *const kHistoryColumns[] = {"date",  "commit",  "gpu", "benchmark", "median_ns", "bytes_per_second",
                                               "noise", "verdict", NULL};
 
@@ -283,7 +284,7 @@ static int history_row_of(const char *path, const history_entry *e, parsed_name 
   if (parse_name_cached(cache, slots, r->bench, &r->id, why, sizeof why))
     return fail(err, errlen, "%s: line %zu: field benchmark: %s", path, e->line, why);
   r->line = e->line;
-  r->median_ns = e->median_ns;
+  r->time_ns = e->time_ns;
   r->bytes_per_second = e->bytes_per_second;
   r->noise = e->noise;
   r->threshold = e->threshold;

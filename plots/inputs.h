@@ -27,13 +27,13 @@ int parse_bench_name(const char *name, bench_name *out, char *err, size_t errlen
 /* 268435456 -> "256Mi", 8192 -> "8192", 1000000000 -> "1e+09". */
 void format_size(long long v, char *buf, size_t len);
 
-/* One benchmark of a run, with the gate's median (repetitions pooled). */
+/* One benchmark of a run, with the gate's time (the mean of its context medians; repetitions pooled). */
 typedef struct {
   char name[256];
   bench_name id;
-  int reference; /* label "reference": a library (cuBLAS, CUB, cudaMemcpy) */
-  int order;     /* registration order in its run */
-  double median_ns;
+  int reference;  /* label "reference": a library (cuBLAS, CUB, cudaMemcpy) */
+  int order;      /* registration order in its run */
+  double time_ns; /* the run's time: the mean of its context medians (one context: its median) */
   double bytes_per_second;
   double flops_per_call; /* 0: the runner reported no FLOPs */
   size_t run;            /* index of its run in render_inputs.runs */
@@ -75,7 +75,8 @@ typedef struct {
   size_t line; /* in the history file (from 1: the header): the trends name rows by it */
   char date[64], commit[64], gpu[256], bench[256];
   bench_name id;
-  double median_ns, bytes_per_second, noise;
+  double time_ns; /* the run's time: the mean of its context medians (the column median_ns) */
+  double bytes_per_second, noise;
   double threshold; /* the threshold the gate applied to this row; NAN in files without the column */
   char verdict[16];
   char l2_flush[8];    /* "read", "write" or "hot"; rows from before the field: "write" */

@@ -54,7 +54,7 @@ int variant_index(const family_view *f, const char *variant) {
 const char *unit_of(const family_view *f) { return f->flops ? "TFLOP/s" : "GB/s"; }
 
 double entry_value(const family_view *f, const entry *e) {
-  if (f->flops) return e->b->flops_per_call / e->b->median_ns / 1e3; /* FLOP per ns = GFLOP/s */
+  if (f->flops) return e->b->flops_per_call / e->b->time_ns / 1e3; /* FLOP per ns = GFLOP/s */
   return e->b->bytes_per_second / 1e9;
 }
 
@@ -206,7 +206,7 @@ int build_model(const render_inputs *in, report_model *m, char *err, size_t errl
       for (size_t e = 0; e < f->ne; e++) {
         const run_bench *b = f->e[e].b;
         add_variant(f, b->id.variant, b->reference);
-        double bytes = b->bytes_per_second * b->median_ns * 1e-9;
+        double bytes = b->bytes_per_second * b->time_ns * 1e-9;
         if (b->flops_per_call > 0 && b->flops_per_call >= FLOP_BOUND_INTENSITY * bytes) f->flops = 1;
       }
       for (size_t h = 0; h < f->nh; h++) add_variant(f, f->h[h]->id.variant, 0);

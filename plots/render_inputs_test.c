@@ -63,7 +63,7 @@ START_TEST(history_fixture_is_read) {
   ck_assert_str_eq(h.r[0].gpu, SLUG);
   ck_assert_str_eq(h.r[0].bench, "elementwise/add/N:1048576");
   ck_assert_str_eq(h.r[0].id.family, "elementwise");
-  ck_assert_double_eq_tol(h.r[0].median_ns, 7312.42, 1e-6);
+  ck_assert_double_eq_tol(h.r[0].time_ns, 7312.42, 1e-6);
   size_t slower = 0;
   for (size_t i = 0; i < h.n; i++) slower += !strcmp(h.r[i].verdict, "slower");
   ck_assert_uint_eq(slower, 3);

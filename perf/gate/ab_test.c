@@ -39,11 +39,7 @@ static void ab_run(const char *side, unsigned k, unsigned seed, double scale) {
   for (size_t b = 0; b < 3; b++) {
     double med[16];
     for (int j = 0; j < 16; j++)
-      med[j] = base_set[b].median_ns *
-          (b == slow_index ? scale
-               : b == 2    ? saxpy_scale
-                           : 1.0) *
-          (1 + 0.002 * (j % 5 - 2));
+      med[j] = base_set[b].time_ns * (b == slow_index ? scale : b == 2 ? saxpy_scale : 1.0) * (1 + 0.002 * (j % 5 - 2));
     set_contexts(file, b, med, 16);
   }
 }
@@ -279,7 +275,7 @@ static const char *bless_runs(const char *rel, size_t nbench, const char *uuid, 
     set_context(files[k], "testbed", json_string("fixture x1"));
     double med[16];
     for (size_t b = 0; b < nbench; b++) {
-      for (int j = 0; j < 16; j++) med[j] = base_set[b].median_ns * (1 + 0.002 * (j % 5 - 2));
+      for (int j = 0; j < 16; j++) med[j] = base_set[b].time_ns * (1 + 0.002 * (j % 5 - 2));
       set_contexts(files[k], b, med, 16);
     }
     size_t used = strlen(args);

@@ -91,7 +91,7 @@ scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metri
     const gate_measure *m = &b->runs[r];
     double copy = m->run < f->nruns ? f->runs[m->run].copy_bytes_per_second : 0;
     double k = (metric == METRIC_COPY_RATIO && copy > 0 && copy_ref > 0) ? copy / copy_ref : 1.0;
-    times[r] = m->median_ns * k;
+    times[r] = m->time_ns * k;
     size_t kept = kept_contexts(m->contexts_ns, m->ncontexts, s.contexts + s.ncontexts);
     if (kept < m->ncontexts) { /* the run's time: the mean of the contexts kept */
       double sum = 0;

@@ -30,7 +30,7 @@ typedef struct {
  * median per context. A long benchmark is measured in one context, a short one in K. */
 typedef struct {
   size_t run;          /* index into gate_figures.runs: where, when, and the copy speed then */
-  double median_ns;    /* the run's time: the mean of contexts_ns (one context: its median) */
+  double time_ns;      /* the run's time: the mean of its context medians (contexts_ns; one context: its median) */
   double *contexts_ns; /* the median of each context */
   size_t ncontexts;
   double *samples_ns; /* all samples (a baseline keeps quantiles of them), for charts */
@@ -40,7 +40,7 @@ typedef struct {
 
 typedef struct {
   char *name;              /* family/variant/params */
-  double bytes_per_second; /* of the overall median */
+  double bytes_per_second; /* at the run's time (a baseline: at the median of its runs' times) */
   int host_round_trip;     /* its timed region waits on the host ("host_round_trip": true in the run's
                              entries and the baseline's benchmark; perf/gate/compare.h) */
   int library_reference;   /* a library's kernel the others are measured against (label "reference" in

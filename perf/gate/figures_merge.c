@@ -86,21 +86,21 @@ int merge_runs(gate_figures *runs, size_t n, gate_figures *out, char *err, size_
       b->library_reference |= rb->library_reference;
       gate_measure *m = &b->runs[b->nruns++];
       m->run = r;
-      m->median_ns = rb->runs[0].median_ns;
+      m->time_ns = rb->runs[0].time_ns;
       m->nsamples = rb->runs[0].nsamples;
       m->samples_taken = rb->runs[0].samples_taken;
       m->samples_ns = copy_doubles(rb->runs[0].samples_ns, m->nsamples);
       m->ncontexts = rb->runs[0].ncontexts;
       m->contexts_ns = copy_doubles(rb->runs[0].contexts_ns, m->ncontexts);
-      /* Bytes/s of the median of the run medians is settled below; keep bytes per run here. */
-      b->bytes_per_second += rb->bytes_per_second * rb->runs[0].median_ns;
+      /* Bytes/s at the median of the runs' times is settled below; keep bytes per run here. */
+      b->bytes_per_second += rb->bytes_per_second * rb->runs[0].time_ns;
     }
   }
   for (size_t i = 0; i < out->n; i++) {
     gate_bench *b = &out->b[i];
     double bytes = b->bytes_per_second / (double)b->nruns;
     double *meds = malloc(b->nruns * sizeof *meds);
-    for (size_t r = 0; r < b->nruns; r++) meds[r] = b->runs[r].median_ns;
+    for (size_t r = 0; r < b->nruns; r++) meds[r] = b->runs[r].time_ns;
     qsort(meds, b->nruns, sizeof *meds, cmp_double);
     double med = b->nruns % 2 ? meds[b->nruns / 2] : 0.5 * (meds[b->nruns / 2 - 1] + meds[b->nruns / 2]);
     b->bytes_per_second = bytes / med;

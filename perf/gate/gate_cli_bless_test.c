@@ -106,7 +106,7 @@ START_TEST(bless_add_refuses_a_slower_run) {
               at("slow/base2.json"));
   fake_bench slow[3];
   memcpy(slow, big, sizeof slow);
-  slow[1].median_ns *= 1.10;
+  slow[1].time_ns *= 1.10;
   write_run("slow/run.json", H100, 132, 3000.0, slow, 3, 90);
   expect_gate(1, "compare --baselines=%s %s", bl, at("slow/run.json")); /* its gate: slower */
   expect_output("REGRESSION elementwise/add_float4/N:1: slower");
@@ -153,7 +153,7 @@ END_TEST
 START_TEST(bless_only_replaces_the_benchmarks_it_names) {
   const char *bl = make_dir("only/bl");
   fake_bench faster[3] = {base_set[0], base_set[1], base_set[2]};
-  faster[1].median_ns *= 0.8;
+  faster[1].time_ns *= 0.8;
   for (unsigned r = 0; r < 4; r++) {
     char name[64];
     FORMAT(name, "only/run%u.json", r);
@@ -178,7 +178,7 @@ START_TEST(bless_only_replaces_the_benchmarks_it_names) {
       ck_assert_msg(fabs(copy - (i == 1 ? 3010e9 : 3000e9)) < 1e6, "%s: a run of %.0f GB/s", b->name, copy / 1e9);
     }
   }
-  ck_assert_double_lt(find_bench(&f, base_set[1].name)->runs[0].median_ns, 0.9 * base_set[1].median_ns);
+  ck_assert_double_lt(find_bench(&f, base_set[1].name)->runs[0].time_ns, 0.9 * base_set[1].time_ns);
   free_figures(&f);
   expect_gate(2, "bless --baselines=%s --only=^nothing/ %s %s", bl, at("only/run2.json"), at("only/run3.json"));
   expect_output("matches no benchmark of the runs given");
@@ -237,8 +237,7 @@ static void write_long_contexts_run(const char *name, int long_contexts, unsigne
   for (int k = 0; k < 16; k++) medians[k] = 1000 * (1 + 0.002 * ((k * 5 + (int)seed) % 7 - 3));
   set_contexts(name, 0, medians, 16);
   for (size_t i = 1; i < 3 && long_contexts > 0; i++) {
-    for (int k = 0; k < long_contexts; k++)
-      medians[k] = base_set[i].median_ns * (1 + 0.001 * ((k + (int)seed) % 3 - 1));
+    for (int k = 0; k < long_contexts; k++) medians[k] = base_set[i].time_ns * (1 + 0.001 * ((k + (int)seed) % 3 - 1));
     set_contexts(name, i, medians, (size_t)long_contexts);
   }
   set_context(name, "timing",

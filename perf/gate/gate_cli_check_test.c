@@ -81,7 +81,7 @@ START_TEST(a_pipe_in_a_name_keeps_the_summary_table) {
   expect_gate(0, "bless --baselines=%s %s %s %s", bl, at("pipe/base0.json"), at("pipe/base1.json"),
               at("pipe/base2.json"));
   fake_bench slow[2] = {piped[0], piped[1]};
-  slow[0].median_ns *= 1.10;
+  slow[0].time_ns *= 1.10;
   write_run("pipe/run.json", H100, 132, 3000.0, slow, 2, 123);
   expect_gate(1, "compare --baselines=%s --out_dir=%s %s", bl, at("pipe"), at("pipe/run.json"));
   FILE *f = fopen(at("pipe/summary.md"), "r");

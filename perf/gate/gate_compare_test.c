@@ -138,7 +138,7 @@ START_TEST(copy_ratio_cancels_a_slower_machine) {
   /* Everything 7% slower, the copy probe included: a slower machine, not a slower kernel. */
   fake_bench b[3];
   memcpy(b, base_set, sizeof b);
-  for (int i = 0; i < 3; i++) b[i].median_ns *= 1.07;
+  for (int i = 0; i < 3; i++) b[i].time_ns *= 1.07;
   write_run("slow_machine.json", H100, 132, 3000.0 / 1.07, b, 3, 3);
   ck_assert(load_run(at("slow_machine.json"), &run, err, sizeof err) == 0);
   gate_policy p = default_policy();

@@ -84,7 +84,7 @@ START_TEST(gate_exit_codes) {
   write_run("ok.json", H100, 132, 3000.0, base_set, 3, 42);
   fake_bench slow[3];
   memcpy(slow, base_set, sizeof slow);
-  slow[1].median_ns *= 1.10;
+  slow[1].time_ns *= 1.10;
   write_run("regressed.json", H100, 132, 3000.0, slow, 3, 43);
   FORMAT(args, "compare --baseline=%s %s", at("nvidia-h100-80gb-hbm3.json"), at("ok.json"));
   ck_assert_int_eq(run_gate(args), 0);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The column median_ns keeps its historical name; it holds the run's time (the mean of its context medians). */
 const char *const kHistoryNeeds[] = {"date", "commit", "benchmark", "median_ns", NULL};
 
 static const char kWritten[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush";
@@ -50,7 +51,7 @@ static int number(const char *path, size_t line, const char *name, const char *s
 }
 
 typedef struct {
-  int date, commit, gpu, bench, median, bps, noise, verdict, flush, testbed, threshold;
+  int date, commit, gpu, bench, time_ns, bps, noise, verdict, flush, testbed, threshold;
   size_t ncolumns;
   int legacy; /* an 8-name header (no l2_flush): a row may carry l2_flush as one more field */
 } layout;
@@ -73,7 +74,7 @@ static int parse_row(const char *path, size_t line, char *text, const layout *c,
                        .verdict = none,
                        .l2_flush = "write",
                        .testbed = none,
-                       .median_ns = NAN,
+                       .time_ns = NAN,
                        .bytes_per_second = NAN,
                        .noise = NAN,
                        .threshold = NAN};
@@ -93,7 +94,7 @@ static int parse_row(const char *path, size_t line, char *text, const layout *c,
     *text_fields[k].dst = f[col];
   }
   if (c->legacy && n == c->ncolumns + 1) r->l2_flush = f[n - 1];
-  if ((c->median >= 0 && number(path, line, "median_ns", f[c->median], 1, 0, &r->median_ns, err, errlen)) ||
+  if ((c->time_ns >= 0 && number(path, line, "median_ns", f[c->time_ns], 1, 0, &r->time_ns, err, errlen)) ||
       (c->bps >= 0 && number(path, line, "bytes_per_second", f[c->bps], 1, 0, &r->bytes_per_second, err, errlen)) ||
       (c->noise >= 0 && number(path, line, "noise", f[c->noise], 0, 0, &r->noise, err, errlen)) ||
       (c->threshold >= 0 && number(path, line, "threshold", f[c->threshold], 0, 1, &r->threshold, err, errlen)))
@@ -180,7 +181,7 @@ static int load_table(const char *path, const char *const *needs, int to_cut, hi
   char *names[MAX_COLUMNS + 1];
   size_t ncol = split(line, names, MAX_COLUMNS);
   layout c = {.ncolumns = ncol};
-  int *slot[] = {&c.date,  &c.commit,  &c.gpu,   &c.bench,   &c.median,   &c.bps,
+  int *slot[] = {&c.date,  &c.commit,  &c.gpu,   &c.bench,   &c.time_ns,  &c.bps,
                  &c.noise, &c.verdict, &c.flush, &c.testbed, &c.threshold};
   static const char *kNames[] = {"date",  "commit",  "gpu",      "benchmark", "median_ns", "bytes_per_second",
                                  "noise", "verdict", "l2_flush", "testbed",   "threshold"};
@@ -256,7 +257,7 @@ size_t history_read_series(const history_table *t, size_t i, char *done, double 
   for (size_t j = i; j < t->n; j++)
     if (!done[j] && !strcmp(t->r[j].bench, t->r[i].bench) && !strcmp(t->r[j].l2_flush, "read")) {
       done[j] = 1;
-      x[n++] = t->r[j].median_ns;
+      x[n++] = t->r[j].time_ns;
     }
   return n;
 }

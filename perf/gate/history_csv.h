@@ -9,11 +9,11 @@
 #include <stddef.h>
 
 typedef struct {
-  size_t line;                               /* in the file, from 1 (the header) */
-  const char *date, *commit, *gpu, *bench;   /* "" where the file has no such column */
-  const char *verdict, *l2_flush, *testbed;  /* "", except l2_flush: "write" where absent */
-  double median_ns, bytes_per_second, noise; /* NAN where the file has no such column */
-  double threshold;                          /* the threshold the gate applied; NAN where not recorded */
+  size_t line;                              /* in the file, from 1 (the header) */
+  const char *date, *commit, *gpu, *bench;  /* "" where the file has no such column */
+  const char *verdict, *l2_flush, *testbed; /* "", except l2_flush: "write" where absent */
+  double time_ns, bytes_per_second, noise;  /* NAN where the file has no such column; time_ns: column median_ns */
+  double threshold;                         /* the threshold the gate applied; NAN where not recorded */
 } history_entry;
 
 typedef struct {
@@ -39,8 +39,8 @@ int history_table_load_to_cut(const char *path, const char *const *needs, histor
 void history_table_free(history_table *t);
 
 /* The rows of one benchmark measured with the read flush: from row i on, every row of t.r[i].bench
- * with l2_flush "read" that done[] does not mark yet, its median_ns into x (room for t->n) and marked
- * in done. How many; 0 when row i is done or of another flush. The series that the trend tests and
+ * with l2_flush "read" that done[] does not mark yet, its time (column median_ns) into x (room for t->n) and
+ * marked in done. How many; 0 when row i is done or of another flush. The series that the trend tests and
  * trend_synth draw real run-to-run noise from. */
 size_t history_read_series(const history_table *t, size_t i, char *done, double *x);
 

@@ -163,7 +163,8 @@ int jr_read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate_mea
     return c->failed = fail(c->err, c->errlen, "%s: field %s.run: %lld is not an index into runs (%zu runs)", c->path,
                             where, (long long)json_integer_value(run), nruns);
   out->run = run ? (size_t)json_integer_value(run) : 0;
-  out->median_ns = jr_positive(c, m, where, "median_ns");
+  /* The field median_ns keeps its historical name; it holds the run's time (the mean of its context medians). */
+  out->time_ns = jr_positive(c, m, where, "median_ns");
   json_t *cs = jr_field(c, m, where, "contexts_ns", JSON_ARRAY);
   /* Version 2 kept quantiles of the samples; they are read (and not written again). */
   json_t *s = json_object_get(m, "samples_ns");
@@ -172,7 +173,7 @@ int jr_read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate_mea
                             "%s: field %s.samples_ns: expected an array (a version 2 baseline's "
                             "samples) or none: re-bless",
                             c->path, where);
-  if (!cs || jr_physical_ns(c, out->median_ns, where, "median_ns", -1)) return 1;
+  if (!cs || jr_physical_ns(c, out->time_ns, where, "median_ns", -1)) return 1;
   if (json_array_size(cs) == 0)
     return c->failed = fail(c->err, c->errlen,
                             "%s: field %s.contexts_ns: empty; a measure needs the median of each "
@@ -180,11 +181,11 @@ int jr_read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate_mea
                             c->path, where);
   if (jr_append_ns(c, cs, 1.0, where, "contexts_ns", &out->contexts_ns, &out->ncontexts)) return 1;
   double mean = mean_of(out->contexts_ns, out->ncontexts);
-  if (fabs(mean - out->median_ns) > 1e-6 * mean)
+  if (fabs(mean - out->time_ns) > 1e-6 * mean)
     return c->failed = fail(c->err, c->errlen,
                             "%s: field %s.median_ns: %.10g is not the mean of contexts_ns (%.10g): "
                             "an edited baseline? Re-bless",
-                            c->path, where, out->median_ns, mean);
+                            c->path, where, out->time_ns, mean);
   if (s && jr_append_ns(c, s, 1.0, where, "samples_ns", &out->samples_ns, &out->nsamples)) return 1;
   json_t *taken = json_object_get(m, "samples_taken");
   if (!s && !(json_is_integer(taken) && json_integer_value(taken) > 0))

@@ -107,7 +107,7 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
     b->name = strdup(name);
     b->runs = calloc(1, sizeof *b->runs);
     b->nruns = 1;
-    b->bytes_per_second = bps * real; /* bytes per run, until the median is known */
+    b->bytes_per_second = bps * real; /* bytes per run, until the run's time is known */
   }
   b->host_round_trip |= jr_optional_flag(c, e, where, "host_round_trip");
   json_t *label = json_object_get(e, "label");
@@ -121,32 +121,32 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
     return;
   }
   /* With no context_medians (json_array_size(NULL) is 0) this still makes the spare slot that
-   * run_medians fills with the one context's median. */
+   * run_times fills with the one context's median. */
   if (jr_append_ns(c, cm, scale, where, "context_medians", &m->contexts_ns, &m->ncontexts)) return;
   jr_append_ns(c, s, scale, where, "samples", &m->samples_ns, &m->nsamples);
 }
 
 /* Each benchmark's time, and its bytes per second at that time. Measured in several contexts:
  * the mean of their medians. In one: the median of its pooled samples, its one context. */
-static void run_medians(ctx *c, gate_figures *out) {
+static void run_times(ctx *c, gate_figures *out) {
   for (size_t i = 0; i < out->n && !c->failed; i++) {
     gate_measure *m = &out->b[i].runs[0];
     if (m->ncontexts > 0) {
-      m->median_ns = mean_of(m->contexts_ns, m->ncontexts);
+      m->time_ns = mean_of(m->contexts_ns, m->ncontexts);
     } else {
       double *sorted = copy_doubles(m->samples_ns, m->nsamples);
       qsort(sorted, m->nsamples, sizeof *sorted, cmp_double);
       size_t h = m->nsamples / 2;
-      m->median_ns = m->nsamples % 2 ? sorted[h] : 0.5 * (sorted[h - 1] + sorted[h]);
+      m->time_ns = m->nsamples % 2 ? sorted[h] : 0.5 * (sorted[h - 1] + sorted[h]);
       free(sorted);
-      m->contexts_ns[m->ncontexts++] = m->median_ns;
+      m->contexts_ns[m->ncontexts++] = m->time_ns;
     }
-    out->b[i].bytes_per_second /= m->median_ns; /* bytes per run / median time */
+    out->b[i].bytes_per_second /= m->time_ns; /* bytes per run / the run's time */
     if (!(out->b[i].bytes_per_second > 0) || !isfinite(out->b[i].bytes_per_second))
       c->failed = fail(c->err, c->errlen,
                        "%s: %s: field bytes_per_second: %g at the median of %g ns: expected a "
                        "positive finite number",
-                       c->path, out->b[i].name, out->b[i].bytes_per_second, m->median_ns);
+                       c->path, out->b[i].name, out->b[i].bytes_per_second, m->time_ns);
   }
 }
 
@@ -272,7 +272,7 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
                     "%s: field benchmarks: no iteration entries: the run measured nothing (a filter "
                     "that matched no benchmark?)",
                     path);
-  run_medians(&c, out);
+  run_times(&c, out);
   if (!c.failed && x) read_extras(&c, root, out, x);
   json_decref(c.repetitions);
   json_decref(root);

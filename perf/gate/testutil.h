@@ -23,7 +23,7 @@ extern const char *H100;     /* "NVIDIA H100 80GB HBM3" */
 
 typedef struct {
   const char *name;
-  double median_ns; /* samples are spread +-1% around this */
+  double time_ns; /* the run's time: its samples are spread +-1% around it */
 } fake_bench;
 
 extern const fake_bench base_set[3];

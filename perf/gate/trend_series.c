@@ -88,7 +88,7 @@ static void analyse_series(const history_entry *const *rows, size_t n, const bas
   s->rows = grow_or_die(NULL, n, sizeof *s->rows);
   s->nrows = n;
   for (size_t i = 0; i < n; i++) {
-    x[i] = rows[i]->median_ns;
+    x[i] = rows[i]->time_ns;
     int recorded = isfinite(rows[i]->threshold);
     /* A row from before the threshold column: the rule with the row's within-run noise, the nearest the file has
      * to the baseline noise the gate used. */

@@ -200,6 +200,7 @@ int main(int argc, char **argv) {
     perror(argv[optind]);
     return 2;
   }
+  /* The column median_ns keeps its historical name; it holds the run's time (the mean of its context medians). */
   fprintf(out, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n");
   for (long r = 0; r < runs; r++) {
     double level = level_at(shape, r, step, every, count);
