@@ -286,7 +286,7 @@ static int history_row_of(const char *path, const history_entry *e, parsed_name 
   r->line = e->line;
   r->time_ns = e->time_ns;
   r->bytes_per_second = e->bytes_per_second;
-  r->noise = e->noise;
+  r->spread = e->spread;
   r->threshold = e->threshold;
   if (!known_verdict(e->verdict, 1))
     return fail(err, errlen,

@@ -76,7 +76,8 @@ typedef struct {
   char date[64], commit[64], gpu[256], bench[256];
   bench_name id;
   double time_ns; /* the run's time: the mean of its context medians (the column median_ns) */
-  double bytes_per_second, noise;
+  double bytes_per_second;
+  double spread;    /* the within-run spread (column noise): the samples' interquartile range over the run's time */
   double threshold; /* the threshold the gate applied to this row; NAN in files without the column */
   char verdict[16];
   char l2_flush[8];    /* "read", "write" or "hot"; rows from before the field: "write" */

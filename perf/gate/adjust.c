@@ -118,7 +118,7 @@ scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metri
 }
 
 /* How a GPU's own runs of b spread (adjust.h). */
-within_gpu spread_within_gpus(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref) {
+within_gpu noise_within_gpus(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref) {
   within_gpu w = {0};
   double ss = 0;
   size_t n = 0, g = 0;
@@ -155,7 +155,7 @@ adjusted adjust_bench(const gate_figures *base, const gate_figures *run, const b
   double run_probe = rb ? launch_median(run, rb) : 0, base_probe = launch_median(base, reference_runs(ref));
   a.launch_probe_ns = run_probe > 0 && base_probe > 0 ? run_probe - base_probe : NAN;
   a.base = scale_bench(base, reference_runs(ref), metric, copy_ref);
-  if (ref->own_gpu) a.within = spread_within_gpus(base, ref->all, metric, copy_ref);
+  if (ref->own_gpu) a.within = noise_within_gpus(base, ref->all, metric, copy_ref);
   a.noise = ref->own_gpu ? a.within.noise : a.base.noise;
   a.have_run = rb != NULL;
   if (rb) a.run = scale_bench(run, rb, metric, copy_ref);

@@ -52,14 +52,14 @@ typedef struct {
 /* Free the result's contexts. */
 scaled scale_bench(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref);
 
-/* How a GPU's own runs of b spread, over every GPU with two runs or more: the largest amount by
+/* The noise of a GPU's own runs of b, over every GPU with two runs or more: the largest amount by
  * which a run's time exceeded its GPU's median (as a fraction of it), and the pooled standard
  * deviation of a run's time (df = runs - GPUs). df 0: no GPU has two runs. */
 typedef struct {
   double noise, sd, df;
 } within_gpu;
 
-within_gpu spread_within_gpus(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref);
+within_gpu noise_within_gpus(const gate_figures *f, const gate_bench *b, gate_metric metric, double copy_ref);
 
 /* Both sides of one benchmark adjusted: what decide.h judges. */
 typedef struct {

@@ -39,7 +39,7 @@ typedef struct comparison {
                              run's is the mean of its context medians, the baseline's the median of its runs' */
   double delta;           /* run / base - 1: positive means slower */
   double threshold;       /* max(tolerance, k_noise * noise); own_tolerance against the GPU's own runs */
-  double noise;           /* the baseline's spread between runs, as a fraction: the largest amount by which
+  double noise;           /* the baseline's between-run noise, as a fraction: the largest amount by which
                              a run was slower than the reference's median (against the GPU's own runs:
                              than its GPU's median). Only slower runs count, since only a slower run
                              can fail: a host kind that runs faster says nothing of how slow one can be.

@@ -19,7 +19,8 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Interquartile range over median: the within-run spread of one benchmark's samples. */
+/* The within-run spread of one benchmark's samples: their interquartile range over the run's time. The history's
+ * column noise keeps its historical name and holds it. */
 static double relative_iqr(const gate_measure *m) {
   double *s = malloc(m->nsamples * sizeof *s);
   memcpy(s, m->samples_ns, m->nsamples * sizeof *s);
@@ -171,16 +172,16 @@ static char *csv_rows(const gate_figures *run, const char *rpath, json_t *list, 
   for (size_t i = 0; i < run->n; i++) {
     const gate_bench *b = &run->b[i];
     csv_text(rpath, "benchmarks[].name", b->name);
-    double noise = relative_iqr(&b->runs[0]);
+    double spread = relative_iqr(&b->runs[0]); /* the column noise */
     /* The column median_ns keeps its historical name; it holds the run's time (the mean of its context medians). */
     csv_number(rpath, b->name, "median_ns", b->runs[0].time_ns);
     csv_number(rpath, b->name, "bytes_per_second", b->bytes_per_second);
-    csv_number(rpath, b->name, "noise (interquartile range / median)", noise);
+    csv_number(rpath, b->name, "noise (interquartile range / median)", spread);
     char threshold[32];
     threshold_of(list, b->name, threshold, sizeof threshold);
     fprintf(mem, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s,%s,%s,%s\n", info->date, info->commit, run->gpu.slug, b->name,
-            b->runs[0].time_ns, b->bytes_per_second, noise, verdict_of(vpath, list, b->name), info->l2_flush, threshold,
-            info->testbed);
+            b->runs[0].time_ns, b->bytes_per_second, spread, verdict_of(vpath, list, b->name), info->l2_flush,
+            threshold, info->testbed);
   }
   if (fclose(mem) != 0) {
     fprintf(stderr, "gate: out of memory\n");

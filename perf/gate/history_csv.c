@@ -51,7 +51,7 @@ static int number(const char *path, size_t line, const char *name, const char *s
 }
 
 typedef struct {
-  int date, commit, gpu, bench, time_ns, bps, noise, verdict, flush, testbed, threshold;
+  int date, commit, gpu, bench, time_ns, bps, spread, verdict, flush, testbed, threshold;
   size_t ncolumns;
   int legacy; /* an 8-name header (no l2_flush): a row may carry l2_flush as one more field */
 } layout;
@@ -76,7 +76,7 @@ static int parse_row(const char *path, size_t line, char *text, const layout *c,
                        .testbed = none,
                        .time_ns = NAN,
                        .bytes_per_second = NAN,
-                       .noise = NAN,
+                       .spread = NAN,
                        .threshold = NAN};
   struct {
     int col;
@@ -96,7 +96,7 @@ static int parse_row(const char *path, size_t line, char *text, const layout *c,
   if (c->legacy && n == c->ncolumns + 1) r->l2_flush = f[n - 1];
   if ((c->time_ns >= 0 && number(path, line, "median_ns", f[c->time_ns], 1, 0, &r->time_ns, err, errlen)) ||
       (c->bps >= 0 && number(path, line, "bytes_per_second", f[c->bps], 1, 0, &r->bytes_per_second, err, errlen)) ||
-      (c->noise >= 0 && number(path, line, "noise", f[c->noise], 0, 0, &r->noise, err, errlen)) ||
+      (c->spread >= 0 && number(path, line, "noise", f[c->spread], 0, 0, &r->spread, err, errlen)) ||
       (c->threshold >= 0 && number(path, line, "threshold", f[c->threshold], 0, 1, &r->threshold, err, errlen)))
     return 1;
   return 0;
@@ -181,8 +181,8 @@ static int load_table(const char *path, const char *const *needs, int to_cut, hi
   char *names[MAX_COLUMNS + 1];
   size_t ncol = split(line, names, MAX_COLUMNS);
   layout c = {.ncolumns = ncol};
-  int *slot[] = {&c.date,  &c.commit,  &c.gpu,   &c.bench,   &c.time_ns,  &c.bps,
-                 &c.noise, &c.verdict, &c.flush, &c.testbed, &c.threshold};
+  int *slot[] = {&c.date,   &c.commit,  &c.gpu,   &c.bench,   &c.time_ns,  &c.bps,
+                 &c.spread, &c.verdict, &c.flush, &c.testbed, &c.threshold};
   static const char *kNames[] = {"date",  "commit",  "gpu",      "benchmark", "median_ns", "bytes_per_second",
                                  "noise", "verdict", "l2_flush", "testbed",   "threshold"};
   for (size_t k = 0; k < sizeof kNames / sizeof *kNames; k++)
@@ -197,7 +197,7 @@ static int load_table(const char *path, const char *const *needs, int to_cut, hi
     }
   c.legacy = c.flush < 0;
   t->has_threshold = c.threshold >= 0;
-  t->has_noise = c.noise >= 0;
+  t->has_spread = c.spread >= 0;
   t->has_testbed = c.testbed >= 0;
   size_t alloc = 0, lineno = 1;
   while (cursor) {

@@ -12,7 +12,8 @@ typedef struct {
   size_t line;                              /* in the file, from 1 (the header) */
   const char *date, *commit, *gpu, *bench;  /* "" where the file has no such column */
   const char *verdict, *l2_flush, *testbed; /* "", except l2_flush: "write" where absent */
-  double time_ns, bytes_per_second, noise;  /* NAN where the file has no such column; time_ns: column median_ns */
+  double time_ns, bytes_per_second, spread; /* NAN where the file has no such column; time_ns: column median_ns,
+                                               spread: the within-run spread, column noise (history.c) */
   double threshold;                         /* the threshold the gate applied; NAN where not recorded */
 } history_entry;
 
@@ -20,7 +21,7 @@ typedef struct {
   char *text; /* the file, its fields cut in place */
   history_entry *r;
   size_t n;
-  int has_threshold, has_noise, has_testbed;
+  int has_threshold, has_spread, has_testbed; /* has_spread: the column noise */
   char skipped[512]; /* history_table_load_to_cut: the cut last row left out and why; "" when none */
 } history_table;
 

@@ -90,11 +90,11 @@ static void analyse_series(const history_entry *const *rows, size_t n, const bas
   for (size_t i = 0; i < n; i++) {
     x[i] = rows[i]->time_ns;
     int recorded = isfinite(rows[i]->threshold);
-    /* A row from before the threshold column: the rule with the row's within-run noise, the nearest the file has
-     * to the baseline noise the gate used. */
-    double noise = isfinite(rows[i]->noise) ? rows[i]->noise : 0;
+    /* A row from before the threshold column: the rule with the row's within-run spread (column noise) in place
+     * of the baseline's noise the gate used, the nearest the file has to it. */
+    double spread = isfinite(rows[i]->spread) ? rows[i]->spread : 0;
     s->rows[i] =
-        (trend_row){rows[i]->line, recorded ? rows[i]->threshold : threshold_for(p, bench, 0, noise), recorded};
+        (trend_row){rows[i]->line, recorded ? rows[i]->threshold : threshold_for(p, bench, 0, spread), recorded};
   }
   const comparison *c = baseline_entry(v, bench);
   s->against_baseline = c != NULL && c->base_ns > 0;

@@ -20,7 +20,8 @@
 typedef struct {
   size_t line;      /* the row's line in the history file (from 1: the header) */
   double threshold; /* the threshold it was judged with, as a fraction */
-  int recorded;     /* 1: the history records it; 0: a row from before the column, max(tolerance, k x its noise) */
+  int recorded;     /* 1: the history records it; 0: a row from before the column, max(tolerance,
+                       k x its within-run spread) */
 } trend_row;
 
 typedef struct {
