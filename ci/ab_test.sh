@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU test of ci/gate.sh's choice of reference and its A/B mode, with a stand-in Bazel, nvidia-smi,
+# CPU test of ci/gate.sh's choice of comparison side and its A/B mode, with a stand-in Bazel, nvidia-smi,
 # testbed tool and gate, in a git repository of two commits (main, and a change on a branch):
 #   1. a runner whose testbed the baselines have no run of is A/B-tested against the merge base with
 #      main: the base is built in a worktree, only the perf pass is told where its build is, and the

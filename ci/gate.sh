@@ -100,7 +100,7 @@ merge_base() {  # the merge base of HEAD with the main branch, or exit 2 saying 
   git merge-base HEAD "$(main_branch)" 2>/dev/null ||
     { echo "gate: $1, and there is no merge base of HEAD and $(main_branch) to A/B against: give --against=REV, set PERF_MAIN_BRANCH, or pass --baseline to leave them unjudged (docs/gate.md)" >&2; exit 2; }
 }
-# Which reference judges each benchmark (docs/gate.md): the baseline's runs of this testbed; where it has none
+# Which comparison side judges each benchmark (docs/gate.md): the baseline's runs of this testbed; where it has none
 # of a benchmark, A/B against the merge base in the same perf test; with no run of the testbed at all, A/B for
 # every benchmark. The base is built only when some benchmark needs it.
 ab_all=0

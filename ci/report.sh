@@ -7,7 +7,7 @@
 #   ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT] [POLICY FLAG...]
 #
 # First `gate trends --json=ARTIFACTS/trends.json` decides, from the history and the baselines, what the
-# over-time charts show (each row's threshold, each benchmark's reference, change points, creep) under the
+# over-time charts show (each row's threshold, each benchmark's reference level, change points, creep) under the
 # gate's policy (POLICY FLAG: --tolerance=F, --family_tolerance=FAMILY=F, --k_noise=K, as given to the perf
 # tests); the renderer draws that and decides nothing. GATE and RENDER name the programs (commands; default:
 # `bazel run //perf/gate:gate --` and `bazel run //plots:render --`, through $BAZEL if set, so that they see the

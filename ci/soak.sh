@@ -191,17 +191,17 @@ shift
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "soak: ROUNDS must be a positive integer, got '$rounds'" >&2; usage; }
 dir=soak
 flags=()
-reference=(--baseline)
+side=(--baseline)
 for a in "$@"; do
   case "$a" in
     --artifacts=*) dir="$(from_caller "${a#--artifacts=}")" ;;
     # Rounds measure every family against the baseline (a testbed with none yet: measured, not
     # compared), so that they can be blessed; --against=REV makes A/B rounds instead.
-    --against=*|--baseline) reference=(); flags+=("$a") ;;
+    --against=*|--baseline) side=(); flags+=("$a") ;;
     *) flags+=("$a") ;;
   esac
 done
-flags=("${reference[@]}" "${flags[@]}")
+flags=("${side[@]}" "${flags[@]}")
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 for ((i = 1; i <= rounds; i++)); do

@@ -1,4 +1,4 @@
-/* The over-time chart (render_charts in charts.c calls it): each benchmark's history against its reference, the
+/* The over-time chart (render_charts in charts.c calls it): each benchmark's history against its reference level, the
  * thresholds it was judged with as a band, its change points and creep, all as `gate trends` decided them
  * (trends.json, trend_series.h): this file draws and computes none of them. */
 #define _GNU_SOURCE
@@ -73,7 +73,7 @@ int chart_history(const render_env *env, gpu_view *g, family_view *f, char *err,
   return rc;
 }
 
-/* The history chart draws each benchmark's time as its change against its reference, in %. */
+/* The history chart draws each benchmark's time as its change against its reference level, in %. */
 #define MAX_DRAWN 300      /* points drawn per benchmark; more rows are thinned (the data files keep them all) */
 #define MAX_LABELS 10      /* labelled runs on the x axis (a commit and date are ~80 px wide) */
 #define MAX_MARK_LABELS 12 /* change points of a panel labelled with their step (more: marked only) */
@@ -139,7 +139,7 @@ typedef struct {
   const int *x;
   size_t n;
   size_t variant;         /* index into f->v */
-  const trend_series *tr; /* what the gate decided of it: its reference, each row's threshold, change points, creep */
+  const trend_series *tr; /* what the gate decided: its reference level, each row's threshold, change points, creep */
   const trend_row **thr;  /* per row: its entry in tr->rows */
 } series;
 
@@ -294,7 +294,7 @@ static int history_chart(const render_env *env, const gpu_view *g, family_view *
   for (size_t k = 0; k < f->nv; k++) {
     size_t a = strlen(variants), b = strlen(dashed);
     snprintf(variants + a, sizeof variants - a, "\"%s\" ", f->v[k].name);
-    snprintf(dashed + b, sizeof dashed - b, "%d ", f->v[k].reference);
+    snprintf(dashed + b, sizeof dashed - b, "%d ", f->v[k].library_reference);
   }
   snprintf(title, sizeof title, "%s over time on %s (%zu run%s): time against the %s, %%", f->name, g->name, nruns,
            nruns == 1 ? "" : "s", g->trends->baseline && o->no_base == 0 ? "baseline" : "reference");

@@ -108,7 +108,7 @@ static int ladder_bars(FILE *bars, const family_view *f, const char *params, siz
   int nbars = 0;
   for (size_t i = 0; i < f->ne; i++) {
     const entry *e = &f->e[i];
-    if (strcmp(e->b->id.params, params) != 0 || (e->b->reference && nvariants > 0)) continue;
+    if (strcmp(e->b->id.params, params) != 0 || (e->b->library_reference && nvariants > 0)) continue;
     double gbps = e->b->bytes_per_second / 1e9, y;
     char label[256];
     if (f->flops) {
@@ -139,7 +139,7 @@ static void ladder_lines(line_set *lines, const family_view *f, const char *para
                          const ladder_axes *a, double *ymax) {
   for (size_t i = 0; i < f->ne && nvariants > 0; i++) {
     const entry *e = &f->e[i];
-    if (strcmp(e->b->id.params, params) != 0 || !e->b->reference) continue;
+    if (strcmp(e->b->id.params, params) != 0 || !e->b->library_reference) continue;
     double v = entry_value(f, e), y = f->flops ? v : a->peak > 0 ? 100 * v / a->peak : 100 * v / a->copy;
     add_line(lines, LINE_REFERENCE, y, "%s (library reference): %.*f %s", e->b->id.variant, f->flops ? 1 : 0, v,
              unit_of(f));
@@ -160,8 +160,8 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   size_t nvariants = 0;
   for (size_t i = 0; i < f->ne; i++) {
     if (strcmp(f->e[i].b->id.params, params) != 0) continue;
-    nvariants += !f->e[i].b->reference;
-    if (f->e[i].b->reference && !ref0) ref0 = &f->e[i];
+    nvariants += !f->e[i].b->library_reference;
+    if (f->e[i].b->library_reference && !ref0) ref0 = &f->e[i];
   }
 
   char stem[600], bars_path[PATH_LEN], lines_path[PATH_LEN];
@@ -237,7 +237,7 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
         fputc('\n', data);
         size_t a = strlen(colors), b = strlen(dashed);
         snprintf(colors + a, sizeof colors - a, "%zu ", k + 1);
-        snprintf(dashed + b, sizeof dashed - b, "%d ", f->v[k].reference);
+        snprintf(dashed + b, sizeof dashed - b, "%d ", f->v[k].library_reference);
         nseries++;
         any = 1;
       }

@@ -131,7 +131,7 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
       double gbps = e->b->bytes_per_second / 1e9;
       fprintf(o, "<tr class=\"%s\"><td class=\"l name\">", v ? v->verdict : "");
       esc(o, e->b->name);
-      if (e->b->reference) fputs(" <small>(reference)</small>", o);
+      if (e->b->library_reference) fputs(" <small>(reference)</small>", o);
       fputs("</td>", o);
       num_cell(o, "%.3f", e->b->time_ns / 1e3);
       num_cell(o, "%.1f", gbps);

@@ -97,7 +97,7 @@ int load_run_file(const char *path, run_file *out, char *err, size_t errlen) {
     b->time_ns = f.b[i].runs[0].time_ns;
     b->bytes_per_second = f.b[i].bytes_per_second;
     b->order = (int)i; /* load_run keeps the order of first appearance */
-    b->reference = x.reference[i];
+    b->library_reference = x.library_reference[i];
     b->flops_per_call = x.flops_per_call[i];
     if (parse_bench_name(b->name, &b->id, err, errlen)) {
       char why[512];

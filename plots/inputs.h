@@ -31,9 +31,9 @@ void format_size(long long v, char *buf, size_t len);
 typedef struct {
   char name[256];
   bench_name id;
-  int reference;  /* label "reference": a library (cuBLAS, CUB, cudaMemcpy) */
-  int order;      /* registration order in its run */
-  double time_ns; /* the run's time: the mean of its context medians (one context: its median) */
+  int library_reference; /* label "reference": a library reference (cuBLAS, CUB, cudaMemcpy) */
+  int order;             /* registration order in its run */
+  double time_ns;        /* the run's time: the mean of its context medians (one context: its median) */
   double bytes_per_second;
   double flops_per_call; /* 0: the runner reported no FLOPs */
   size_t run;            /* index of its run in render_inputs.runs */

@@ -31,12 +31,12 @@ static family_view *family_of(gpu_view *g, const char *name) {
   return f;
 }
 
-static void add_variant(family_view *f, const char *name, int reference) {
+static void add_variant(family_view *f, const char *name, int library_reference) {
   for (size_t i = 0; i < f->nv; i++)
     if (!strcmp(f->v[i].name, name)) return;
   variant_info *v = GROW(f->v, f->nv);
   snprintf(v->name, sizeof v->name, "%s", name);
-  v->reference = reference;
+  v->library_reference = library_reference;
 }
 
 const entry *find_entry(const family_view *f, const char *bench) {
@@ -95,7 +95,7 @@ const trend_row *trend_row_of(const trend_history *h, const history_row *r, cons
 }
 
 /* Each GPU with history rows takes the trends `gate trends --json` wrote of its history: the over-time chart draws
- * what the gate decided (band, reference, change points, creep) and decides nothing itself. */
+ * what the gate decided (band, reference level, change points, creep) and decides nothing itself. */
 static int attach_trends(const render_inputs *in, report_model *m, char *err, size_t errlen) {
   for (size_t i = 0; i < m->ng; i++) {
     gpu_view *g = &m->g[i];
@@ -205,7 +205,7 @@ int build_model(const render_inputs *in, report_model *m, char *err, size_t errl
       family_view *f = &g->f[k];
       for (size_t e = 0; e < f->ne; e++) {
         const run_bench *b = f->e[e].b;
-        add_variant(f, b->id.variant, b->reference);
+        add_variant(f, b->id.variant, b->library_reference);
         double bytes = b->bytes_per_second * b->time_ns * 1e-9;
         if (b->flops_per_call > 0 && b->flops_per_call >= FLOP_BOUND_INTENSITY * bytes) f->flops = 1;
       }

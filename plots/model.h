@@ -22,7 +22,7 @@ typedef struct {
 
 typedef struct {
   char name[128];
-  int reference;
+  int library_reference; /* label "reference": a library's kernel (cuBLAS, CUB, cudaMemcpy) */
 } variant_info;
 
 /* A change point in one benchmark's history (decided by `gate trends`: trend_series.h). */

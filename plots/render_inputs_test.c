@@ -116,7 +116,7 @@ START_TEST(run_fixture_gives_references_and_flops) {
   ck_assert_uint_eq(r.n, 8);
   for (size_t i = 0; i < r.n; i++) {
     ck_assert_int_eq(r.b[i].order, (int)i);
-    ck_assert_int_eq(r.b[i].reference, !strcmp(r.b[i].id.variant, "cublas"));
+    ck_assert_int_eq(r.b[i].library_reference, !strcmp(r.b[i].id.variant, "cublas"));
     double m = r.b[i].id.size == 4096.0 * 4096 * 4096 ? 4096 : 1024;
     ck_assert_double_eq_tol(r.b[i].flops_per_call / (2 * m * m * m), 1.0, 1e-6);
   }

@@ -1,5 +1,5 @@
 /* Benchmarks of kernels/copy: the float4 copy kernel and cudaMemcpy
- * device-to-device (a reference: the driver's copy, the practical bandwidth
+ * device-to-device (a library reference: the driver's copy, the practical bandwidth
  * limit every memory-bound benchmark is compared with). */
 #include <stdio.h>
 #include <stdlib.h>

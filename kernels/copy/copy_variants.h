@@ -16,7 +16,7 @@ typedef cudaError_t (*copy_fn)(const float *src, float *dst, size_t n, cudaStrea
 typedef struct {
   const char *name;
   copy_fn fn;
-  int reference; /* the driver's copy (cudaMemcpy): reported, never the code under test */
+  int reference; /* a library reference, the driver's copy (cudaMemcpy): reported, never the code under test */
 } copy_variant;
 
 extern const copy_variant copy_variants[];

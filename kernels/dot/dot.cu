@@ -204,7 +204,7 @@ extern "C" cudaError_t dot_shuffle_vec4(const float *x, const float *y, size_t n
 }
 
 // ---------------------------------------------------------------------------
-// Reference: cuBLAS.
+// Library reference: cuBLAS.
 
 extern "C" cudaError_t dot_cublas(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                                   cudaStream_t stream) {

@@ -1,6 +1,6 @@
 /* Dot product of two float arrays into one float: the classic shared-memory
  * tree finished on the host or by atomicAdd, a bandwidth-bound one-launch
- * kernel, and cuBLAS sdot as a reference.
+ * kernel, and cuBLAS sdot as a library reference.
  *
  * Every variant takes device pointers: x and y (n floats each, float-aligned;
  * NULL only when n == 0), d_result (one float, never NULL) and d_work, a
@@ -64,7 +64,7 @@ cudaError_t dot_tree_atomic(const float *x, const float *y, size_t n, float *d_r
  * then every element takes the scalar path (correct, not vectorised). */
 cudaError_t dot_shuffle_vec4(const float *x, const float *y, size_t n, float *d_result, void *d_work,
                              cudaStream_t stream);
-/* Reference: cublasSdot (64-bit size API), result written on the device.
+/* Library reference: cublasSdot (64-bit size API), result written on the device.
  * It uses the current CUDA context's cuBLAS handle (kernels/common/context_cache.h:
  * made on the first call in that context), in device pointer mode; every call
  * sets its stream and modes. */

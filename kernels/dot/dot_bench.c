@@ -1,5 +1,5 @@
 /* Benchmarks of kernels/dot: tree_host_finish, tree_atomic, shuffle_vec4 and
- * cuBLAS sdot (a reference), every variant at every size.
+ * cuBLAS sdot (a library reference), every variant at every size.
  *
  * Self-check: the float result against the fp64 dot product of the same
  * inputs (products are exact in double), within the rounding bound of the

@@ -12,7 +12,7 @@
  *    every partial sum stay far below 2^24 (Bernstein: the largest, over 1.3e8
  *    products, has a standard deviation < 2^20; passing 2^24 has probability
  *    < 1e-50 anywhere), so every operation is exact in any order (fused or not) and the
- *    result must equal the reference exactly (tolerance 0): one dropped or
+ *    result must equal the fp64 reference exactly (tolerance 0): one dropped or
  *    doubled product, at any size, changes the result by at least 1.
  *  - positive: uniform [0, 1). No cancellation; checks the rounding bound.
  *  - mixed: uniform [-1, 1). Cancelling data.

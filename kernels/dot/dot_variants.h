@@ -18,7 +18,7 @@ typedef struct {
    * computes a dot product of length n on a device of `sms` SMs (its order is in dot.h): the
    * float result is within sum_error_bound(depth, sum |x_i y_i|) of the exact one. */
   size_t (*depth)(size_t n, size_t sms);
-  int reference; /* a library (cuBLAS): reported, never the code under test */
+  int reference; /* a library reference (cuBLAS): reported, never the code under test */
   /* Its timed region waits on the host (the block totals are summed there): how long that takes is set
    * by the host, so the gate compares it with every GPU of the model, not a kind (perf/gate/compare.h). */
   int host_round_trip;

@@ -1,4 +1,4 @@
-// Element-wise add and SAXPY (scalar and float4 each); the cuBLAS saxpy reference
+// Element-wise add and SAXPY (scalar and float4 each); the cuBLAS saxpy library reference
 // is in elementwise_cublas.cu.
 #include "kernels/elementwise/elementwise.h"
 #include "kernels/common/launch.cuh"

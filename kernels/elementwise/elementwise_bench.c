@@ -143,7 +143,7 @@ static int saxpy_verify(void *p, char *err, size_t errlen) {
   return rc;
 }
 
-/* Runs overwrite y: the next variant starts again from the y the reference uses. */
+/* Runs overwrite y: the next variant starts again from the y the fp64 reference uses. */
 static int saxpy_reuse(void *p, const bench_case *c, char *err, size_t errlen) {
   saxpy_state *s = p;
   s->v = c->arg;

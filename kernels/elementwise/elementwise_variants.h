@@ -29,7 +29,7 @@ typedef struct {
 typedef struct {
   const char *name;
   ew_saxpy_fn fn;
-  int reference; /* a library (cuBLAS): reported, never the code under test */
+  int reference; /* a library reference (cuBLAS): reported, never the code under test */
 } ew_saxpy_variant;
 
 extern const ew_add_variant ew_add_variants[];

@@ -1,7 +1,7 @@
 /* Benchmarks of kernels/matmul: the fp32 ladder (naive, tiled16, tiled32,
  * regblock, warptile, pipelined, splitk), the TF32 tensor-core variant ("tf32"
  * in its name: NOT an fp32 result) and cuBLAS sgemm in pedantic fp32 (a
- * reference), every variant at every size. The figure that matters is FLOP/s
+ * library reference), every variant at every size. The figure that matters is FLOP/s
  * (flops = 2 M N K). splitk allocates its workspace on its first call in each
  * CUDA context and stream (the self-check run, or the warm-up in a new context:
  * never a timed sample); at 2048^3 and 4096^3 on 132 SMs it is pipelined (S = 1).
@@ -83,7 +83,7 @@ static cudaError_t matmul_run(void *p, cudaStream_t stream) {
   return s->v->fn(s->a, s->b, s->c, s->M, s->N, s->K, stream);
 }
 
-/* Reference and scale S for C elements begin.. (row-major), row by row in
+/* The fp64 reference and scale S for C elements begin.. (row-major), row by row in
  * i-k-j order (unit stride in the inner loop). */
 static void matmul_ref(const void *p, size_t begin, size_t count, double *want, double *scale) {
   const matmul_state *s = p;
@@ -103,7 +103,7 @@ static void matmul_ref(const void *p, size_t begin, size_t count, double *want, 
   }
 }
 
-/* The reference of all of C, computed on several threads the first time a variant at this size is
+/* The fp64 reference of all of C, computed on several threads the first time a variant at this size is
  * checked and kept for the others (reuse): M N K multiply-adds each time was most of the check. */
 enum { REF_CHUNK = 1 << 16 };
 

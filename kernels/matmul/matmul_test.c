@@ -4,7 +4,7 @@
  *
  * Tolerances, per element, against the exact (fp64) product of the fp32
  * inputs: matmul_rtol(v, K) * S_ij with S_ij = sum_k |a_ik| |b_kj| computed
- * alongside the reference (kernels/matmul/matmul_variants.h: 2 K u for fp32,
+ * alongside the fp64 reference (kernels/matmul/matmul_variants.h: 2 K u for fp32,
  * plus 2 u_tf32 + u_tf32^2 for TF32). A lost or repeated term is typically
  * |a b| ~ S / K, which exceeds 2 K u S by 1 / (2 K^2 u) >= 8 for every K here
  * (K <= 1024).

@@ -17,7 +17,7 @@ typedef struct {
   const char *name;
   matmul_fn fn;
   int tf32;      /* rounds its inputs to TF32 (tensor cores): not an fp32 result */
-  int reference; /* a library (cuBLAS): reported, never the code under test */
+  int reference; /* a library reference (cuBLAS): reported, never the code under test */
 } matmul_variant;
 
 extern const matmul_variant matmul_variants[];

@@ -1,5 +1,5 @@
 /* Sum of a float array into one float: the classic optimisation ladder
- * (v0..v6), bandwidth-bound one-launch kernels (v7, v8) and CUB as a reference.
+ * (v0..v6), bandwidth-bound one-launch kernels (v7, v8) and CUB as a library reference.
  *
  * Every variant takes device pointers: x (n floats, float-aligned; NULL only
  * when n == 0), d_sum (one float, never NULL) and d_work, a workspace of at
@@ -77,7 +77,7 @@ cudaError_t reduce_v7_shuffle_vec4(const float *x, size_t n, float *d_sum, void 
  * blocks, up to 16 device fills. Calls of v8 in one context must not run
  * concurrently (they share that counter): issue them on one stream. */
 cudaError_t reduce_v8_no_memset(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream);
-/* Reference: cub::DeviceReduce::Sum, its temporary storage in d_work. */
+/* Library reference: cub::DeviceReduce::Sum, its temporary storage in d_work. */
 cudaError_t reduce_cub(const float *x, size_t n, float *d_sum, void *d_work, cudaStream_t stream);
 
 /* The slowdowns injected into v7 by the build settings

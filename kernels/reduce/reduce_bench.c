@@ -1,4 +1,4 @@
-/* Benchmarks of kernels/reduce: the ladder v0..v8 and CUB (a reference), every
+/* Benchmarks of kernels/reduce: the ladder v0..v8 and CUB (a library reference), every
  * variant at every size.
  *
  * Self-check: the float sum against the fp64 sum of the same inputs, within

@@ -1,4 +1,4 @@
-// Reference: CUB's device-wide sum behind the reduce.h C API.
+// Library reference: CUB's device-wide sum behind the reduce.h C API.
 #include <cub/device/device_reduce.cuh>
 
 #include "kernels/reduce/reduce.h"

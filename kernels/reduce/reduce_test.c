@@ -10,7 +10,7 @@
  *  - integer: nonzero integers in [-127, 127]. Every partial sum stays far
  *    below 2^24 (Bernstein: the largest, over 1.3e8 terms, has a standard
  *    deviation < 2^20; passing 2^24 anywhere has probability < 1e-50), so every
- *    addition is exact in any order and the result must equal the reference
+ *    addition is exact in any order and the result must equal the fp64 reference
  *    exactly (tolerance 0): one dropped or doubled element, at any size,
  *    changes the sum by at least 1.
  *  - positive: uniform [0, 1). No cancellation; checks the rounding bound

@@ -18,7 +18,7 @@ typedef struct {
    * variant sums n floats on a device of `sms` SMs (its summation order is in reduce.h): the
    * float sum is within sum_error_bound(depth, sum |x_i|) of the exact one. */
   size_t (*depth)(size_t n, size_t sms);
-  int reference; /* a library (CUB): reported, never the code under test */
+  int reference; /* a library reference (CUB): reported, never the code under test */
 } reduce_variant;
 
 extern const reduce_variant reduce_variants[];

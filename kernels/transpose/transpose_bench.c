@@ -1,5 +1,5 @@
 /* Benchmarks of kernels/transpose: the ladder (naive -> unrolled -> shared
- * memory -> padded -> vectorised) and cuBLAS sgeam (a reference), every
+ * memory -> padded -> vectorised) and cuBLAS sgeam (a library reference), every
  * variant at every shape. Self-check: every output element must equal its
  * input element exactly (a transpose only moves values; the poison NaN of an
  * unwritten element never passes). */

@@ -1,4 +1,4 @@
-/* Correctness of kernels/transpose against a CPU reference.
+/* Correctness of kernels/transpose against an exact CPU reference.
  * Every variant runs on every shape below; outputs are poisoned before each
  * run, every element is checked, and guard zones catch writes past either end.
  * A transpose only moves values, so the tolerance is 0: each output element
@@ -69,7 +69,7 @@ static void check_all_variants(const guarded_buf *in_buf, const double *want, in
                 out_off, wrong);
 }
 
-/* Fresh random input in [-1, 1) and its transpose as the reference. */
+/* Fresh random input in [-1, 1) and its transpose as the CPU reference. */
 static float *make_input(int nx, int ny, double **want) {
   size_t n = (size_t)nx * (size_t)ny;
   test_rng rng;

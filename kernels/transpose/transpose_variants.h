@@ -16,7 +16,7 @@ typedef cudaError_t (*transpose_fn)(const float *in, float *out, int nx, int ny,
 typedef struct {
   const char *name;
   transpose_fn fn;
-  int reference; /* a library (cuBLAS sgeam): reported, never the code under test */
+  int reference; /* a library reference (cuBLAS sgeam): reported, never the code under test */
 } transpose_variant;
 
 extern const transpose_variant transpose_variants[];

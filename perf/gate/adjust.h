@@ -1,6 +1,6 @@
 /* The gate's second stage, adjust: what is done to the measures of both sides before deciding
  * (interrupted contexts set aside, the copy-ratio metric, the noise). Pure
- * functions over the figures: no I/O, no policy. After reference.h, before decide.h. */
+ * functions over the figures: no I/O, no policy. After reference.h (the comparison side), before decide.h. */
 #ifndef PERF_GATE_ADJUST_H
 #define PERF_GATE_ADJUST_H
 
@@ -15,7 +15,7 @@
 typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
 
 /* GATE_RUN_NOISE: a GPU outside the baseline is allowed 3 x the most any one run of the baseline
- * was slower than the reference's median: its own run is one process on one GPU, so its offset is
+ * was slower than the comparison side's median: its own run is one process on one GPU, so its offset is
  * a GPU's and a process's together, which only a single run of the baseline shows. Allowing 3 x
  * the spread between GPUs' medians instead (each GPU's runs averaged) was tried (2026-11-25): it
  * cut the H100's thresholds over the goal from 5.4 % to 0.8 % with each GPU left out in turn, but
@@ -63,18 +63,18 @@ within_gpu noise_within_gpus(const gate_figures *f, const gate_bench *b, gate_me
 
 /* Both sides of one benchmark adjusted: what decide.h judges. */
 typedef struct {
-  /* How much longer the run's launch probe took than the reference's (the medians of their runs),
+  /* How much longer the run's launch probe took than the comparison side's (the medians of their runs),
    * shown, not taken off (LAUNCH_PROBE_SHOWN_ONLY); NAN: a side has no probe. */
   double launch_probe_ns;
-  scaled base; /* the reference's measures */
+  scaled base; /* the comparison side's measures */
   scaled run;  /* the run's (when it has the benchmark: have_run) */
   int have_run;
   within_gpu within; /* against its own GPU: the spread of the runs of every GPU (df 0 otherwise) */
-  double noise;      /* the reference's noise: within.noise against its own GPU, else base.noise */
+  double noise;      /* the baseline's noise: within.noise against its own GPU, else base.noise */
 } adjusted;
 
 /* The adjusted measures of baseline benchmark bb (of base) against the run's rb (NULL: none), with
- * reference ref (reference.h). Free with free_adjusted. */
+ * comparison side ref (reference.h). Free with free_adjusted. */
 adjusted adjust_bench(const gate_figures *base, const gate_figures *run, const bench_reference *ref,
                       const gate_bench *rb, gate_metric metric, double copy_ref);
 void free_adjusted(adjusted *a);

@@ -363,7 +363,8 @@ int cmd_check(options *o) {
   size_t added = count_verdicts(c, n, VERDICT_NEW);
   char *not_gated =
       added && added < n ? xasprintf(" (%zu of %zu not in the baseline: not gated)", added, n) : xasprintf("%s", "");
-  /* "compared": judged against a reference and measured; new and unchanged ones were not (#56: "9 compared" of 9 new) */
+  /* "compared": judged against a comparison side and measured; new and unchanged ones were not (#56: "9 compared"
+   * of 9 new) */
   size_t compared = n - added - count_verdicts(c, n, VERDICT_UNCHANGED);
   printf("\n%s: %zu benchmarks, %zu compared, %zu slower, %zu faster, %zu new%s, %zu missing. Run JSON: %s\n",
          bad ? "FAIL" : "PASS", n, compared, count_verdicts(c, n, VERDICT_SLOWER), count_verdicts(c, n, VERDICT_FASTER),

@@ -1,5 +1,5 @@
 /* compare_figures: a run against a baseline, each benchmark through the three stages in turn:
- * reference (reference.c) -> adjust (adjust.c) -> decide (decide.c). */
+ * the comparison side (reference.c) -> adjust (adjust.c) -> decide (decide.c). */
 #include "perf/gate/compare.h"
 
 #include <math.h>
@@ -16,7 +16,7 @@ static void compare_bench(const gate_figures *base, const gate_figures *run, con
   const gate_bench *rb = find_bench(run, bb->name);
   memset(x, 0, sizeof *x);
   x->name = bb->name;
-  /* 1. Reference: the baseline's runs on the run's own GPU, else its kind's, else all (reference.h). */
+  /* 1. The comparison side: the baseline's runs on the run's own GPU, else its GPU kind's, else all (reference.h). */
   bench_reference ref = reference_for(base, run, bb, rb, run_copy, copies);
   x->own_gpu = ref.own_gpu;
   x->host_round_trip = ref.host_round_trip;

@@ -40,7 +40,7 @@ typedef struct comparison {
   double delta;           /* run / base - 1: positive means slower */
   double threshold;       /* max(tolerance, k_noise * noise); own_tolerance against the GPU's own runs */
   double noise;           /* the baseline's between-run noise, as a fraction: the largest amount by which
-                             a run was slower than the reference's median (against the GPU's own runs:
+                             a run was slower than the comparison side's median (against the GPU's own runs:
                              than its GPU's median). Only slower runs count, since only a slower run
                              can fail: a host kind that runs faster says nothing of how slow one can be.
                              Per run, not per GPU (GATE_RUN_NOISE) */

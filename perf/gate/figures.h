@@ -96,7 +96,7 @@ typedef struct {
   size_t nfailed;
   double peak_gbps; /* context.gpu.peak_GBps; 0 when absent */
   char compute_capability[16], executable[256];
-  int *reference;         /* per benchmark of the figures (same index): label "reference" */
+  int *library_reference; /* per benchmark of the figures (same index): label "reference", a library reference */
   double *flops_per_call; /* per benchmark: flops_per_second x real_time of its first entry; 0: none */
 } run_extras;
 

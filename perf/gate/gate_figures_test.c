@@ -383,7 +383,7 @@ START_TEST(report_reader_keeps_failures_aside) {
   ck_assert_double_eq_tol(x.peak_gbps, 3352.32, 1e-9);
   ck_assert_str_eq(x.compute_capability, "9.0");
   ck_assert_str_eq(x.executable, "elementwise_bench");
-  for (size_t i = 0; i < f.n; i++) ck_assert_int_eq(x.reference[i], 0); /* no "reference" label in this file */
+  for (size_t i = 0; i < f.n; i++) ck_assert_int_eq(x.library_reference[i], 0); /* no "reference" label in this file */
   /* add: one FLOP per element, from flops_per_second x real_time of its first entry. */
   for (size_t i = 0; i < f.n; i++)
     if (!strcmp(f.b[i].name, "elementwise/add/N:1048576")) ck_assert_double_eq_tol(x.flops_per_call[i], 1048576, 1e3);

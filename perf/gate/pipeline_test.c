@@ -1,5 +1,5 @@
 /* Known-answer tests of the decision's three stages, each on its own, with figures built in memory:
- * reference (which baseline runs), adjust (interrupted contexts, time and noise), decide (threshold,
+ * the comparison side (which baseline runs), adjust (interrupted contexts, time and noise), decide (threshold,
  * verdict and reasons, the host round trip rule). compare_figures runs them in turn (gate_compare_test,
  * gate_contexts_test, gate_reference_test). */
 #define _POSIX_C_SOURCE 200809L
@@ -79,7 +79,7 @@ START_TEST(reference_own_gpu_then_its_kind_then_all) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     gate_figures run = figures(&cases[i].run, 1, cases[i].host_round_trip);
     bench_reference ref = reference_for(&base, &run, &base.b[0], &run.b[0], cases[i].run.copy_gbps * 1e9, copies);
-    ck_assert_msg(ref.which == cases[i].which, "case %zu: reference %d", i, (int)ref.which);
+    ck_assert_msg(ref.which == cases[i].which, "case %zu: comparison side %d", i, (int)ref.which);
     ck_assert_uint_eq(ref.runs, cases[i].runs);
     ck_assert_uint_eq(ref.gpus, cases[i].gpus);
     ck_assert_uint_eq(reference_runs(&ref)->nruns, cases[i].runs);

@@ -1,4 +1,4 @@
-/* The reference: which runs of the baseline a benchmark is compared with (reference.h). */
+/* The comparison side: which runs of the baseline a benchmark is compared with (reference.h). */
 #include "perf/gate/reference.h"
 
 #include <math.h>
@@ -168,8 +168,8 @@ gate_reference reference_which(int own_gpu, int host_round_trip, int same_kind, 
 bench_reference reference_for(const gate_figures *base, const gate_figures *run, const gate_bench *bb,
                               const gate_bench *rb, double run_copy, const double *copies) {
   bench_reference r = {.all = bb};
-  /* The reference: the baseline's runs on the run's own GPU when it has enough of them (a
-   * runner that was blessed into the baseline), else all of them (reference.h). */
+  /* The comparison side: the baseline's runs on the run's own GPU when it has enough of them (a
+   * runner that was blessed into the baseline), else its GPU kind's or all of them (reference.h). */
   r.own = gpu_runs(base, bb, rb && rb->nruns > 0 ? measure_gpu(run, &rb->runs[0]) : "");
   r.own_gpu = r.own.nruns >= OWN_GPU_MIN_RUNS;
   /* Else the GPUs of its kind, when the baseline has enough of them (KIND_MIN_GPUS); never for a

@@ -1,5 +1,7 @@
-/* The gate's first stage, the reference: which runs of the baseline a run's benchmark is compared with
- * (its testbed's; within it its own GPU's, its kind's, or all; every host for a host round trip).
+/* The gate's first stage, the comparison side: which runs of the baseline a run's benchmark is compared with
+ * (its testbed's; within it its own GPU's, its GPU kind's, or all; every host for a host round trip). The stage
+ * keeps its old name in code (reference.h, bench_reference, gate_reference) and verdicts.json its field
+ * "reference"; in words it is the comparison side, never a library reference or the fp64 reference.
  * Pure functions over the figures: no I/O, no policy. Then adjust.h, then decide.h; compare.c runs
  * the three in turn. */
 #ifndef PERF_GATE_REFERENCE_H
@@ -92,20 +94,20 @@ typedef enum { REF_OWN_GPU, REF_ITS_KIND, REF_ALL_GPUS, REF_OTHER_KINDS, REF_EVE
 /* Which of those the flags below name (own GPU first, then a host round trip, then its kind). */
 gate_reference reference_which(int own_gpu, int host_round_trip, int same_kind, size_t kind_gpus);
 
-/* The reference of one benchmark: the baseline's runs the run's are compared with. */
+/* The comparison side of one benchmark: the baseline's runs the run's are compared with. */
 typedef struct {
   gate_bench own;        /* the baseline's runs of it on the run's own GPU (a view: free_bench_reference) */
   gate_bench kind;       /* ... on the GPUs of the run's kind (none for a host round trip or its own GPU) */
   const gate_bench *all; /* all the baseline's runs of it (of the run's testbed) */
-  int own_gpu;           /* own has OWN_GPU_MIN_RUNS runs or more: the reference is own */
+  int own_gpu;           /* own has OWN_GPU_MIN_RUNS runs or more: the side is own */
   int host_round_trip;   /* it times a host round trip: all GPUs, never a kind (HOST_ROUND_TRIP) */
-  int same_kind;         /* else kind has KIND_MIN_GPUS GPUs or more: the reference is kind; else all */
+  int same_kind;         /* else kind has KIND_MIN_GPUS GPUs or more: the side is kind; else all */
   size_t kind_gpus;      /* how many GPUs of the run's kind have runs of it */
   gate_reference which;
-  size_t runs, gpus; /* how many runs and GPUs the reference has */
+  size_t runs, gpus; /* how many runs and GPUs the side has */
 } bench_reference;
 
-/* The reference for baseline benchmark bb (of base) of a run whose benchmark is rb (NULL: the run has
+/* The comparison side for baseline benchmark bb (of base) of a run whose benchmark is rb (NULL: the run has
  * none) and whose copy probe is run_copy (the median of its runs'); copies: gpu_copies(base). */
 bench_reference reference_for(const gate_figures *base, const gate_figures *run, const gate_bench *bb,
                               const gate_bench *rb, double run_copy, const double *copies);

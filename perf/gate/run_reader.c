@@ -177,7 +177,7 @@ static void read_extras(ctx *c, json_t *root, const gate_figures *f, run_extras 
   snprintf(x->compute_capability, sizeof x->compute_capability, "%s", ccs ? ccs : "?");
   const char *e = json_is_string(exe) ? json_string_value(exe) : "?";
   snprintf(x->executable, sizeof x->executable, "%s", strrchr(e, '/') ? strrchr(e, '/') + 1 : e);
-  x->reference = calloc(f->n + 1, sizeof *x->reference);
+  x->library_reference = calloc(f->n + 1, sizeof *x->library_reference);
   x->flops_per_call = calloc(f->n + 1, sizeof *x->flops_per_call);
   char *seen = calloc(f->n + 1, 1);
   json_t *bs = json_object_get(root, "benchmarks");
@@ -189,7 +189,7 @@ static void read_extras(ctx *c, json_t *root, const gate_figures *f, run_extras 
       seen[k] = 1;
       json_t *label = json_object_get(b, "label"), *fl = json_object_get(b, "flops_per_second"),
              *unit = json_object_get(b, "time_unit");
-      x->reference[k] = json_is_string(label) && !strcmp(json_string_value(label), "reference");
+      x->library_reference[k] = json_is_string(label) && !strcmp(json_string_value(label), "reference");
       double t = json_number_value(json_object_get(b, "real_time")) *
           unit_ns(json_is_string(unit) ? json_string_value(unit) : "");
       if (json_is_number(fl) && json_number_value(fl) > 0) x->flops_per_call[k] = json_number_value(fl) * t * 1e-9;
@@ -293,7 +293,7 @@ int load_run_with_extras(const char *path, gate_figures *out, run_extras *x, cha
 
 void free_run_extras(run_extras *x) {
   free(x->failed);
-  free(x->reference);
+  free(x->library_reference);
   free(x->flops_per_call);
   memset(x, 0, sizeof *x);
 }

@@ -46,9 +46,9 @@ size_t find_change_points(const double *x, size_t n, const trend_params *params,
  * placement of the change points could find (trend_synth --score). */
 size_t trend_keep_steps(const double *x, size_t n, change_point *c, size_t k, const trend_params *p);
 
-/* Creep: how far the level now (median of the last `window` rows) is from `reference`
+/* Creep: how far the level now (median of the last `window` rows) is from the reference level `reference`
  * (a baseline's time; <= 0: the median of the first `window` rows), as a fraction (+ slower).
- * NAN when there are too few rows: fewer than window with a reference, 2 x window without. */
+ * NAN when there are too few rows: fewer than window with a baseline's time, 2 x window without. */
 double creep_level(const double *x, size_t n, double reference, size_t window);
 
 /* E-Divisive's statistic Q at its largest over the splits of x[0..m) with at least min_segment
@@ -61,7 +61,7 @@ double trend_best_split(const double *x, size_t m, size_t min_segment, size_t *t
 double creep_threshold(const double *x, size_t n, size_t window, double tolerance);
 
 /* Whether a series crept (the one rule of `gate trends` and the report): its level (creep_level
- * against `reference`) is beyond the least creep that stands out, the larger of creep_threshold
+ * against the reference level `reference`) is beyond the least creep that stands out, the larger of creep_threshold
  * (tolerance, or the series' noise) and `floor` (a baseline's wider threshold: a host round trip at
  * +20 % within it did not creep); and, against a baseline (reference > 0), beyond it against the
  * series' first rows too (a benchmark always off its baseline did not creep). *level, *allowed: the

@@ -1,4 +1,4 @@
-/* Trends of a history, decided once: each series' reference, the threshold of each row (the band
+/* Trends of a history, decided once: each series' reference level, the threshold of each row (the band
  * of the over-time chart), its change points and creep. `gate trends` prints them and writes them
  * (trends_file.h); the report draws what it reads there and computes nothing of its own.
  *
@@ -14,7 +14,8 @@
 #include "perf/gate/history_csv.h"
 #include "perf/gate/trend.h"
 
-#define TREND_WINDOW 5 /* rows, by default: the level of creep, and the reference of a benchmark the baseline lacks */
+/* Rows, by default: the level of creep, and the reference level of a benchmark the baseline lacks. */
+#define TREND_WINDOW 5
 #define TREND_MAX_ROWS 1000 /* change points are looked for in each series' newest rows (bounded cost) */
 
 typedef struct {
@@ -28,14 +29,14 @@ typedef struct {
   size_t line;     /* the first row of the new level */
   double step;     /* change_point.step: the shift, relative to the level before */
   double p;        /* the permutation test's p-value */
-  double level;    /* the median of the new level against the series' reference, as a fraction (+ slower) */
+  double level;    /* the median of the new level against the series' reference level, as a fraction (+ slower) */
   int since_bless; /* after the newest baseline run of the benchmark's family (every one: no baseline) */
 } trend_change;
 
 typedef struct {
   char *bench, *l2_flush, *testbed;
-  int against_baseline;       /* the reference is the baseline's time; else the median of the first rows */
-  double reference_ns;        /* what the chart's line is drawn against */
+  int against_baseline;       /* the reference level is the baseline's time; else the median of the first rows */
+  double reference_ns;        /* the reference level: what the chart's 0 % line is drawn against */
   double reference_threshold; /* the gate's threshold against the baseline (0 without one) */
   trend_row *rows;
   size_t nrows;
@@ -49,7 +50,7 @@ typedef struct {
   char *history;  /* the history's path, as given */
   char *gpu;      /* the GPU slug its rows name */
   char *baseline; /* the baseline's path, or NULL */
-  size_t window;  /* rows: the reference of a series the baseline lacks, and the level of creep */
+  size_t window;  /* rows: the reference level of a series the baseline lacks, and the level of creep */
   trend_series *s;
   size_t n;
 } trend_history;

@@ -279,7 +279,7 @@ START_TEST(creep_of_a_ramp_is_flagged_within_five_rows) {
   for (int s = 0; s < 50; s++) {
     synthesize(level, 40, x);
     size_t at = flagged_at(x, 40);
-    /* The reference is the first 5 rows' median (the level of row 2): past 3 % over it from row 15. */
+    /* The reference level is the first 5 rows' median (the level of row 2): past 3 % over it from row 15. */
     ck_assert_msg(at >= 13 && at <= 15 + 5, "series %d: flagged at row %zu; the level passes 3 %% at row 15", s, at);
     if (at > 15 && at - 15 > worst) worst = at - 15;
   }

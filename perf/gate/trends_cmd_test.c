@@ -103,7 +103,7 @@ START_TEST(since_leaves_out_older_change_points) {
 END_TEST
 
 /* --json writes what the text says, as the report reads it (trends_read): the step at line 22 (row 21), each row's
- * threshold as recorded, the reference (no baseline: the first 5 rows), the change point since any bless. A row
+ * threshold as recorded, the reference level (no baseline: the first 5 rows), the change point since any bless. A row
  * without a recorded threshold gets the gate's rule, max(tolerance, k x its noise), marked not recorded. */
 START_TEST(json_holds_what_was_decided) {
   char *path = step_history("json.csv", 20, 1020), *json = tmp_path("json.trends.json"), out[8192], args[4200];

@@ -1,10 +1,10 @@
 /* trends.json: what `gate trends --json` decided (trend_series.h), in one file the report reads and
- * draws without computing anything (the band, the reference line, change points, creep).
+ * draws without computing anything (the band, the reference level's line, change points, creep).
  *
  *   {"trends_version": 1, "policy_version": 5, "max_rows": 1000,
  *    "histories": [{"history": PATH, "gpu": SLUG, "baseline": PATH or null, "window": 5,
  *      "series": [{"benchmark", "l2_flush", "testbed",
- *                  "reference": {"against": "baseline" or "first_rows", "ns", "threshold"},
+ *                  "reference": {"against": "baseline" or "first_rows", "ns", "threshold"}, (the reference level)
  *                  "rows": [[LINE, THRESHOLD, RECORDED 0/1], ...],
  *                  "change_points": [{"line", "step", "p", "level", "since_bless"}],
  *                  "creep": null or {"level", "allowed"}}]}]}

@@ -65,7 +65,7 @@ void fill_int_uniform(float *x, size_t n, int max_abs, test_rng *rng);
 /* The poison is every bit set (a 0xFF byte fill, as cudaMemset(p, 0xFF, bytes) writes on the
  * device), for every type. For F32 and F16 it is a NaN no correct kernel produces from finite
  * inputs. For I32 (-1) and U8 (255) it is a value like any other: it shows an element that was never
- * written wherever the reference differs from it (a count is never -1). */
+ * written wherever the fp64 (or exact) reference differs from it (a count is never -1). */
 void poison_elems(elem_type t, void *x, size_t n);
 /* 1 when element i of x has every bit set. */
 int is_poison_elem(elem_type t, const void *x, size_t i);
@@ -74,9 +74,9 @@ float poison_value(void);
 void fill_poison(float *x, size_t n);
 int is_poison(float v);
 
-/* What a result may differ from its reference by: element i passes when
+/* What a result may differ from its fp64 reference by: element i passes when
  *   |got[i] - want[i]| <= abs + rel * scale_i + ulps * ulp(want[i])
- * where scale_i is |want[i]|, or the reference's own scale[i] with rel_to_scale (e.g. the sum of
+ * where scale_i is |want[i]|, or the fp64 reference's own scale[i] with rel_to_scale (e.g. the sum of
  * |terms| of a result that cancels), and ulp(w) is the spacing of the result type at w (F32:
  * 2^(e-23) for |w| in [2^e, 2^(e+1)), F16: 2^(e-10), integers: 1). NaN and infinity never pass.
  * Name the fields: (tolerance){.rel = EW_ADD_RTOL}, (tolerance){.abs = tol}, (tolerance){.ulps = 1};
@@ -87,7 +87,7 @@ typedef struct {
 } tolerance;
 #define TOL_EXACT ((tolerance){0})
 
-/* Result of comparing results with a reference. */
+/* Result of comparing results with an fp64 (or exact) reference. */
 typedef struct {
   elem_type type;     /* of the results */
   size_t n;           /* elements compared */
@@ -95,7 +95,7 @@ typedef struct {
   size_t first_bad;   /* index of the first bad element (n if none) */
   double first_got;   /* value at first_bad */
   int first_poison;   /* 1 when that value is the poison (every bit set) */
-  double first_want;  /* reference at first_bad */
+  double first_want;  /* fp64 reference at first_bad */
   double max_abs_err; /* over all elements */
   double max_rel_err; /* |got - want| / |want|, over elements with want != 0 */
 } compare_report;

@@ -1,5 +1,5 @@
 /* CPU tests of host_check's element types: half conversions, typed random fills, typed poison, and
- * comparison of every type against a reference, exact or within a tolerance. */
+ * comparison of every type against an fp64 (or exact) reference, exact or within a tolerance. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>

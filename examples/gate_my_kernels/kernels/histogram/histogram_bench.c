@@ -38,7 +38,7 @@ static int histogram_setup(const bench_case *c, uint64_t seed, void **out, char 
     histogram_teardown(s);
     return -1;
   }
-  /* The reference is 256 numbers: counted now, so the host copy (up to 256 MiB) goes. */
+  /* The CPU reference is 256 numbers: counted now, so the host copy (up to 256 MiB) goes. */
   const uint8_t *bytes = hx;
   for (size_t i = 0; i < s->n; i++) s->want[bytes[i]]++;
   free(hx);
