@@ -6,7 +6,7 @@
 #      summary says what it was compared with;
 #   2. a runner whose testbed is in the baselines is judged against them; on a branch the merge base is
 #      built and named to the perf pass (A/B for what the baseline cannot judge or settle alone: a benchmark
-#      the testbed has no run of, a reading of other kinds of GPU alone); on main no base is built;
+#      the testbed has no run of, a reading of other GPU kinds alone); on main no base is built;
 #   3. --against=REV A/B-tests against REV whatever the baselines hold; --baseline never A/B-tests;
 #   4. a revision that is not one is bad input (exit 2); --history appends nothing in A/B mode.
 #
@@ -108,7 +108,7 @@ for k in 1 2 3 4; do [ "$(cat "$work/both$k.st")" = 0 ] || { name=both$k; fail "
 echo "ok: the base's worktree is checked before it is trusted: stale ones made anew, foreign ones refused; jobs at once share it"
 
 # 2. A testbed the baselines hold: judged against them; on a branch the merge base is built too, to settle a
-# slower reading against other kinds of GPU alone (PERF_AB_ALL=0); on the main branch itself nothing is.
+# slower reading against other GPU kinds alone (PERF_AB_ALL=0); on the main branch itself nothing is.
 name=baseline; job baseline "fixture x1"
 [ "$st" -eq 0 ] || fail "the baseline job exited $st"
 grep -q "^$work/base-baseline build //kernels/\.\.\. --config=gpu --disk_cache=$work/cache" "$work/calls" ||

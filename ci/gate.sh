@@ -22,7 +22,7 @@
 #                    origin/main, else main). When they have runs of it, the benchmarks they have no run
 #                    of (gate testbeds --uncovered) are judged A/B against that merge base in the same
 #                    perf tests; the merge base is built whenever HEAD differs from it, and a
-#                    reading against other kinds of GPU alone is settled A/B too. BAZEL FLAGS apply to the change only;
+#                    reading against other GPU kinds alone is settled A/B too. BAZEL FLAGS apply to the change only;
 #                    the base is built with --config=gpu and $PERF_AB_BAZEL_FLAGS.
 #   --baseline       never A/B: judge against the baseline alone (a benchmark it has no run of this
 #                    testbed of is then NOT JUDGED, and each perf test says so)
@@ -137,7 +137,7 @@ if [ "$mode" = auto ]; then
       sed 's/^/  /' <<<"$uncovered"
     elif against="$(git merge-base HEAD "$(main_branch)" 2>/dev/null)" &&
          { [ "$(git rev-parse HEAD)" != "$against" ] || ! git diff --quiet HEAD --; }; then
-      # Not needed to judge, but at hand: a reading of other kinds of GPU alone (this GPU's kind
+      # Not needed to judge, but at hand: a reading of other GPU kinds alone (the GPU kind of this GPU
       # has no run in the baseline) is settled A/B against it (docs/gate.md). On the main branch itself
       # there is nothing to A/B against.
       kinds_only=1

@@ -78,10 +78,10 @@ def kernel_family(
       :<name>_perf_test    the benchmark run through the regression gate (perf/defs.bzl; tagged gpu),
                            with :<name>_perf_test_baselines, its baselines, checked at analysis
                            time to lie in baselines_dir
-      :machine_code_<k>    per entry of vector_kernels, a PTX check (CPU) that the kernels matching its
+      :machine_code_<k>    per entry of vector_kernels, a machine-code check (PTX, CPU) that the kernels matching its
                            patterns issue 16-byte global loads/stores and that no kernel of the family
                            spills, and :machine_code_<k>_sass, the same on the SASS (tagged gpu);
-                           without vector_kernels, one spill check, :machine_code_spills.
+                           without vector_kernels, one machine-code check for spills, :machine_code_spills.
 
     families: the list `name` must be in. In this suite it defaults to FAMILIES (kernels/families.bzl);
       in another workspace it is optional: that workspace's own list of families, e.g.

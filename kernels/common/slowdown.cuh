@@ -1,5 +1,5 @@
 // Injected slowdowns, for proving the regression gate (README, "The regression gate"). Three
-// kinds, each set in percent by a build setting of //kernels/common and 0 in a normal build,
+// slowdown kinds, each set in percent by a build setting of //kernels/common and 0 in a normal build,
 // where this header adds no code at all (//tests:slowdown_off_test checks the 0):
 //   slowdown_work_pct    the kernel handles PCT% more items: the first ones again, with the same
 //                        result (more bytes moved, in the same launch)
@@ -25,10 +25,10 @@
 #define SLOWDOWN_LAUNCH_PCT 0
 #endif
 
-// The items a kernel handles when slowed by the work kind (`items` normally).
+// The items a kernel handles when slowed by the work slowdown kind (`items` normally).
 static __host__ __device__ inline size_t slowdown_work(size_t items) { return items + items * SLOWDOWN_WORK_PCT / 100; }
 
-// The grid of a launch slowed by the grid kind (`grid` normally; at least one block).
+// The grid of a launch slowed by the grid slowdown kind (`grid` normally; at least one block).
 static inline unsigned slowdown_grid(unsigned grid) {
   unsigned cut = (unsigned)((unsigned long long)grid * SLOWDOWN_GRID_PCT / 100);
   return grid > cut ? grid - cut : 1;
@@ -48,7 +48,7 @@ static __global__ void slowdown_read_kernel(const float4 *p, size_t nvec) {
 }
 #endif
 
-// The launch kind: reads PCT% of the `nvec` float4s at `p` (16-byte aligned) in a launch of its
+// The launch slowdown kind: reads PCT% of the `nvec` float4s at `p` (16-byte aligned) in a launch of its
 // own, on the kernel's stream, before it. Does nothing normally.
 static inline cudaError_t slowdown_extra_launch(const void *p, size_t nvec, cudaStream_t stream) {
 #if SLOWDOWN_LAUNCH_PCT > 0

@@ -104,7 +104,7 @@ static void matmul_ref(const void *p, size_t begin, size_t count, double *want, 
 }
 
 /* The fp64 reference of all of C, computed on several threads the first time a variant at this size is
- * checked and kept for the others (reuse): M N K multiply-adds each time was most of the check. */
+ * checked and kept for the others (reuse): M N K multiply-adds each time was most of the self-check. */
 enum { REF_CHUNK = 1 << 16 };
 
 static void ref_chunk(void *arg, size_t c, size_t thread) {

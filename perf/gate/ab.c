@@ -2,7 +2,7 @@
  * on this GPU, so that what the host and the GPU add is the same on both sides.
  *
  * It judges every benchmark of a family whose testbed has no run in the baseline (cmd_check_ab, and
- * ci/gate.sh --against=REV), and, inside a check against the baseline, the benchmarks the testbed has
+ * ci/gate.sh --against=REV), and, inside a gate check against the baseline, the benchmarks the testbed has
  * no run of (ab_judge with their names). Only what changed is measured: both binaries record what
  * each benchmark's timed region runs (BENCH --fingerprint_out, fingerprint.h), and a benchmark whose
  * kernels' machine code, launches, memsets and copies are the same on both sides is "unchanged".

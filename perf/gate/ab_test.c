@@ -165,7 +165,7 @@ START_TEST(a_slowdown_not_confirmed_passes) {
 END_TEST
 
 /* gate check against a baseline that has no run of this runner's testbed: nothing is compared (another
- * testbed never stands in), the check passes and says so on stderr and in summary.md. */
+ * testbed never stands in), the gate check passes and says so on stderr and in summary.md. */
 START_TEST(a_testbed_without_baseline_runs_is_not_compared) {
   write_text("order.log", "");
   const char *bl = make_dir("t/bl");
@@ -326,23 +326,24 @@ START_TEST(a_benchmark_without_testbed_runs_is_judged_ab) {
   expect_output("3 benchmark(s) have no run of this testbed in the baseline: judging them A/B against rev1");
   expect_output("REGRESSION elementwise/saxpy/N:1: slower by +10.0%");
   ck_assert(file_has(at("x/summary.md"), "2 unchanged (the same timed work, not measured)"));
-  /* No base revision: saxpy cannot be judged, and the check says so. */
+  /* No base revision: saxpy cannot be judged, and the gate check says so. */
   rewind_sides("x/base", "x/change");
   expect_gate(0, "check --bench=%s --min_delta_us=0.01 --baselines=%s --out_dir=%s", change, bl, at("x"));
   expect_output("NOT JUDGED: 1 benchmark(s) of bench have no run of this testbed");
 }
 END_TEST
 
-/* OTHER_KINDS (check.c): a slower reading against other kinds of GPU alone (the baseline has no run of this GPU or
- * its kind) is settled A/B when there is a base, measured even with the same timed work: the kinds' difference,
+/* OTHER_KINDS (check.c): a slower reading against other GPU kinds alone (the baseline has no run of this GPU or
+ * its GPU kind) is settled A/B when there is a base, measured even with the same timed work: the kinds' difference,
  * on both sides alike, passes; a change slower on this GPU too fails; without a base the reading stands. */
 START_TEST(a_slower_reading_against_other_kinds_is_settled_ab) {
   write_text("order.log", "");
-  const char *bl = bless_runs("k/bl", 3, "GPU-other", 3100.0); /* another kind: its copy 3.3 % faster */
+  const char *bl = bless_runs("k/bl", 3, "GPU-other", 3100.0); /* another GPU kind: its copy 3.3 % faster */
   make_dir("k/base");
   make_dir("k/change");
   saxpy_scale = 0.95;
-  for (unsigned k = 1; k <= 4; k++) { /* on this GPU's kind add runs 5 % slower and saxpy 5 % faster, both sides */
+  for (unsigned k = 1; k <= 4;
+       k++) { /* on the GPU kind of this GPU add runs 5 % slower and saxpy 5 % faster, both sides */
     ab_run("k/base", k, 100 * k + 1, 1.05);
     ab_run("k/change", k, 100 * k + 2, 1.05);
   }

@@ -21,7 +21,7 @@ typedef enum { METRIC_TIME, METRIC_COPY_RATIO } gate_metric;
  * cut the H100's thresholds over the goal from 5.4 % to 0.8 % with each GPU left out in turn, but
  * on H100 GPU-202ece17, outside the baseline, dot/tree_host_finish 2^24 (host work in the timed
  * region) was confirmed slower in one of 7 unchanged rounds: +4.70 %, re-measured +3.69 %,
- * allowed 3.0 % where the slowest baseline run of its kind (about +1.6 %) allows 4.9 %
+ * allowed 3.0 % where the slowest baseline run of its GPU kind (about +1.6 %) allows 4.9 %
  * (docs/RESULTS.md, "A false alarm from noise taken per GPU"). */
 
 /* Copies into `kept` the per-context values v[0..n) that are not outliers of their run (more than

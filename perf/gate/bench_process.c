@@ -192,7 +192,7 @@ char *exact_names_filter(char *const *names, size_t n) {
   return f;
 }
 
-/* An earlier check's file in the out_dir is removed before the benchmark runs: a benchmark
+/* An earlier gate check's file in the out_dir is removed before the benchmark runs: a benchmark
  * that writes no run JSON must not be judged by the last one's. */
 void remove_stale(const char *dir, const char *name) {
   char path[4200];

@@ -223,21 +223,21 @@ static void warn_undetectable(const gate_figures *merged, const gate_policy *p) 
   if (weak > shown) fprintf(stderr, "gate:   ... and %zu more\n", weak - shown);
 }
 
-/* GPUs of one model come in kinds (compare.h, KIND_COPY_WINDOW), and a GPU outside the baseline
- * is judged against its kind, or against all GPUs when fewer than two of its kind ran the
- * benchmark: a benchmark blessed on one kind alone then reads another kind's difference as a
- * change (an H200 of the 4225 GB/s kind had transpose/unroll4_row 4093x8191 confirmed 3.3 %
- * slower in five rounds out of five, its runs being of the 4250 kind). Names, per kind in the
+/* GPUs of one model come in GPU kinds (reference.h, KIND_COPY_WINDOW), and a GPU outside the baseline
+ * is judged against its GPU kind, or against all GPUs when fewer than two of its kind ran the
+ * benchmark: a benchmark blessed on one GPU kind alone then reads another GPU kind's difference as a
+ * change (an H200 of the 4225 GB/s GPU kind had transpose/unroll4_row 4093x8191 confirmed 3.3 %
+ * slower in five rounds out of five, its runs being of the 4250 kind). Names, per GPU kind in the
  * baseline, the benchmarks that no GPU of that kind ran. */
 static void warn_uncovered_kinds(const gate_figures *f) {
-  /* Each run's GPU's copy probe in one sort, and the kinds met so far: asking gpu_copy run by run, for
+  /* Each run's GPU's copy probe in one sort, and the GPU kinds met so far: asking gpu_copy run by run, for
    * every earlier run too, took 29 s of a bless --add at 100 x the runs (#56, scale). */
   double *copies = gpu_copies(f), *kinds = malloc((f->nruns + 1) * sizeof *kinds);
   size_t nkinds = 0;
   for (size_t g = 0; g < f->nruns; g++) {
     double copy = copies[g];
     int seen = !(copy > 0);
-    for (size_t h = 0; h < nkinds && !seen; h++) /* one line per kind: at its first GPU */
+    for (size_t h = 0; h < nkinds && !seen; h++) /* one line per GPU kind: at its first GPU */
       seen = fabs(kinds[h] / copy - 1) <= KIND_COPY_WINDOW;
     if (seen) continue;
     kinds[nkinds++] = copy;

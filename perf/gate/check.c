@@ -207,9 +207,9 @@ static char *nothing_in_baseline(const comparison *c, size_t n, const char *base
       strict ? "With --strict the check fails." : "With --strict it would fail.");
 }
 
-/* OTHER_KINDS: a reading against other kinds of GPU alone (the testbed has no run of this GPU, and too few or none
- * of its kind: REF_ALL_GPUS, REF_OTHER_KINDS) can be the kinds' difference, not the change's: on a 2-GPU H200 host
- * of no kind in the baseline, unchanged code read reduce/v7_shuffle_vec4 2^28 +4.37 %, and +4.12 % re-measured,
+/* OTHER_KINDS: a reading against other GPU kinds alone (the testbed has no run of this GPU, and too few or none
+ * of its GPU kind: REF_ALL_GPUS, REF_OTHER_KINDS) can be the kinds' difference, not the change's: on a 2-GPU H200 host
+ * of no GPU kind in the baseline, unchanged code read reduce/v7_shuffle_vec4 2^28 +4.37 %, and +4.12 % re-measured,
  * against 3.0 % allowed (docs/RESULTS.md, #55 U4), and such hosts read transposes and matmuls 3-4 % faster. With a
  * base revision to A/B against, such a reading is settled A/B on this GPU instead (a re-measure against the same
  * runs would only repeat it): OTHER_KINDS_SLOWER, a suspect, always measured; OTHER_KINDS_FASTER, unchanged when
@@ -223,9 +223,9 @@ static int other_kinds_reading(const comparison *x) {
 }
 
 /* The benchmarks the baseline cannot judge, judged A/B against the base revision instead (ab_judge): those the
- * testbed has no run of (new: the baseline has no run of them here, or none at all) and the readings of other kinds
- * alone (kinds[i], OTHER_KINDS). Their verdicts replace c's; a benchmark not measured A/B keeps the first run's
- * figures for the report, and the note of a reading of other kinds keeps what they read. */
+ * testbed has no run of (new: the baseline has no run of them here, or none at all) and the readings of other GPU
+ * kinds alone (kinds[i], OTHER_KINDS). Their verdicts replace c's; a benchmark not measured A/B keeps the first run's
+ * figures for the report, and the note of a reading of other GPU kinds keeps what they read. */
 static void judge_ab_instead(options *o, const char *out_dir, const char *bench_name, comparison *c, size_t n,
                              char **notes, const int *kinds) {
   char **names = calloc(n + 1, sizeof *names), **suspects = calloc(n + 1, sizeof *suspects);

@@ -1,4 +1,4 @@
-/* What a check leaves behind (check.c, ab.c, compare_cmd.c): the confirmation of slower verdicts by a re-measure,
+/* What a gate check leaves behind (check.c, ab.c, compare_cmd.c): the confirmation of slower verdicts by a re-measure,
  * and its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML), and the failures said on
  * stderr. */
 #define _GNU_SOURCE

@@ -59,7 +59,7 @@ size_t compare_figures(const gate_figures *full_base, const gate_figures *run, c
   comparison *c = calloc(base->n + run->n + 1, sizeof *c);
   size_t n = 0;
   double copy_ref = median_copy(base), run_copy = median_copy(run);
-  double *copies = gpu_copies(base); /* each baseline run's GPU copy probe, for the kinds */
+  double *copies = gpu_copies(base); /* each baseline run's GPU copy probe, for the GPU kinds */
   for (size_t i = 0; i < base->n; i++) compare_bench(base, run, p, &base->b[i], copy_ref, run_copy, copies, &c[n++]);
   for (size_t i = 0; i < run->n; i++) {
     if (find_bench(base, run->b[i].name)) continue;

@@ -42,12 +42,12 @@ typedef struct comparison {
   double noise;           /* the baseline's between-run noise, as a fraction: the largest amount by which
                              a run was slower than the comparison side's median (against the GPU's own runs:
                              than its GPU's median). Only slower runs count, since only a slower run
-                             can fail: a host kind that runs faster says nothing of how slow one can be.
+                             can fail: a GPU kind that runs faster says nothing of how slow one can be.
                              Per run, not per GPU (GATE_RUN_NOISE) */
   int own_gpu;            /* compared with the baseline's runs on the run's own GPU (OWN_GPU_MIN_RUNS) */
-  int host_round_trip;    /* it times a host round trip: compared with all GPUs, never a kind (HOST_ROUND_TRIP) */
-  int same_kind;          /* else with those on GPUs of its kind (KIND_COPY_WINDOW); else with all */
-  size_t kind_gpus;       /* how many GPUs of the run's kind have runs of this benchmark (all: fewer than
+  int host_round_trip;    /* it times a host round trip: compared with all GPUs, never a GPU kind (HOST_ROUND_TRIP) */
+  int same_kind;          /* else with those on GPUs of its GPU kind (KIND_COPY_WINDOW); else with all */
+  size_t kind_gpus;       /* how many GPUs of the run's GPU kind have runs of this benchmark (all: fewer than
                              KIND_MIN_GPUS; a benchmark blessed on other kinds alone is judged against them) */
   size_t base_gpus;       /* how many GPUs the baseline's side comes from */
   double p_slower;        /* test on contexts: the run's context medians longer than the baseline's */

@@ -18,7 +18,7 @@ typedef enum { VERDICT_FASTER, VERDICT_SAME, VERDICT_SLOWER, VERDICT_NEW, VERDIC
  * the rule does. 3: testbeds; library references never fail a merge alone. 4: times as measured,
  * the launch probe shown only (LAUNCH_PROBE_SHOWN_ONLY, compare.h). 5: at most one context in eight set
  * aside (OUTLIER_CAP, adjust.c); a long benchmark also tested on its tail (LONG_TAIL, decide.c); a reading of
- * other kinds of GPU alone settled A/B (OTHER_KINDS, check.c); a host round trip under 6 runs "same" either way. */
+ * other GPU kinds alone settled A/B (OTHER_KINDS, check.c); a host round trip under 6 runs "same" either way. */
 #define GATE_POLICY_VERSION 5
 
 typedef struct {
@@ -69,7 +69,7 @@ enum {
   REASON_SAME_TIMED_WORK = 1u << 9,     /* A/B: the same kernels, launches, memsets and copies on both sides */
   REASON_SAME_BINARY = 1u << 10,        /* A/B: the benchmark binaries are identical */
   REASON_BASE_LACKS_IT = 1u << 11,      /* new: the base revision has no such benchmark either */
-  REASON_OTHER_KINDS_DIFFER = 1u << 12, /* the baseline's other kinds of GPU alone read it slower or faster: A/B */
+  REASON_OTHER_KINDS_DIFFER = 1u << 12, /* the baseline's other GPU kinds alone read it slower or faster: A/B */
 };
 
 /* HOST_ROUND_TRIP_MIN_RUNS: a benchmark that times a host round trip fails only against this many

@@ -1,6 +1,6 @@
 /* What the gate's commands (check.c, ab.c, compare_cmd.c, bless.c, history.c, testbeds.c,
  * trends_cmd.c) share: exit codes, options, paths given by the user, loading inputs or exiting 2
- * (cli.c); running a benchmark binary (bench_process.c) and a check's confirmation and outputs
+ * (cli.c); running a benchmark binary (bench_process.c) and a gate check's confirmation and outputs
  * (check_outputs.c), which check.c and ab.c both use. gate_main.c parses the options and dispatches
  * to cmd_*. */
 #ifndef PERF_GATE_GATE_CLI_H
@@ -82,7 +82,7 @@ int write_reports(const char *out_dir, const gate_report *r);
 int report_failures(const comparison *c, size_t n);
 /* Runs o->bench (or `bench` when not NULL) into json_out; exits unless it ran and wrote its run JSON. */
 void measure_bench(const options *o, const char *bench, const char *json_out, int again);
-/* Removes an earlier check's file `name` from dir, or exits 2. */
+/* Removes an earlier gate check's file `name` from dir, or exits 2. */
 void remove_stale(const char *dir, const char *name);
 /* gate check in A/B mode (o->against_bench): perf/gate/ab.c. */
 int cmd_check_ab(options *o, const char *out_dir, const char *bench_name);

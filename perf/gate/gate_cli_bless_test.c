@@ -329,8 +329,8 @@ START_TEST(bless_warns_on_the_contexts_the_gate_tests) {
 }
 END_TEST
 
-/* A benchmark that no GPU of some kind in the baseline ran is judged against other kinds on a GPU
- * of that kind (compare.h): bless names it, and is quiet once a GPU of that kind ran it. */
+/* A benchmark that no GPU of some GPU kind in the baseline ran is judged against other GPU kinds on a GPU
+ * of that kind (reference.h): bless names it, and is quiet once a GPU of that kind ran it. */
 START_TEST(bless_names_benchmarks_no_gpu_of_a_kind_ran) {
   const char *bl = make_dir("kinds/bl");
   const fake_bench more[4] = {base_set[0], base_set[1], base_set[2], {"elementwise/add_v2/N:1", 900}};

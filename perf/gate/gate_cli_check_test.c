@@ -150,7 +150,7 @@ static const fake_bench slow[] = {
     {"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
 
 /* A benchmark that exits 0 without writing the run JSON (--benchmark_list_tests, or its
- * own --benchmark_out) must not be judged by a stale file of an earlier check. */
+ * own --benchmark_out) must not be judged by a stale file of an earlier gate check. */
 START_TEST(stale_outputs_are_never_judged) {
   const char *bl = baseline_dir("stale/bl"), *out = make_dir("stale/out");
   write_run("stale/slow.json", H100, 132, 3000.0, slow, 3, 9);
@@ -289,7 +289,7 @@ START_TEST(benchmark_dies_with_the_gate) {
 }
 END_TEST
 
-/* A report that cannot be written (a full disk, here /dev/full) fails the check (exit 2,
+/* A report that cannot be written (a full disk, here /dev/full) fails the gate check (exit 2,
  * the file and errno named): a pass without its verdicts would be recorded as nothing. */
 START_TEST(failed_writes_fail_the_check) {
   const char *bl = baseline_dir("full/bl"), *out = make_dir("full/out");

@@ -75,7 +75,7 @@ static void verdicts_for(const char *rel_run, const char *rel_out, const char *v
   json_decref(run);
 }
 
-/* The history holds accepted runs: verdicts of a check that failed (against the baseline or A/B) add no row
+/* The history holds accepted runs: verdicts of a gate check that failed (against the baseline or A/B) add no row
  * (#56 D18). */
 START_TEST(history_takes_accepted_runs_only) {
   const char *hist = make_dir("acc/hist");

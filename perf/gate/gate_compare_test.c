@@ -56,7 +56,7 @@ START_TEST(verdicts_faster_same_slower_new_missing) {
 }
 END_TEST
 
-/* A slower verdict judged against other kinds says what would settle it: on a runner outside the
+/* A slower verdict judged against other GPU kinds says what would settle it: on a runner outside the
  * baseline, bring it in; on a host already blessed in whose soak rounds ran this family on its other
  * GPUs (the 2-GPU H100 host, 2026-11-26), bless more rounds of it. */
 START_TEST(a_slower_verdict_against_other_kinds_says_what_would_settle_it) {

@@ -11,7 +11,7 @@
  *       without this GPU's file passes with a loud warning and writes a candidate baseline
  *       (--strict fails instead). First makes --out_dir if it is missing (mkdir -p; a path that
  *       cannot be made is exit 2, before anything runs; default $TEST_UNDECLARED_OUTPUTS_DIR, else .)
- *       and removes an earlier check's outputs from it; then writes there the run JSON
+ *       and removes an earlier gate check's outputs from it; then writes there the run JSON
  *       (<bench>.json, kept when the gate fails), <bench>.recheck.json, summary.md and
  *       verdicts.json, and JUnit XML to $XML_OUTPUT_FILE when set. A benchmark that exits 0
  *       without writing its run JSON, or a report that cannot be written, is exit 2. The gate
@@ -56,7 +56,7 @@
  *       folder's lock; runs and figures unchanged.
  *   gate testbeds --uncovered=TESTBED BASELINE.json BENCH_BIN...
  *   gate testbeds --has_runs=TESTBED BASELINE.json
- *       Lists the benchmarks of the binaries that BASELINE.json has no run of TESTBED of: those a check
+ *       Lists the benchmarks of the binaries that BASELINE.json has no run of TESTBED of: those a gate check
  *       against it would A/B against the merge base (ci/gate.sh builds the base only when there are any).
  *   gate testbeds [--label=TESTBED] BASELINE.json
  *       Lists the testbeds the baseline has runs of (runs, GPUs, testbed per line; "(none)" for runs

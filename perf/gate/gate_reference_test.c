@@ -1,4 +1,4 @@
-/* CPU tests of which of the baseline's runs a run is judged against: a runner's own GPU, GPUs of its kind, every
+/* CPU tests of which of the baseline's runs a run is judged against: a runner's own GPU, GPUs of its GPU kind, every
  * host for a host round trip, its own testbed; and how the threshold follows the slowest run, slower runs only. */
 #define _GNU_SOURCE
 #include <check.h>
@@ -97,19 +97,19 @@ START_TEST(a_runner_in_the_baseline_is_held_to_its_own_runs) {
 }
 END_TEST
 
-/* gpu_run with the copy probe of the GPU's kind. */
+/* gpu_run with the copy probe of its GPU kind. */
 static void kind_run(const char *file, unsigned seed, const char *uuid, double copy_gbps, double add_ns,
                      double saxpy_ns) {
   gpu_run(file, seed, uuid, add_ns, saxpy_ns);
   set_context(file, "copy_bandwidth_GBps", json_real(copy_gbps));
 }
 
-/* GPUs of one model come in kinds whose copy probes differ by about 0.5 % and whose kernels differ
- * by up to 3.5 % (three kinds of H200). A GPU outside the baseline is compared with the GPUs of
- * its kind, so a 4 % slowdown is caught on it; judged on all of them it would pass, the spread
- * between kinds being allowed 3 times. A run whose probe matches no kind is judged on all. */
+/* GPUs of one model come in GPU kinds whose copy probes differ by about 0.5 % and whose kernels differ
+ * by up to 3.5 % (three GPU kinds of H200). A GPU outside the baseline is compared with the GPUs of
+ * its GPU kind, so a 4 % slowdown is caught on it; judged on all of them it would pass, the spread
+ * between GPU kinds being allowed 3 times. A run whose probe matches no GPU kind is judged on all. */
 START_TEST(a_gpu_outside_the_baseline_is_compared_with_its_kind) {
-  /* Kind 1: copy 3000 GB/s, two GPUs; kind 2: copy 3015 (+0.5 %), two GPUs, 3.5 % slower. */
+  /* GPU kind 1: copy 3000 GB/s, two GPUs; kind 2: copy 3015 (+0.5 %), two GPUs, 3.5 % slower. */
   const struct {
     const char *uuid;
     double copy, scale;
@@ -249,12 +249,12 @@ START_TEST(a_run_is_judged_against_its_own_testbed) {
 }
 END_TEST
 
-/* A kind is told by the GPU's copy speed, but a host round trip takes what the host gives it
+/* A GPU kind is told by the GPU's copy speed, but a host round trip takes what the host gives it
  * (dot/tree_host_finish: 19.0 us on two H200s of the 4229 kind, 22.4 us on a third). A benchmark whose
  * run or baseline says "host_round_trip" is compared with every GPU of the model; the same figures
- * without it are compared with the run's kind, whose two GPUs happen to agree. */
+ * without it are compared with the run's GPU kind, whose two GPUs happen to agree. */
 START_TEST(a_host_round_trip_is_judged_against_every_host) {
-  /* Kind 1 (copy 3000): two hosts that agree; kind 2 (3015): a host 10 % slower in add. */
+  /* GPU kind 1 (copy 3000): two hosts that agree; kind 2 (3015): a host 10 % slower in add. */
   const struct {
     const char *uuid;
     double copy, scale;
@@ -270,7 +270,7 @@ START_TEST(a_host_round_trip_is_judged_against_every_host) {
     verdict v;
     gate_reference ref;
   } cases[] = {
-      {0, 0, "GPU-new", 1.08, VERDICT_SLOWER, REF_ITS_KIND},   /* by kind: kind 1 allows 3 % */
+      {0, 0, "GPU-new", 1.08, VERDICT_SLOWER, REF_ITS_KIND},   /* by GPU kind: kind 1 allows 3 % */
       {1, 1, "GPU-new", 1.08, VERDICT_SAME, REF_EVERY_HOST},   /* every host: 3 x 10 % */
       {0, 1, "GPU-new", 1.08, VERDICT_SAME, REF_EVERY_HOST},   /* a baseline from before the flag */
       {1, 0, "GPU-new", 1.08, VERDICT_SAME, REF_EVERY_HOST},   /* a run from before it */

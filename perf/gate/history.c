@@ -70,7 +70,7 @@ static json_t *load_verdicts(const char *vpath, const char *rpath, const gate_fi
       same_as_run(vpath, rpath, v, "run", "date", run->runs[0].date) ||
       same_as_run(vpath, rpath, v, "run", "host", run->runs[0].host))
     exit(EXIT_BAD_INPUT);
-  /* The history holds accepted runs: a check that failed, against the baseline or A/B, adds no row (#56 D18: a
+  /* The history holds accepted runs: a gate check that failed, against the baseline or A/B, adds no row (#56 D18: a
    * failed A/B check's verdicts could be appended). */
   for (size_t i = 0; i < json_array_size(list); i++) {
     json_t *e = json_array_get(list, i);

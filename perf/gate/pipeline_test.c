@@ -55,8 +55,8 @@ static gate_figures figures(const run_spec *runs, size_t n, int host_round_trip)
   return f;
 }
 
-/* GPU A has two runs, B and C one each, all of one kind (copy 3000-3002 GB/s); D two runs of
- * another kind (3015, +0.5 %). */
+/* GPU A has two runs, B and C one each, all of one GPU kind (copy 3000-3002 GB/s); D two runs of
+ * another GPU kind (3015, +0.5 %). */
 static const run_spec kBase[] = {{"GPU-A", 3000, 1000}, {"GPU-A", 3000, 1002}, {"GPU-B", 3001, 1004},
                                  {"GPU-C", 3002, 1006}, {"GPU-D", 3015, 1030}, {"GPU-D", 3015, 1031}};
 
@@ -72,9 +72,9 @@ START_TEST(reference_own_gpu_then_its_kind_then_all) {
     size_t runs, gpus;
   } cases[] = {
       {{"GPU-A", 3000, 1000}, 0, REF_OWN_GPU, 2, 1},      /* blessed in: its own two runs */
-      {{"GPU-E", 3000.5, 1000}, 0, REF_ITS_KIND, 4, 3},   /* outside: the three GPUs of its kind */
-      {{"GPU-F", 3030, 1000}, 0, REF_OTHER_KINDS, 6, 4},  /* no GPU of its kind: all, said so */
-      {{"GPU-E", 3000.5, 1000}, 1, REF_EVERY_HOST, 6, 4}, /* a host round trip: all, never a kind */
+      {{"GPU-E", 3000.5, 1000}, 0, REF_ITS_KIND, 4, 3},   /* outside: the three GPUs of its GPU kind */
+      {{"GPU-F", 3030, 1000}, 0, REF_OTHER_KINDS, 6, 4},  /* no GPU of its GPU kind: all, said so */
+      {{"GPU-E", 3000.5, 1000}, 1, REF_EVERY_HOST, 6, 4}, /* a host round trip: all, never a GPU kind */
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     gate_figures run = figures(&cases[i].run, 1, cases[i].host_round_trip);

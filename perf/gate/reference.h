@@ -14,7 +14,7 @@
 /* A run is compared with the baseline's runs on its own GPU (same context.gpu.uuid) when the
  * baseline holds at least this many of them; else with all the baseline's runs. GPUs of one model
  * differ by up to 3.8 % in some long kernels and by 0.8 us in memset + kernel variants between
- * kinds of host, a GPU's own runs by a few tenths of a percent (docs/RESULTS.md), so a runner
+ * classes of host, a GPU's own runs by a few tenths of a percent (docs/RESULTS.md), so a runner
  * blessed into the baseline is held to own_tolerance where a GPU outside it cannot be. Against its
  * own runs the noise (threshold) is the most a run exceeded its GPU's median, over every
  * GPU of the baseline with two runs or more, times are as measured (no launch probe: the same
@@ -23,23 +23,23 @@
 #define OWN_GPU_MIN_RUNS 2
 
 /* A GPU outside the baseline (or with one run in it) is compared with the baseline's GPUs of its
- * kind when there are at least KIND_MIN_GPUS of them, else with all. GPUs of one model come in
- * kinds: the H200s measured fall into three whose copy probes (context.copy_bandwidth_GBps) are
+ * GPU kind when there are at least KIND_MIN_GPUS of them, else with all. GPUs of one model come in
+ * GPU kinds: the H200s measured fall into three whose copy probes (context.copy_bandwidth_GBps) are
  * about 4200, 4225 and 4250 GB/s, under 0.1 % apart within a kind and 0.4 % between kinds, and
  * whose kernels differ by up to 3.5 % (transpose/unroll4_row 8192^2) where one GPU's runs agree
- * to 0.1 % (docs/RESULTS.md, "Kinds of H200"). A GPU of the baseline is of the run's kind when
+ * to 0.1 % (docs/RESULTS.md, "Kinds of H200"). A GPU of the baseline is of the run's GPU kind when
  * its copy probe (the median of its runs') lies within KIND_COPY_WINDOW of the run's. Judged so
  * against the others, each GPU of the baseline left out in turn, 11 % of the H200's thresholds
  * exceed the goal (5 % short, 3 % long) where 32 % did against all, with the same one delta over
- * its threshold; the H100s measured are one kind (copy within 0.10 %). */
+ * its threshold; the H100s measured are one GPU kind (copy within 0.10 %). */
 #define KIND_COPY_WINDOW 0.002
-/* (Why the noise is taken per run, not per GPU, against a kind or all: GATE_RUN_NOISE, adjust.h.) */
+/* (Why the noise is taken per run, not per GPU, against a GPU kind or all: GATE_RUN_NOISE, adjust.h.) */
 #define KIND_MIN_GPUS 2
 
 /* HOST_ROUND_TRIP: a benchmark whose timed region waits on the host (bench_case.host_round_trip, the run
  * JSON's "host_round_trip": dot/tree_host_finish) is compared with all the baseline's GPUs, never with a
- * kind: how long the round trip takes is set by the host and its process, not by the GPU's kind. Two
- * GPUs of the 4229 kind read it at 19.0 us at 2^20 and a third H200 of that kind at 22.4 us, a false
+ * GPU kind: how long the round trip takes is set by the host and its process, not by the GPU kind. Two
+ * GPUs of the 4229 GPU kind read it at 19.0 us at 2^20 and a third H200 of that kind at 22.4 us, a false
  * alarm against those two (+13.8 %, re-measured +17.8 %, allowed 9.4 %); against all H200s it is
  * allowed 33 % (docs/RESULTS.md, "Host round trips are judged against every host"). A runner
  * blessed in is still compared with its own runs. */
@@ -51,7 +51,7 @@
  * +10 % (docs/RESULTS.md). A benchmark with no run of the run's testbed is "new" for it, said in the
  * evidence ("no run of this testbed"): another testbed never stands in. A run without a testbed (a
  * file from before the field) is compared with every run, and says so. Within the testbed the rules
- * below (own GPU, kind, all) apply as before. */
+ * below (own GPU, GPU kind, all) apply as before. */
 
 /* The median of v[0..n), which it sorts; NAN when n is 0. */
 double gate_median(double *v, size_t n);
@@ -86,21 +86,21 @@ gate_bench kind_runs(const gate_figures *f, const gate_bench *b, double copy, co
 /* How many GPUs of the kind whose copy probe is `copy` (KIND_COPY_WINDOW) b's runs were made on. */
 size_t kind_gpus_of(const gate_figures *f, const gate_bench *b, double copy);
 
-/* What the baseline's side of a comparison was: the run's own GPU's runs, its kind's, all GPUs
+/* What the baseline's side of a comparison was: the run's own GPU's runs, its GPU kind's, all GPUs
  * (fewer than KIND_MIN_GPUS of its kind), all GPUs with none of its kind among them, whose
- * difference of kind reads as a change, or all GPUs for a benchmark that times a host round trip
+ * difference of GPU kind reads as a change, or all GPUs for a benchmark that times a host round trip
  * (HOST_ROUND_TRIP). */
 typedef enum { REF_OWN_GPU, REF_ITS_KIND, REF_ALL_GPUS, REF_OTHER_KINDS, REF_EVERY_HOST } gate_reference;
-/* Which of those the flags below name (own GPU first, then a host round trip, then its kind). */
+/* Which of those the flags below name (own GPU first, then a host round trip, then its GPU kind). */
 gate_reference reference_which(int own_gpu, int host_round_trip, int same_kind, size_t kind_gpus);
 
 /* The comparison side of one benchmark: the baseline's runs the run's are compared with. */
 typedef struct {
   gate_bench own;        /* the baseline's runs of it on the run's own GPU (a view: free_bench_reference) */
-  gate_bench kind;       /* ... on the GPUs of the run's kind (none for a host round trip or its own GPU) */
+  gate_bench kind;       /* ... on the GPUs of the run's GPU kind (none for a host round trip or its own GPU) */
   const gate_bench *all; /* all the baseline's runs of it (of the run's testbed) */
   int own_gpu;           /* own has OWN_GPU_MIN_RUNS runs or more: the side is own */
-  int host_round_trip;   /* it times a host round trip: all GPUs, never a kind (HOST_ROUND_TRIP) */
+  int host_round_trip;   /* it times a host round trip: all GPUs, never a GPU kind (HOST_ROUND_TRIP) */
   int same_kind;         /* else kind has KIND_MIN_GPUS GPUs or more: the side is kind; else all */
   size_t kind_gpus;      /* how many GPUs of the run's kind have runs of it */
   gate_reference which;
@@ -111,7 +111,7 @@ typedef struct {
  * none) and whose copy probe is run_copy (the median of its runs'); copies: gpu_copies(base). */
 bench_reference reference_for(const gate_figures *base, const gate_figures *run, const gate_bench *bb,
                               const gate_bench *rb, double run_copy, const double *copies);
-/* Its runs: own, kind or all. Valid while r is. */
+/* Its runs: own, GPU kind or all. Valid while r is. */
 const gate_bench *reference_runs(const bench_reference *r);
 void free_bench_reference(bench_reference *r);
 

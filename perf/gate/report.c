@@ -108,8 +108,8 @@ void failure_message(const comparison *c, char *buf, size_t len) {
            c->name, c->v == VERDICT_SLOWER ? "slower" : verdict_name(c->v), 100 * c->delta, c->base_ns / 1e3,
            c->base_gbps, c->run_ns / 1e3, c->run_gbps, 100 * c->threshold, 100 * c->noise, c->p_slower, evidence);
   size_t used = strlen(buf);
-  /* Judged against other kinds of host (compare.h): their difference, up to ~4 % on the H200s,
-   * reads as a change. Say what would settle it. */
+  /* Judged against other hosts (a host round trip) or other GPU kinds (reference.h): their difference, up to
+   * ~4 % between the H200's GPU kinds, reads as a change. Say what would settle it. */
   if (c->v == VERDICT_SLOWER && reference_of(c) == REF_EVERY_HOST && used < len)
     snprintf(buf + used, len - used,
              ". Its time includes a host round trip, which differs from host to host: if this change did not "

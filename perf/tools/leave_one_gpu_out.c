@@ -8,8 +8,8 @@
  *       $PWD/baselines/nvidia-h100-80gb-hbm3.json
  *
  * --list also prints every threshold over the goal and every verdict within 80 % of its threshold,
- * with what it was judged against: its kind, all GPUs (too few of its kind), or other kinds alone (none
- * of its kind left: column "no kind", a gap in the baseline's kinds rather than noise).
+ * with what it was judged against: its GPU kind, all GPUs (too few of its kind), or other GPU kinds alone (none
+ * of its kind left: column "no kind", a gap in the baseline's GPU kinds rather than noise).
  * --own leaves out one run at a time instead, of each GPU with three runs or more, and judges it against the
  * others: the GPU keeps two runs or more, so the gate compares it with its own runs, as it does a runner
  * blessed in (ci/soak.sh 2, ci/bless.sh --add). A benchmark of which that GPU has only two runs (blessed

@@ -1,8 +1,8 @@
-/* CPU test of leave_one_gpu_out on a baseline with a known answer: four H100s, three of one kind
+/* CPU test of leave_one_gpu_out on a baseline with a known answer: four H100s, three of one GPU kind
  * (copy probe 3000 GB/s) and one of another (3015 GB/s, 0.5 % away: outside the gate's 0.2 %
  * window). Two long benchmarks (100 us): GPU A3 runs long/a 6 % slower than A1 and A2, and B1
- * runs long/b 6 % slower than the A kind. Left out in turn:
- *   A1, A2: judged against their kind, which holds A3 and so allows 3 x its spread: same;
+ * runs long/b 6 % slower than the A GPU kind. Left out in turn:
+ *   A1, A2: judged against their GPU kind, which holds A3 and so allows 3 x its spread: same;
  *   A3: against A1 and A2 (its kind), long/a +6 %: slower, a false alarm of its kind;
  *   B1: no GPU of its kind left, so against the A kind alone, long/b +6 %: slower, "no kind".
  * The tool must count both, tell them apart, and exit 1; with --k_noise=0.9 A1's thresholds are within the

@@ -3,12 +3,12 @@
  *     in the PTX (ld.global[.nc].v4 / st.global.v4) and, given an object file
  *     and cuobjdump, in the SASS (LDG.E...128 / STG.E...128);
  *   - no kernel spills registers to local memory (ptxas -v report).
- * Files are named on the command line; their kind comes from the suffix:
+ * Files are named on the command line; their type comes from the suffix:
  *   .ptx                  PTX text
  *   .resource_usage.txt   ptxas -v report
  *   .o                    object file, disassembled with $CUDA_PATH/bin/cuobjdump
  * A kernel pattern that matches no kernel is an error, so a rename cannot turn
- * a check into one that passes vacuously. Exit 0 all good, 1 a check failed,
+ * a machine-code check into one that passes vacuously. Exit 0 all good, 1 a check failed,
  * 2 bad usage or unreadable input. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
