@@ -1,5 +1,5 @@
 /* The gate's second stage, adjust: what is done to the measures of both sides before deciding
- * (interrupted contexts set aside, the copy-ratio metric, the noise). Pure
+ * (interrupted contexts set aside, the copy-ratio metric, the noise; times otherwise as measured). Pure
  * functions over the figures: no I/O, no policy. After reference.h (the comparison side), before decide.h. */
 #ifndef PERF_GATE_ADJUST_H
 #define PERF_GATE_ADJUST_H

@@ -193,7 +193,8 @@ static int merge_into_old(const char *path, const gate_figures *old, const gate_
 
 /* Warns about the benchmarks whose baseline could not back the gate: with these runs, not even
  * a slowdown of the tolerance would reach p < alpha in the test on contexts (a long benchmark has
- * one context per run, so a few runs that differ leave the test little to go on). The contexts are
+ * four contexts per run, one in runs from before --long_contexts, so a few runs that differ leave the test
+ * little to go on). The contexts are
  * those the test takes: interrupted ones set aside (kept_contexts). */
 static void warn_undetectable(const gate_figures *merged, const gate_policy *p) {
   size_t weak = 0, shown = 0;
@@ -362,7 +363,7 @@ int cmd_bless(options *o) {
   }
   /* What the blessed families will hold (with --add, the old runs too). The test compares
    * contexts: with one context on the baseline's side and one on the run's, nothing could ever
-   * be significant, and a long benchmark is one context per run. */
+   * be significant, and a long benchmark is four contexts per run (one before --long_contexts). */
   gate_figures blessed = result;
   (o->only ? benchmarks_of : families_of)(&result, &merged, &blessed);
   for (size_t i = 0; i < blessed.n; i++) {

@@ -1,18 +1,16 @@
-/* Verdicts of the regression gate: a run against a baseline of the same GPU, in three stages:
- * reference (reference.h: which of the baseline's runs), adjust (adjust.h: what is done to the
- * measures of both sides), decide (decide.h: the policy and the verdict). compare_figures runs them
- * in turn. The rules named in capitals (TESTBED, OWN_GPU_MIN_RUNS, KIND_COPY_WINDOW, HOST_ROUND_TRIP,
- * GATE_RUN_NOISE, HOST_ROUND_TRIP_MIN_RUNS, GATE_POLICY_VERSION) are explained where they are
- * applied, in those files, and LAUNCH_PROBE_SHOWN_ONLY here.
+/* Verdicts of the regression gate under policy version 5 (GATE_POLICY_VERSION, decide.h): a run against a
+ * baseline of the same GPU, in three stages: the comparison side (reference.h: which of the baseline's runs),
+ * adjust (adjust.h: what is done to the measures of both sides), decide (decide.h: the threshold, the test on
+ * contexts, the floor, the verdict). compare_figures runs them in turn; check.c then confirms anything slower
+ * in a fresh process and settles readings of other GPU kinds A/B. The rules named in capitals (TESTBED,
+ * OWN_GPU_MIN_RUNS, KIND_COPY_WINDOW, HOST_ROUND_TRIP, GATE_RUN_NOISE, OUTLIER_CAP, LONG_TAIL,
+ * HOST_ROUND_TRIP_MIN_RUNS, OTHER_KINDS, GATE_POLICY_VERSION) are explained where they are applied, and
+ * LAUNCH_PROBE_SHOWN_ONLY here.
  *
- * LAUNCH_PROBE_SHOWN_ONLY: times are compared as measured. Each run's launch probe (an empty
- * kernel) is shown in the evidence, never taken off. Policy 3 took short benchmarks net of it
- * against other GPUs, for hosts whose launches cost more; testbeds now keep such hosts apart
- * (reference.h), and within one the probe moved alone: on a 2-GPU H100 host blessed in from two
- * soak rounds (2026-11-26), one process's probe read 5.30 us against 4.68-4.95 us for the other
- * 13 while its kernels did not move, and taken off it made that run's scale 2^20 benchmarks look
- * 3.8-4.4 % apart: thresholds of 11.4-13.1 % where the runs as measured are 1.0-1.6 % apart
- * (docs/RESULTS.md, "Launch probe shown only"). */
+ * LAUNCH_PROBE_SHOWN_ONLY: times are compared as measured, on both sides. Each run's launch probe (an empty
+ * kernel) is shown in the evidence (launch_probe_ns), never taken off: within a testbed the probe moves on its
+ * own (one process at 5.30 us against 4.68-4.95 us, its kernels unmoved), and taken off it would widen
+ * thresholds to 11-13 % where the runs are 1-2 % apart (docs/RESULTS.md, "Launch probe shown only"). */
 #ifndef PERF_GATE_COMPARE_H
 #define PERF_GATE_COMPARE_H
 

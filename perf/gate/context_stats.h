@@ -48,8 +48,8 @@ double context_tail_p_greater(const double *x, size_t nx, const double *y, size_
 
 /* The smallest slowdown, as a fraction of y's mean, that a run of nx contexts with y's spread around
  * mean_y * (1 + d) would make significant (context_test_greater p < alpha) against the baseline values y.
- * It says whether a baseline can back the gate's tolerance at all: a long benchmark has one context per run,
- * and a few runs that differ leave the test too little to go on. INFINITY when no shift up to 100 % would do
+ * It says whether a baseline can back the gate's tolerance at all: a long benchmark has four contexts per run
+ * (one before --long_contexts), and a few runs that differ leave the test too little to go on. INFINITY when no shift up to 100 % would do
  * (fewer than 2 values in y, or no spread in them). */
 double context_test_detectable(const double *y, size_t ny, size_t nx, double alpha);
 

@@ -117,7 +117,7 @@ static void judge(comparison *x, const scaled *bs, const scaled *rs, const gate_
   x->run_set_aside = rs->set_aside;
   x->run_samples = rs->nsamples;
   if (w && w->df >= 1 && w->sd > 0 && rs->ncontexts == 1) {
-    /* A long benchmark against its GPU's own runs: one context per run, two or three of them, so
+    /* A run of one context (a long benchmark before --long_contexts) against its GPU's own runs, two or three, so
      * the spread comes from the runs of every GPU in the baseline, pooled within each GPU. */
     x->p_slower = context_test_greater_known_spread(rs->contexts, 1, bs->contexts, bs->ncontexts, w->sd, w->df).p;
     x->p_faster = context_test_greater_known_spread(bs->contexts, bs->ncontexts, rs->contexts, 1, w->sd, w->df).p;

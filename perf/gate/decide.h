@@ -14,11 +14,12 @@ typedef enum { VERDICT_FASTER, VERDICT_SAME, VERDICT_SLOWER, VERDICT_NEW, VERDIC
 
 #define GATE_MAX_FAMILY_TOLERANCES 16
 
-/* GATE_POLICY_VERSION: the decision rule every verdict was made with (verdicts.json); it changes when
- * the rule does. 3: testbeds; library references never fail a merge alone. 4: times as measured,
- * the launch probe shown only (LAUNCH_PROBE_SHOWN_ONLY, compare.h). 5: at most one context in eight set
- * aside (OUTLIER_CAP, adjust.c); a long benchmark also tested on its tail (LONG_TAIL, decide.c); a reading of
- * other GPU kinds alone settled A/B (OTHER_KINDS, check.c); a host round trip under 6 runs "same" either way. */
+/* GATE_POLICY_VERSION: the decision rule every verdict was made with (verdicts.json, trends.json); it changes
+ * when the rule does. Today, 5: a run is compared with its testbed's runs (TESTBED) and library references never
+ * fail a merge alone (since 3); times as measured, the launch probe shown only (LAUNCH_PROBE_SHOWN_ONLY,
+ * compare.h; since 4); at most one context in eight set aside (OUTLIER_CAP, adjust.c); a long benchmark also
+ * tested on its tail (LONG_TAIL, decide.c); a reading of other GPU kinds alone settled A/B (OTHER_KINDS,
+ * check.c); a host round trip under 6 runs "same" either way (HOST_ROUND_TRIP_MIN_RUNS). */
 #define GATE_POLICY_VERSION 5
 
 typedef struct {

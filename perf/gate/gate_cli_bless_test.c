@@ -286,8 +286,8 @@ START_TEST(long_benchmarks_in_more_contexts) {
 }
 END_TEST
 
-/* Bless says which benchmarks its runs could not back: a long benchmark is one context per run,
- * and three runs 4 % apart leave the test on contexts too little for a 3 % slowdown. */
+/* Bless says which benchmarks its runs could not back: a benchmark of one context per run (a long one
+ * before --long_contexts), and three runs 4 % apart leave the test on contexts too little for a 3 % slowdown. */
 START_TEST(bless_warns_when_runs_cannot_back_the_tolerance) {
   const char *bl = make_dir("weak/bl");
   char runs[3][1024];

@@ -22,11 +22,6 @@ static void context_run(const char *file, unsigned seed, const double *medians, 
   set_contexts(file, 0, medians, k);
 }
 
-/* Times are compared as measured; the launch probe (an empty kernel) is shown in the evidence and
- * never taken off (LAUNCH_PROBE_SHOWN_ONLY, compare.h). Policy 3 took short benchmarks net of it,
- * and within a testbed the probe moved alone: a 2-GPU H100 host blessed in from two soak rounds had
- * one process's probe at 5.30 us against 4.68-4.95 us, its kernels unmoved, and that gave its
- * scale 2^20 benchmarks thresholds of 11.4-13.1 % (runs 1.0-1.6 % apart as measured). */
 /* A long benchmark (four contexts) with two of them 50 % slower: Welch's test on four contexts says p 0.09 and the
  * run passed as "same" (#56 W02); the tail test sees two contexts beyond all 100 of the baseline's. One context
  * beyond (an interruption's odds, 4 in 104) is still "same". */
@@ -68,6 +63,9 @@ START_TEST(some_slow_contexts_of_a_long_benchmark_are_slower) {
 }
 END_TEST
 
+/* Times are compared as measured; the launch probe (an empty kernel) is shown in the evidence and
+ * never taken off (LAUNCH_PROBE_SHOWN_ONLY, compare.h): a process whose probe alone moved (5.30 us
+ * against 4.68-4.95 us, its kernels unmoved) leaves its verdicts as its kernels' times make them. */
 START_TEST(the_launch_probe_is_shown_not_taken_off) {
   gate_figures runs[2], base, run;
   char err[1024];

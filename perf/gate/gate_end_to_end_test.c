@@ -15,7 +15,7 @@
 
 /* gate check end to end, with a stand-in benchmark binary that writes prepared
  * run files: the first run, and another for the re-measurement (its output is <bench>.recheck.json;
- * it runs the whole family, so a --benchmark_filter there is refused). */
+ * it measures the suspects alone, so BENCH_ARGS refuses one without --benchmark_filter). */
 static int run_check(const char *out_dir, const char *run, const char *recheck, const char *extra) {
   char bench[1024], args[4096];
   FORMAT(bench, "%s/fake_bench", dir);

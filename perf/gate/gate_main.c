@@ -5,8 +5,8 @@
  *       Runs a family's benchmark binary (short benchmarks in K = 16 CUDA contexts, --contexts, long
  *       ones in the first L = 4 of them, --long_contexts),
  *       compares with the baseline of the GPU it ran on
- *       (DIR/<gpu-slug>.json), re-measures anything slower (the whole family again, in a fresh
- *       process, as it was measured first), and fails only on
+ *       (DIR/<gpu-slug>.json), re-measures anything slower (the suspects alone, in a fresh
+ *       process, as they were measured first), and fails only on
  *       a confirmed regression. BIN and DIR must exist (else exit 2, before anything runs); a DIR
  *       without this GPU's file passes with a loud warning and writes a candidate baseline
  *       (--strict fails instead). First makes --out_dir if it is missing (mkdir -p; a path that
