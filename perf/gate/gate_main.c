@@ -55,9 +55,11 @@
  *       Rewrites baselines in the current format (figures.h BASELINE_SCHEMA_VERSION), atomically under the
  *       folder's lock; runs and figures unchanged.
  *   gate testbeds --uncovered=TESTBED BASELINE.json BENCH_BIN...
- *   gate testbeds --has_runs=TESTBED BASELINE.json
  *       Lists the benchmarks of the binaries that BASELINE.json has no run of TESTBED of: those a gate check
  *       against it would A/B against the merge base (ci/gate.sh builds the base only when there are any).
+ *   gate testbeds --has_runs=TESTBED BASELINE.json
+ *       Exit 0 when BASELINE.json has a run of TESTBED, 1 when it has none (ci/gate.sh: else every benchmark
+ *       A/B); has_testbed_runs (reference.h) decides, as gate check does.
  *   gate testbeds [--label=TESTBED] BASELINE.json
  *       Lists the testbeds the baseline has runs of (runs, GPUs, testbed per line; "(none)" for runs
  *       made before the field); --label names the testbed of those runs (a migration), under the
