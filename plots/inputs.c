@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 #include "plots/inputs.h"
-#include "perf/gate/fail.h"
+#include "perf/common/fail.h"
 
 #include "perf/gate/baseline_store.h"
 #include "perf/gate/history_csv.h"

@@ -1,6 +1,6 @@
 #include "plots/model.h"
 
-#include "perf/gate/fail.h"
+#include "perf/common/fail.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf/gate/compare.h"
-
 double median_copy(const gate_figures *f) {
   double *v = malloc((f->nruns + 1) * sizeof *v);
   size_t n = 0;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "perf/gate/fail.h"
+#include "perf/common/fail.h"
 
 void family_name(const char *name, char *buf, size_t len) {
   size_t n = strcspn(name, "/");

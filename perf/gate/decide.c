@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "perf/gate/compare.h"
 #include "perf/gate/context_stats.h"
 
 int policy_number(const char *v, double lo, double hi, double *x) {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf/gate/fail.h"
+#include "perf/common/fail.h"
 #include "perf/gate/figures.h"
 
 static inline double *copy_doubles(const double *x, size_t n) {

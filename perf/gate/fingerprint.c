@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf/gate/fail.h"
+#include "perf/common/fail.h"
 
 #define FP_VERSION 1
 

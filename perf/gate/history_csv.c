@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 #include "perf/gate/history_csv.h"
-#include "perf/gate/fail.h"
+#include "perf/common/fail.h"
 
 #include <errno.h>
 #include <math.h>

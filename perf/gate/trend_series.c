@@ -9,7 +9,7 @@
 
 #include "perf/gate/baseline_store.h"
 #include "perf/gate/compare.h"
-#include "perf/gate/fail.h"
+#include "perf/common/fail.h"
 
 /* Rows of one series sort together, in file order. */
 static const history_entry *sorting;

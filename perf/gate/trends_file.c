@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "perf/gate/decide.h"
-#include "perf/gate/fail.h"
+#include "perf/common/fail.h"
 #include "perf/gate/figures.h"
 
 static json_t *series_json(const trend_series *s) {

@@ -1,8 +1,8 @@
-/* fail: the error-reporting idiom of the gate's and the renderer's readers: formats a message naming
+/* fail: the error-reporting idiom of the readers (the runner's schema check, the gate's and the renderer's): formats a message naming
  * the file, field and fix into err and returns 1, so that `return fail(err, errlen, ...)` ends a
  * reader on bad input. Header only. */
-#ifndef PERF_GATE_FAIL_H
-#define PERF_GATE_FAIL_H
+#ifndef PERF_COMMON_FAIL_H
+#define PERF_COMMON_FAIL_H
 
 #include <stdarg.h>
 #include <stddef.h>
