@@ -207,7 +207,9 @@ dir="$(cd "$dir" && pwd)"
 for ((i = 1; i <= rounds; i++)); do
   out="$dir/round$i"
   [ -e "$out" ] && { echo "soak: $out exists; give an empty --artifacts folder (rounds are never overwritten)" >&2; exit 2; }
-  mkdir -p "$out"
+  # The round's folder is new and the job's: marked as such (ci/gate.sh writes only into a folder it owns), since
+  # its gate.log is made before the job starts.
+  mkdir -p "$out" && touch "$out/.cuda-perf-artifacts"
   # Perf tests never come from Bazel's cache; correctness tests do after the first round.
   bash ci/gate.sh --artifacts="$out" "${flags[@]}" >"$out/gate.log" 2>&1
   echo $? >"$out/exit_status"
