@@ -5,8 +5,16 @@
 # append history rows for an accepted run on the main branch, and render charts
 # and an HTML report (artifacts/report/index.html).
 #
-#   ci/gate.sh [--artifacts=DIR] [--history] [--against=REV | --baseline] [BAZEL FLAGS...]
+#   ci/gate.sh [--workspace=DIR] [--artifacts=DIR] [--history] [--against=REV | --baseline] [BAZEL FLAGS...]
 #
+#   --workspace=DIR  the Bazel workspace to gate (default: this suite's own checkout). Another workspace pulls
+#                    the suite in as local_repository name "cuda_perf" and declares its families with the
+#                    suite's kernel_family, in kernels/<family>/ (examples/gate_my_kernels): the job builds
+#                    the suite's tools there as @cuda_perf//perf/tools:testbed, @cuda_perf//perf/gate:gate and
+#                    @cuda_perf//plots:render, reads DIR/baselines/ (history: DIR/baselines/history/), runs git
+#                    in DIR's repository (DIR may be a folder of it: the base is built in that folder of its
+#                    worktree), and takes its own helper scripts (report.sh, ...) from this script's folder.
+#                    Paths given to the job (--artifacts) are taken from DIR, as they are from the suite's root.
 #   --artifacts=DIR  where to put results (default: artifacts/): a new or empty folder, or one an
 #                    earlier job wrote (.cuda-perf-artifacts); the job replaces its results there
 #   --history        append this run to baselines/history/<gpu>.csv if the gate passed
@@ -34,7 +42,8 @@
 # BAZEL may name another Bazel command (e.g. an offline bundle's, see docs/ci.md); then
 # no packages are installed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+suite="$(cd "$(dirname "$0")/.." && pwd)"  # the suite's checkout: its scripts (ci/*.sh) come from here
+workspace="$suite"
 
 artifacts=artifacts
 history=0
@@ -43,6 +52,8 @@ mode=auto
 bazel_flags=()
 for a in "$@"; do
   case "$a" in
+    --workspace=*) workspace="${a#--workspace=}"
+                   [ -n "$workspace" ] || { echo "gate: --workspace= needs a folder (the Bazel workspace to gate)" >&2; exit 2; } ;;
     --artifacts=*) artifacts="${a#--artifacts=}" ;;
     --history) history=1 ;;
     --against=*) [ "$mode" != baseline ] || { echo "gate: --against and --baseline: choose one (A/B, or never A/B)" >&2; exit 2; }
@@ -53,6 +64,14 @@ for a in "$@"; do
     *) bazel_flags+=("$a") ;;
   esac
 done
+[ "$workspace" = "$suite" ] || [ -f "$workspace/WORKSPACE" ] || [ -f "$workspace/WORKSPACE.bazel" ] ||
+  { echo "gate: --workspace=$workspace: not a Bazel workspace (no WORKSPACE file in it)" >&2; exit 2; }
+cd "$workspace"
+# The suite's targets: //perf/gate:gate here in the suite, @cuda_perf//perf/gate:gate in a workspace that pulls it
+# in (its WORKSPACE names it cuda_perf, as its .bazelrc and BUILD files do); their outputs lie under
+# bazel-bin/external/cuda_perf/ there.
+suite_repo="" suite_bin=""
+if [ "$(pwd -P)" != "$(cd "$suite" && pwd -P)" ]; then suite_repo="@cuda_perf" suite_bin="external/cuda_perf/"; fi
 
 read -r -a bazel <<<"${BAZEL:-bazel}"
 # A/B builds the base in another folder: a Bazel command given as a path in this repository
@@ -60,7 +79,7 @@ read -r -a bazel <<<"${BAZEL:-bazel}"
 for i in "${!bazel[@]}"; do
   case "${bazel[$i]}" in /*) ;; *) [ -f "${bazel[$i]}" ] && bazel[$i]="$PWD/${bazel[$i]}" ;; esac
 done
-[ -n "${BAZEL:-}" ] || bash ci/setup.sh
+[ -n "${BAZEL:-}" ] || bash "$suite/ci/setup.sh"
 # The job removes the results of an earlier job from its folder, so it writes only into a folder it owns: a new or
 # empty one, or one an earlier job marked (.cuda-perf-artifacts). --artifacts=. once deleted ./perf and ./tests,
 # sources and all (#56 D12).
@@ -79,14 +98,18 @@ rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summ
 PERF_COMMIT="${PERF_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
 export PERF_COMMIT
 # Cached correctness results are keyed by the GPU model (.bazelrc, test:gpu); no GPU stops here.
-CUDA_PERF_GPU_MODEL="$(bash ci/gpu_model.sh)" || exit 2
+CUDA_PERF_GPU_MODEL="$(bash "$suite/ci/gpu_model.sh")" || exit 2
 export CUDA_PERF_GPU_MODEL
 
 # The runner's testbed, and whether the baselines have runs of it: if not, A/B against the merge base.
-"${bazel[@]}" build //perf/tools:testbed //perf/gate:gate --config=gpu "${bazel_flags[@]}" >"$artifacts/build_tools.log" 2>&1 ||
-  { cat "$artifacts/build_tools.log"; echo "gate: //perf/tools:testbed or //perf/gate:gate did not build" >&2; exit 2; }
+"${bazel[@]}" build "$suite_repo//perf/tools:testbed" "$suite_repo//perf/gate:gate" --config=gpu "${bazel_flags[@]}" \
+  >"$artifacts/build_tools.log" 2>&1 ||
+  { cat "$artifacts/build_tools.log"
+    echo "gate: $suite_repo//perf/tools:testbed or $suite_repo//perf/gate:gate did not build${suite_repo:+ (does $PWD/WORKSPACE pull the suite in as local_repository name \"cuda_perf\"?)}" >&2
+    exit 2; }
 bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)"
-testbed="$("$bin/perf/tools/testbed")" || exit 2
+gate_bin="$bin/${suite_bin}perf/gate/gate"
+testbed="$("$bin/${suite_bin}perf/tools/testbed")" || exit 2
 echo "gate: this runner's testbed: $testbed"
 main_branch() {
   local main="${PERF_MAIN_BRANCH:-}"
@@ -115,7 +138,7 @@ if [ "$mode" = auto ]; then
     [ -e "$f" ] && [ "$f" != baselines/history/ ] || continue
     f="${f%/}"
     st=0
-    "$bin/perf/gate/gate" testbeds --has_runs="$testbed" "$f" || st=$?
+    "$gate_bin" testbeds --has_runs="$testbed" "$f" || st=$?
     [ "$st" -le 1 ] || { echo "gate: $f: the baseline could not be read (gate testbeds, exit $st)" >&2; exit 2; }
     if [ "$st" -eq 0 ]; then baseline_file="$f"; break; fi
   done
@@ -130,7 +153,7 @@ if [ "$mode" = auto ]; then
       { tail -20 "$artifacts/build_tools.log"; echo "gate: //kernels/... did not build" >&2; exit 1; }
     benches=()
     for b in "$bin"/kernels/*/*_bench; do [ -x "$b" ] && benches+=("$b"); done
-    uncovered="$("$bin/perf/gate/gate" testbeds --uncovered="$testbed" "$baseline_file" ${benches[@]+"${benches[@]}"})" || exit 2
+    uncovered="$("$gate_bin" testbeds --uncovered="$testbed" "$baseline_file" ${benches[@]+"${benches[@]}"})" || exit 2
     if [ -n "$uncovered" ]; then
       against="$(merge_base "$(grep -c . <<<"$uncovered") benchmark(s) have no run of this testbed in $baseline_file")"
       echo "gate: $(grep -c . <<<"$uncovered") benchmark(s) have no run of this testbed in $baseline_file: judged A/B against the merge base, $(git rev-parse --short=12 "$against"):"
@@ -185,11 +208,21 @@ if [ -n "$against" ]; then
   fi
   flock -u 9
   read -r -a base_flags <<<"${PERF_AB_BAZEL_FLAGS:-}"
-  echo "gate: building the base, $base_short, in $worktree"
-  (cd "$worktree" && "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" ${base_flags[@]+"${base_flags[@]}"}) \
-    >"$artifacts/build_base.log" 2>&1 ||
-    { tail -20 "$artifacts/build_base.log"; echo "gate: the base, $base_short, did not build (artifacts/build_base.log)" >&2; exit 2; }
-  base_bin="$(cd "$worktree" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null)"
+  # The workspace's folder in the base's worktree: the workspace may be a folder of its repository.
+  prefix="$(git rev-parse --show-prefix)"
+  base_ws="$worktree${prefix:+/${prefix%/}}"
+  if [ -n "$suite_repo" ] && [ ! -f "$base_ws/WORKSPACE" ] && [ ! -f "$base_ws/WORKSPACE.bazel" ]; then
+    # The change adds the workspace: the base has no benchmark, so every family is new to it (perf/gate/ab.c).
+    echo "gate: the base, $base_short, has no workspace in ${prefix:-the root of its repository}: every family is new to it"
+    base_bin="$wt_root/no-workspace"
+    mkdir -p "$base_bin"
+  else
+    echo "gate: building the base, $base_short, in $base_ws"
+    (cd "$base_ws" && "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" ${base_flags[@]+"${base_flags[@]}"}) \
+      >"$artifacts/build_base.log" 2>&1 ||
+      { tail -20 "$artifacts/build_base.log"; echo "gate: the base, $base_short, did not build (artifacts/build_base.log)" >&2; exit 2; }
+    base_bin="$(cd "$base_ws" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null)"
+  fi
   # Only the perf tests need to know the base (the correctness tests' cached results stay valid).
   ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short"
                  --test_env=PERF_AB_ALL="$ab_all")
@@ -237,7 +270,7 @@ if [ -r "$slot_log" ]; then
   awk -v since="$since" '{ for (i = 1; i <= NF; i++) if ($i ~ /^start=/ && substr($i, 7) >= since) print }' \
     "$slot_log" >"$artifacts/slots.log" || echo "gate: could not read the GPU slot records in $slot_log"
   if [ -s "$artifacts/slots.log" ]; then
-    bash ci/slots_report.sh "$artifacts/slots.log" >"$artifacts/slots.txt" 2>&1 ||
+    bash "$suite/ci/slots_report.sh" "$artifacts/slots.log" >"$artifacts/slots.txt" 2>&1 ||
       echo "gate: GPU slot records show an overlap or could not be read: see $artifacts/slots.txt"
     tail -n 4 "$artifacts/slots.txt"
   fi
@@ -283,8 +316,8 @@ if [ "$history" -eq 1 ] && [ "$mode" = ab ]; then
   echo "gate: --history: not appended in A/B mode (history rows are runs judged against the baseline)"
 elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
   gate=""
-  if "${bazel[@]}" build //perf/gate:gate >/dev/null 2>&1; then
-    gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate"
+  if "${bazel[@]}" build "$suite_repo//perf/gate:gate" >/dev/null 2>&1; then
+    gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/${suite_bin}perf/gate/gate"
   fi
   mkdir -p baselines/history
   # All families' rows or none: each family appends in a call of its own, so the history is saved first and
@@ -301,7 +334,7 @@ elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
     [ -d "$out" ] && [ ${#problems[@]} -eq "$earlier" ] || continue
     run="$(find "$out" -maxdepth 1 -name '*_bench.json' | head -1)"
     if [ -z "$gate" ]; then
-      problems+=("history: //perf/gate:gate did not build, so no row was appended")
+      problems+=("history: $suite_repo//perf/gate:gate did not build, so no row was appended")
     elif [ -z "$run" ] || [ ! -f "$out/verdicts.json" ]; then
       problems+=("history: $(basename "$out") left no run JSON or verdicts.json, so its rows were not appended")
     elif ! "$gate" history --history_dir=baselines/history --verdicts="$out/verdicts.json" "$run"; then
@@ -332,7 +365,10 @@ policy=()
 for f in ${bazel_flags[@]+"${bazel_flags[@]}"}; do
   case "$f" in --test_arg=--tolerance=* | --test_arg=--family_tolerance=* | --test_arg=--k_noise=*) policy+=("${f#--test_arg=}") ;; esac
 done
-bash ci/report.sh "$artifacts" --title="Kernel performance at $PERF_COMMIT" ${policy[@]+"${policy[@]}"} 2>&1 |
+report_flags=()
+[ -z "$suite_repo" ] || report_flags+=(--suite_repo="$suite_repo")
+bash "$suite/ci/report.sh" "$artifacts" --title="Kernel performance at $PERF_COMMIT" ${report_flags[@]+"${report_flags[@]}"} \
+  ${policy[@]+"${policy[@]}"} 2>&1 |
   tee "$artifacts/report.log" || report_status=${PIPESTATUS[0]}
 charts="$(sed -n 's/^render: \([0-9]*\) charts.*/\1/p' "$artifacts/report.log" | tail -1)"
 if [ "$report_status" -ne 0 ]; then

@@ -4,14 +4,16 @@
 # baselines and their history. The renderer leaves out the baselines and history of GPUs
 # this job did not run on, and says so.
 #
-#   ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT] [POLICY FLAG...]
+#   ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT] [--suite_repo=@cuda_perf] [POLICY FLAG...]
 #
 # First `gate trends --json=ARTIFACTS/trends.json` decides, from the history and the baselines, what the
 # over-time charts show (each row's threshold, each benchmark's reference level, change points, creep) under the
 # gate's policy (POLICY FLAG: --tolerance=F, --family_tolerance=FAMILY=F, --k_noise=K, as given to the perf
 # tests); the renderer draws that and decides nothing. GATE and RENDER name the programs (commands; default:
 # `bazel run //perf/gate:gate --` and `bazel run //plots:render --`, through $BAZEL if set, so that they see the
-# environment Bazel was started with, e.g. an offline bundle's GNUPLOT). //ci:report_test runs this script on the
+# environment Bazel was started with, e.g. an offline bundle's GNUPLOT). In a workspace that pulls the suite in, run
+# from that workspace's root with --suite_repo=@cuda_perf (ci/gate.sh --workspace=DIR does): the targets are then
+# @cuda_perf//perf/gate:gate and @cuda_perf//plots:render. //ci:report_test runs this script on the
 # tree's real baselines.
 # Exit status: the renderer's (0 drawn, 1 drawing failed, 2 bad input), or 2 on bad usage or when the trends
 # cannot be decided.
@@ -20,13 +22,15 @@ set -euo pipefail
 artifacts=""
 baselines=baselines
 title="Kernel performance"
+suite_repo=""
 policy=()
 for a in "$@"; do
   case "$a" in
     --baselines=*) baselines="${a#--baselines=}" ;;
     --title=*) title="${a#--title=}" ;;
+    --suite_repo=*) suite_repo="${a#--suite_repo=}" ;;
     --tolerance=* | --family_tolerance=* | --k_noise=*) policy+=("$a") ;;
-    -*) echo "report: unknown flag $a (usage: ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT] [--tolerance=F] [--family_tolerance=FAMILY=F] [--k_noise=K])" >&2; exit 2 ;;
+    -*) echo "report: unknown flag $a (usage: ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT] [--suite_repo=@cuda_perf] [--tolerance=F] [--family_tolerance=FAMILY=F] [--k_noise=K])" >&2; exit 2 ;;
     *) [ -z "$artifacts" ] || { echo "report: one ARTIFACTS_DIR, not '$artifacts' and '$a'" >&2; exit 2; }
        artifacts="$a" ;;
   esac
@@ -51,8 +55,8 @@ if [ ${#inputs[@]} -eq 0 ]; then
 fi
 
 read -r -a bazel <<<"${BAZEL:-bazel}"
-if [ -n "${GATE:-}" ]; then read -r -a gate <<<"$GATE"; else gate=("${bazel[@]}" run //perf/gate:gate --); fi
-if [ -n "${RENDER:-}" ]; then read -r -a render <<<"$RENDER"; else render=("${bazel[@]}" run //plots:render --); fi
+if [ -n "${GATE:-}" ]; then read -r -a gate <<<"$GATE"; else gate=("${bazel[@]}" run "$suite_repo//perf/gate:gate" --); fi
+if [ -n "${RENDER:-}" ]; then read -r -a render <<<"$RENDER"; else render=("${bazel[@]}" run "$suite_repo//plots:render" --); fi
 
 # The trends of each history, decided by the gate (the renderer computes no threshold and detects nothing).
 if [ ${#histories[@]} -gt 0 ]; then
