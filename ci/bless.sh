@@ -4,7 +4,11 @@
 # more than one machine). Prints the changes; the new baselines/<gpu>.json is for review
 # and commit.
 #
-#   ci/bless.sh [--baselines=DIR] [--add] [--only=REGEX] ARTIFACTS_DIR [ARTIFACTS_DIR...]
+#   ci/bless.sh [--workspace=DIR] [--baselines=DIR] [--add] [--only=REGEX] ARTIFACTS_DIR [ARTIFACTS_DIR...]
+#
+# --workspace=DIR: the Bazel workspace whose baselines these are (default: this suite's own), one that pulls the
+# suite in as "cuda_perf" (ci/gate.sh --workspace=DIR): its baselines are DIR/baselines (unless --baselines), and
+# the gate is built there as @cuda_perf//perf/gate:gate.
 #
 # --add: the runs join the baseline's runs of their families instead of replacing them. That is
 # how a runner enters the baseline (ci/soak.sh 2 on it, then ci/bless.sh --add soak/round*): the
@@ -26,8 +30,9 @@
 # Every folder is checked before Bazel is started: exit 2, naming it, if one is missing or holds
 # no perf runs.
 set -euo pipefail
-usage() { echo "usage: ci/bless.sh [--baselines=DIR] [--add] [--accept-slower] [--only=REGEX] ARTIFACTS_DIR..." >&2; exit 2; }
-baselines=baselines
+usage() { echo "usage: ci/bless.sh [--workspace=DIR] [--baselines=DIR] [--add] [--accept-slower] [--only=REGEX] ARTIFACTS_DIR..." >&2; exit 2; }
+baselines=""
+workspace=""
 add=()
 accept=()
 only=()
@@ -35,6 +40,11 @@ dirs=()
 for a in "$@"; do
   case "$a" in
     --baselines=*) baselines="${a#--baselines=}" ;;
+    --workspace=*)
+      workspace="${a#--workspace=}"
+      [ -f "$workspace/WORKSPACE" ] || [ -f "$workspace/WORKSPACE.bazel" ] ||
+        { echo "bless: --workspace=$workspace: not a Bazel workspace (no WORKSPACE file in it)" >&2; exit 2; }
+      workspace="$(cd "$workspace" && pwd)" ;;
     --add) add=(--add) ;;
     --accept-slower) accept=(--accept-slower) ;;
     --only=*) only=("$a") ;;
@@ -92,8 +102,13 @@ if [ "$failed" -eq 1 ] && [ ${#accept[@]} -eq 0 ]; then
     "to bless it anyway" >&2
   exit 2
 fi
+[ -n "$baselines" ] || baselines="${workspace:-.}/baselines"
 baselines="$(mkdir -p "$baselines" && cd "$baselines" && pwd)"
-cd "$(dirname "$0")/.."
+suite="$(cd "$(dirname "$0")/.." && pwd)"
+cd "${workspace:-$suite}"
+# The gate: //perf/gate:gate in the suite, @cuda_perf//perf/gate:gate in a workspace that pulls it in.
+suite_repo="" suite_bin=""
+if [ "$(pwd -P)" != "$(cd "$suite" && pwd -P)" ]; then suite_repo="@cuda_perf" suite_bin="external/cuda_perf/"; fi
 read -r -a bazel <<<"${BAZEL:-bazel}"
-"${bazel[@]}" build //perf/gate:gate
-exec "$("${bazel[@]}" info bazel-bin 2>/dev/null)/perf/gate/gate" bless --baselines="$baselines" "${add[@]}" "${accept[@]}" "${only[@]}" "${runs[@]}"
+"${bazel[@]}" build "$suite_repo//perf/gate:gate"
+exec "$("${bazel[@]}" info bazel-bin 2>/dev/null)/${suite_bin}perf/gate/gate" bless --baselines="$baselines" "${add[@]}" "${accept[@]}" "${only[@]}" "${runs[@]}"

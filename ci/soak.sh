@@ -3,7 +3,8 @@
 # before trusting a runner with merges, see that it does not cry wolf against the committed
 # baseline; or gather runs of a new GPU to bless (ci/bless.sh DIR/round*).
 #
-#   ci/soak.sh ROUNDS [--artifacts=DIR] [BAZEL FLAGS...]   # DIR/round1..N (default soak/)
+#   ci/soak.sh ROUNDS [--workspace=WS] [--artifacts=DIR] [BAZEL FLAGS...]   # DIR/round1..N (default soak/)
+#   --workspace=WS: the rounds gate that workspace (ci/gate.sh --workspace=WS), and the default DIR is WS/soak.
 #   Rounds judge against the baseline (ci/gate.sh --baseline), also on a testbed the baseline has no
 #   run of yet: every family is measured, so the rounds can bring that host in (ci/bless.sh --add).
 #   --against=REV makes A/B rounds instead.
@@ -31,7 +32,7 @@ from_caller() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$caller"
 cd "$(dirname "$0")/.." || exit 2
 
 usage() {
-  echo "usage: ci/soak.sh ROUNDS [--artifacts=DIR] [BAZEL FLAGS...] | ci/soak.sh --summarize DIR" >&2
+  echo "usage: ci/soak.sh ROUNDS [--workspace=WS] [--artifacts=DIR] [BAZEL FLAGS...] | ci/soak.sh --summarize DIR" >&2
   echo "       ci/soak.sh --rejudge DIR OUT [--baselines=BDIR] [POLICY FLAGS...]" >&2
   exit 2
 }
@@ -189,12 +190,14 @@ fi
 rounds="$1"
 shift
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "soak: ROUNDS must be a positive integer, got '$rounds'" >&2; usage; }
-dir=soak
+dir=""
 flags=()
 side=(--baseline)
 for a in "$@"; do
   case "$a" in
     --artifacts=*) dir="$(from_caller "${a#--artifacts=}")" ;;
+    # Another workspace (ci/gate.sh --workspace): given to each round as an absolute path; its rounds go to WS/soak.
+    --workspace=*) ws="$(from_caller "${a#--workspace=}")"; flags+=("--workspace=$ws"); [ -n "$dir" ] || dir="$ws/soak" ;;
     # Rounds measure every family against the baseline (a testbed with none yet: measured, not
     # compared), so that they can be blessed; --against=REV makes A/B rounds instead.
     --against=*|--baseline) side=(); flags+=("$a") ;;
@@ -202,6 +205,7 @@ for a in "$@"; do
   esac
 done
 flags=("${side[@]}" "${flags[@]}")
+[ -n "$dir" ] || dir=soak
 mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 for ((i = 1; i <= rounds; i++)); do
