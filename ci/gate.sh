@@ -387,8 +387,11 @@ summary="$artifacts/summary.md"
     echo
     echo "The gate's verdicts below stand; see report.log and bazel_test.log in the artifacts."
     echo
-  else
+  elif [ -f "$artifacts/report/index.html" ]; then
     echo "Report: \`report/index.html\` in the artifacts, ${charts:-0} charts."
+    echo
+  else
+    echo "Report: none: this job measured nothing (every benchmark unchanged) and there is no history to chart."
     echo
   fi
   echo "Testbed: \`$testbed\`."

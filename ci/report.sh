@@ -40,8 +40,17 @@ done
 [ -d "$baselines" ] || { echo "report: $baselines: no such folder (--baselines=DIR: the baselines folder)" >&2; exit 2; }
 
 inputs=()
+runs=0
 for out in "$artifacts"/perf/*_perf_test; do
-  for f in "$out"/*_bench.json "$out"/verdicts.json; do [ -f "$f" ] && inputs+=("$f"); done
+  found=0
+  for f in "$out"/*_bench.json; do [ -f "$f" ] && { inputs+=("$f"); found=1; }; done
+  # Judged A/B (every benchmark, as on a workspace's first day): the change's runs are this job's runs (of what it
+  # measured; an unchanged benchmark was not run). The renderer takes each benchmark's latest.
+  if [ "$found" -eq 0 ]; then
+    for f in "$out"/*_bench.change[0-9]*.json; do [ -f "$f" ] && { inputs+=("$f"); found=1; }; done
+  fi
+  runs=$((runs + found))
+  [ -f "$out/verdicts.json" ] && inputs+=("$out/verdicts.json")
 done
 bases=() histories=()
 for f in "$baselines"/*.json; do [ -f "$f" ] && bases+=("$f"); done
@@ -52,6 +61,11 @@ inputs+=(${bases[@]+"${bases[@]}"} ${histories[@]+"${histories[@]}"})
 if [ ${#inputs[@]} -eq 0 ]; then
   echo "report: nothing to draw: no perf run under $artifacts/perf/ and no baseline in $baselines" >&2
   exit 2
+fi
+# Nothing measured (every benchmark unchanged A/B) and no history: no chart to draw, which is no failure.
+if [ "$runs" -eq 0 ] && [ ${#histories[@]} -eq 0 ]; then
+  echo "report: none: this job measured nothing (every benchmark unchanged) and $baselines has no history to chart"
+  exit 0
 fi
 
 read -r -a bazel <<<"${BAZEL:-bazel}"

@@ -130,6 +130,26 @@ head -1 "$work/job/summary.md" | grep -q "^Report: .*, $pngs charts" ||
 grep -q "^Report: " "$work/step_summary.md" || { echo "FAIL: the step summary lacks the report line"; exit 1; }
 echo "ok: the main job drew $pngs charts of $slug for $families families ($with_rows with history rows) and index.html; other GPUs left out"
 
+# 1b. A job judged all A/B with no baseline or history (a workspace's first day): the change's runs are charted;
+#     with nothing measured at all (every benchmark unchanged) there is nothing to chart, which is no failure.
+#     (2026-11-28, a new user's first day on a 2-GPU H200: "render: nothing to chart", the job exited 5.)
+mkdir -p "$work/abday/perf/elementwise_perf_test" "$work/abnone/perf/elementwise_perf_test" "$work/nobase"
+src="$work/testlogs/kernels/elementwise/elementwise_perf_test/test.outputs"
+cp "$src/elementwise_bench.json" "$work/abday/perf/elementwise_perf_test/elementwise_bench.change1.json"
+cp "$src/verdicts.json" "$work/abday/perf/elementwise_perf_test/"
+cp "$src/verdicts.json" "$work/abnone/perf/elementwise_perf_test/"
+set +e
+GATE="$gate_bin" RENDER="$render" bash "$repo/ci/report.sh" "$work/abday" --baselines="$work/nobase" >"$work/abday.log" 2>&1
+st1=$?
+GATE="$gate_bin" RENDER="$render" bash "$repo/ci/report.sh" "$work/abnone" --baselines="$work/nobase" >"$work/abnone.log" 2>&1
+st2=$?
+set -e
+[ "$st1" -eq 0 ] && ls "$work"/abday/report/*-elementwise-ladder.png >/dev/null 2>&1 ||
+  { cat "$work/abday.log"; echo "FAIL: an A/B job's change runs were not charted (exit $st1)"; exit 1; }
+[ "$st2" -eq 0 ] && grep -q "report: none: this job measured nothing" "$work/abnone.log" && [ ! -e "$work/abnone/report" ] ||
+  { cat "$work/abnone.log"; echo "FAIL: a job that measured nothing and has no history: exit $st2"; exit 1; }
+echo "ok: all A/B with no baseline: the change's runs are charted; nothing measured and no history: no report, exit 0"
+
 # 2. A report that cannot be drawn is said at the top of summary.md and fails the job.
 : >"$work/step_summary.md"
 RENDER_FAILS=1 gate "$work/job2"
