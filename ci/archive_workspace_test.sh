@@ -122,6 +122,6 @@ fi
 if [ "$status" -eq 0 ]; then
   say "ok: the suite pinned to its archive of HEAD builds and passes the CPU tests offline ($((SECONDS - start)) s)"
 else
-  say "FAIL: the workspace pinned to the archive did not pass (exit $status; $workdir/test.log)"
+  say "FAIL: the workspace pinned to the archive did not pass (exit $status)$([ "$cleanup" -eq 1 ] || echo "; $workdir/test.log")"
 fi
 exit "$status"
