@@ -8,8 +8,9 @@
 #   ci/gate.sh [--workspace=DIR] [--artifacts=DIR] [--history] [--against=REV | --baseline] [BAZEL FLAGS...]
 #
 #   --workspace=DIR  the Bazel workspace to gate (default: this suite's own checkout). Another workspace pulls
-#                    the suite in as local_repository name "cuda_perf" and declares its families with the
-#                    suite's kernel_family, in kernels/<family>/ (examples/gate_my_kernels): the job builds
+#                    the suite in as repository "cuda_perf" (local_repository, or a pinned http_archive) and
+#                    declares its families with the suite's kernel_family, in kernels/<family>/
+#                    (examples/gate_my_kernels): the job builds
 #                    the suite's tools there as @cuda_perf//perf/tools:testbed, @cuda_perf//perf/gate:gate and
 #                    @cuda_perf//plots:render, reads DIR/baselines/ (history: DIR/baselines/history/), runs git
 #                    in DIR's repository (DIR may be a folder of it: the base is built in that folder of its
@@ -105,7 +106,7 @@ export CUDA_PERF_GPU_MODEL
 "${bazel[@]}" build "$suite_repo//perf/tools:testbed" "$suite_repo//perf/gate:gate" --config=gpu "${bazel_flags[@]}" \
   >"$artifacts/build_tools.log" 2>&1 ||
   { cat "$artifacts/build_tools.log"
-    echo "gate: $suite_repo//perf/tools:testbed or $suite_repo//perf/gate:gate did not build${suite_repo:+ (does $PWD/WORKSPACE pull the suite in as local_repository name \"cuda_perf\"?)}" >&2
+    echo "gate: $suite_repo//perf/tools:testbed or $suite_repo//perf/gate:gate did not build${suite_repo:+ (does $PWD/WORKSPACE pull the suite in as repository \"cuda_perf\"?)}" >&2
     exit 2; }
 bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)"
 gate_bin="$bin/${suite_bin}perf/gate/gate"
