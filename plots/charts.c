@@ -223,7 +223,16 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
   entry *sorted = malloc(f->ne * sizeof *sorted);
   memcpy(sorted, f->e, f->ne * sizeof *sorted);
   qsort(sorted, f->ne, sizeof *sorted, by_size);
-  double xmin = sorted[0].b->id.size, xmax = sorted[f->ne - 1].b->id.size;
+  /* Each problem size has a place of its own on x, in order of size: shapes of nearly one element count
+   * (4093×8191 and 8191×4099) sat at one x of a log axis, their labels over each other. */
+  int *place = malloc(f->ne * sizeof *place), nplaces = 0;
+  for (size_t i = 0; i < f->ne; i++) {
+    int found = 0;
+    for (size_t j = 0; j < i && !found; j++)
+      if (!strcmp(sorted[j].b->id.size_label, sorted[i].b->id.size_label)) place[i] = place[j], found = 1;
+    if (!found) place[i] = ++nplaces;
+  }
+  double xmin = 0.5, xmax = nplaces + 0.5;
   vars v = {.len = 0};
   char colors[256] = "", dashed[256] = "";
   int nseries = 0;
@@ -241,7 +250,7 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
         nseries++;
         any = 1;
       }
-      fprintf(data, "%.10g %.10g ", sorted[i].b->id.size, entry_value(f, &sorted[i]));
+      fprintf(data, "%d %.10g ", place[i], entry_value(f, &sorted[i]));
       chart_data_str(data, sorted[i].b->id.size_label);
       fputc('\n', data);
     }
@@ -252,9 +261,10 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
     add_line(&lines, LINE_COPY, run->copy_gbps, "copy probe: %.0f GB/s", run->copy_gbps);
   }
   pass_lines(&lines, lines_path, &v);
-  int single = xmin == xmax;
+  int single = nplaces == 1;
   const char *axis = sorted[0].b->id.size_axis;
   free(sorted);
+  free(place);
   if (chart_close_data(data, data_path, err, errlen) | chart_close_data(lines.f, lines_path, err, errlen))
     return RENDER_FAILED;
   if (single) chart_note(f, "Only one problem size was measured: the size chart shows single points.");
@@ -267,7 +277,7 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
   char title[600], xlabel[256], ylabel[64];
   snprintf(title, sizeof title, "%s: %s against problem size on %s", f->name, f->flops ? "FLOP/s" : "bandwidth",
            g->name);
-  snprintf(xlabel, sizeof xlabel, "problem size%s%s (log scale)", axis[0] ? ": " : "", axis);
+  snprintf(xlabel, sizeof xlabel, "problem size%s%s (in order of size)", axis[0] ? ": " : "", axis);
   snprintf(ylabel, sizeof ylabel, "%s", unit_of(f));
   chart_var_str(&v, "title", title);
   chart_var_str(&v, "xlabel", xlabel);
@@ -276,8 +286,8 @@ static int chart_size(const render_env *env, gpu_view *g, family_view *f, char *
   chart_var_num(&v, "nseries", nseries);
   chart_var_str(&v, "colors", colors);
   chart_var_str(&v, "dashed", dashed);
-  chart_var_num(&v, "xmin", xmin / 2);
-  chart_var_num(&v, "xmax", xmax * 2);
+  chart_var_num(&v, "xmin", xmin);
+  chart_var_num(&v, "xmax", xmax);
   snprintf(caption, sizeof caption, "%s of every variant of %s against problem size%s; library references dashed%s.",
            f->flops ? "TFLOP/s" : "Bandwidth (GB/s)", f->name, single ? " (one size only)" : "",
            f->flops ? "" : ", the theoretical peak and the copy probe of the run as dotted lines");

@@ -207,6 +207,71 @@ START_TEST(gnuplot_failure_leaves_no_chart) {
 }
 END_TEST
 
+/* A 2-parameter family's shapes of nearly one element count (4093x8191 and 8191x4099, within 0.2 %) each have a
+ * place of their own on the size chart's x, in order of size: on a log axis of element counts they sat at one x
+ * and their labels overlapped (#58). */
+START_TEST(shapes_of_one_size_have_places_of_their_own) {
+  json_t *root = json_load_file(FIX "/runs/transpose.json", 0, NULL);
+  ck_assert_ptr_nonnull(root);
+  json_t *bs = json_object_get(root, "benchmarks");
+  size_t n = json_array_size(bs);
+  static const char *kShapes[] = {"nx:4093/ny:8191", "nx:8191/ny:4099"};
+  for (size_t i = 0; i < n; i++) {
+    const char *name = json_string_value(json_object_get(json_array_get(bs, i), "name"));
+    const char *at = name ? strstr(name, "nx:8192/ny:8192") : NULL;
+    for (size_t k = 0; at && k < 2; k++) {
+      json_t *copy = json_deep_copy(json_array_get(bs, i));
+      char renamed[256];
+      snprintf(renamed, sizeof renamed, "%.*s%s%s", (int)(at - name), name, kShapes[k], at + strlen("nx:8192/ny:8192"));
+      json_object_set_new(copy, "name", json_string(renamed));
+      if (json_object_get(copy, "run_name")) json_object_set_new(copy, "run_name", json_string(renamed));
+      json_array_append_new(bs, copy);
+    }
+  }
+  char dir[1200], path[1400], args[4096], errfile[1300], out[1300];
+  snprintf(dir, sizeof dir, "%s/shapes", tmp);
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/transpose.json", dir);
+  ck_assert_int_eq(json_dump_file(root, path, JSON_INDENT(1)), 0);
+  json_decref(root);
+  snprintf(out, sizeof out, "%s/shapes_out", tmp);
+  snprintf(errfile, sizeof errfile, "%s/shapes.err", tmp);
+  snprintf(args, sizeof args, "'%s' '%s'", path, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(path, sizeof path, "%s/data/" SLUG "-transpose-size.series.dat", out);
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  char line[512], labels[8][64] = {{0}};
+  int places[8], nlabels = 0, rows = 0;
+  while (fgets(line, sizeof line, f)) {
+    int x;
+    double y;
+    char label[64];
+    if (sscanf(line, "%d %lf \"%63[^\"]\"", &x, &y, label) != 3) continue;
+    rows++;
+    int k = 0;
+    while (k < nlabels && strcmp(labels[k], label)) k++;
+    if (k == nlabels) {
+      ck_assert_int_lt(nlabels, 8);
+      snprintf(labels[nlabels], sizeof labels[0], "%s", label);
+      places[nlabels++] = x;
+    }
+    ck_assert_msg(places[k] == x, "%s at x %d and %d", label, places[k], x);
+  }
+  fclose(f);
+  ck_assert_int_eq(nlabels, 3);
+  ck_assert_int_gt(rows, 3);
+  /* Evenly spaced places 1, 2, 3 in order of element count: 4093x8191 < 8191x4099 < 8192x8192. */
+  static const char *kOrder[] = {"4093×8191", "8191×4099", "8192×8192"};
+  for (int k = 0; k < 3; k++) {
+    int a = 0;
+    while (a < nlabels && strcmp(labels[a], kOrder[k])) a++;
+    ck_assert_msg(a < nlabels, "no point labelled %s", kOrder[k]);
+    ck_assert_msg(places[a] == k + 1, "%s at x %d, expected %d", kOrder[k], places[a], k + 1);
+  }
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (render_test_setup(argc, argv) != 0) return 2;
   full_render(); /* the render of everything that several tests check */
@@ -219,6 +284,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, charts_are_valid_png_and_svg);
   tcase_add_test(tc, html_has_the_table_and_no_script);
   tcase_add_test(tc, gnuplot_failure_leaves_no_chart);
+  tcase_add_test(tc, shapes_of_one_size_have_places_of_their_own);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -1,7 +1,7 @@
-# Throughput of each variant of a family against problem size (log2 axis),
-# with the theoretical peak and the copy probe as lines.
+# Throughput of each variant of a family against problem size (each size a place of its own, in order
+# of size), with the theoretical peak and the copy probe as lines.
 # From render: scriptdir, term, outfile, width, height, title, xlabel, ylabel,
-#   datafile one block per variant: a "variant" row, then rows: size value "size label"
+#   datafile one block per variant: a "variant" row, then rows: place value "size label"
 #   nseries, colors (linetype of each block), dashed ("1": a library reference)
 #   linefile one block per line: a "title" row, then its value; nlines;
 #            linecolors, linedashes: the colour and dash type of each line
@@ -11,7 +11,6 @@ load scriptdir."/style.gp"
 set title title
 set xlabel xlabel offset 0, 0.4
 set ylabel ylabel
-set logscale x 2
 set xrange [xmin:xmax]
 set yrange [0:*]
 set offsets 0, 0, graph 0.05, 0
