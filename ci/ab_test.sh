@@ -30,7 +30,7 @@ git -C "$repo" -c user.email=t@t -c user.name=t add -A
 git -C "$repo" -c user.email=t@t -c user.name=t commit -qm change
 change_sha="$(git -C "$repo" rev-parse --short=12 HEAD)"
 
-printf '#!/bin/sh\necho "NVIDIA H100 80GB HBM3"\n' >"$work/bin/nvidia-smi"
+printf '#!/bin/sh\n[ -z "$NO_GPU" ] || exit 9\necho "NVIDIA H100 80GB HBM3"\n' >"$work/bin/nvidia-smi"
 printf '#!/bin/sh\necho "$TESTBED"\n' >"$work/bazel-bin/perf/tools/testbed"
 # gate testbeds FILE: the baselines hold runs of "fixture x1" only; --uncovered lists $UNCOVERED.
 printf '#!/bin/sh\ncase "$2" in --uncovered=*) [ -z "$UNCOVERED" ] || echo "$UNCOVERED"; exit 0 ;; --has_runs=*) [ "$2" = "--has_runs=fixture x1" ]; exit $? ;; esac\n[ "$1" = testbeds ] && printf "3\\t1\\tfixture x1\\n"\n' >"$work/bazel-bin/perf/gate/gate"
@@ -82,6 +82,18 @@ fi
 grep -q "Judged A/B against $base_sha" "$work/auto/summary.md" || fail "summary.md does not say what it was compared with"
 grep -q 'Testbed: `fixture x2`' "$work/auto/summary.md" || fail "summary.md does not name the testbed"
 echo "ok: a testbed without a baseline is A/B-tested against the merge base, built in a worktree"
+
+# 1a. A dry run needs no GPU: it says the testbed and how the benchmarks would be judged, builds the base, runs no
+#     test (a new user's rehearsal on a CPU; without it the job stops at nvidia-smi, exit 2).
+name=dry; NO_GPU=1 job dry "fixture x2" --dry_run
+[ "$st" -eq 0 ] || fail "a dry run without a GPU exited $st"
+grep -q "gate: dry run: every benchmark would be A/B-tested against $base_sha" "$work/dry.log" ||
+  fail "the dry run does not say how the benchmarks would be judged"
+grep -q "^$work/base-dry build //kernels/" "$work/calls" || fail "the dry run did not build the base"
+if grep -q " test " "$work/calls"; then fail "the dry run ran tests"; fi
+name=nogpu; NO_GPU=1 job nogpu "fixture x2"
+[ "$st" -eq 2 ] || fail "without a GPU the job (not a dry run) exited $st, expected 2"
+echo "ok: a dry run needs no GPU, builds the base and says how each benchmark would be judged; a real run without a GPU stops (exit 2)"
 
 # 1b. The base's worktree is reused only as the job left it (#56 A01: one at another commit with changes was
 # trusted); a folder that is not a worktree of this repository is refused, its files kept (A11); an empty folder

@@ -5,7 +5,10 @@
 # append history rows for an accepted run on the main branch, and render charts
 # and an HTML report (artifacts/report/index.html).
 #
-#   ci/gate.sh [--workspace=DIR] [--artifacts=DIR] [--history] [--against=REV | --baseline] [BAZEL FLAGS...]
+#   ci/gate.sh [--workspace=DIR] [--artifacts=DIR] [--history] [--against=REV | --baseline] [--dry_run] [BAZEL FLAGS...]
+#
+#   --dry_run        a rehearsal that needs no GPU: builds the tools (and the base, where A/B needs it), says the
+#                    testbed (PERF_TESTBED names the runner's) and how each benchmark would be judged, runs no test
 #
 #   --workspace=DIR  the Bazel workspace to gate (default: this suite's own checkout). Another workspace pulls
 #                    the suite in as repository "cuda_perf" (local_repository, or a pinned http_archive) and
@@ -48,6 +51,7 @@ workspace="$suite"
 
 artifacts=artifacts
 history=0
+dry_run=0
 against=""
 mode=auto
 bazel_flags=()
@@ -62,6 +66,7 @@ for a in "$@"; do
                  [ -n "$against" ] || { echo "gate: --against= needs a revision (e.g. --against=origin/main)" >&2; exit 2; } ;;
     --baseline) [ "$mode" != ab ] || { echo "gate: --against and --baseline: choose one (A/B, or never A/B)" >&2; exit 2; }
                 mode=baseline ;;
+    --dry_run) dry_run=1 ;;
     *) bazel_flags+=("$a") ;;
   esac
 done
@@ -99,7 +104,11 @@ rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summ
 PERF_COMMIT="${PERF_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
 export PERF_COMMIT
 # Cached correctness results are keyed by the GPU model (.bazelrc, test:gpu); no GPU stops here.
-CUDA_PERF_GPU_MODEL="$(bash "$suite/ci/gpu_model.sh")" || exit 2
+if [ "$dry_run" -eq 1 ]; then  # a rehearsal may run where there is no GPU: it runs no test
+  CUDA_PERF_GPU_MODEL="$(bash "$suite/ci/gpu_model.sh" 2>/dev/null)" || CUDA_PERF_GPU_MODEL="none (dry run)"
+else
+  CUDA_PERF_GPU_MODEL="$(bash "$suite/ci/gpu_model.sh")" || exit 2
+fi
 export CUDA_PERF_GPU_MODEL
 
 # The runner's testbed, and whether the baselines have runs of it: if not, A/B against the merge base.
@@ -227,6 +236,22 @@ if [ -n "$against" ]; then
   # Only the perf tests need to know the base (the correctness tests' cached results stay valid).
   ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short"
                  --test_env=PERF_AB_ALL="$ab_all")
+fi
+
+if [ "$dry_run" -eq 1 ]; then
+  # What the job would do, without a GPU: its testbed (PERF_TESTBED names the runner's), how each benchmark would
+  # be judged, the base built where A/B needs one; no test runs, nothing is collected or appended.
+  echo "gate: dry run: GPU model: $CUDA_PERF_GPU_MODEL; testbed: $testbed"
+  if [ "$mode" = ab ]; then
+    echo "gate: dry run: every benchmark would be A/B-tested against ${base_short:-$against} on the runner's GPU"
+  elif [ -n "$uncovered" ]; then
+    echo "gate: dry run: judged against $baseline_file; $(grep -c . <<<"$uncovered") benchmark(s) A/B against ${base_short:-$against}"
+  else
+    echo "gate: dry run: judged against ${baseline_file:-the baselines}${against:+; a reading of other GPU kinds alone A/B against $against}"
+  fi
+  echo "gate: dry run: the tests it would run: bazel test //... --config=gpu (the correctness tests, then the perf tests)"
+  echo "gate: dry run: nothing was tested, collected or appended"
+  exit 0
 fi
 
 # Outputs of this job's tests only: a perf test that ran writes its test.log anew; the logs of earlier jobs
