@@ -3,7 +3,7 @@
 #ifndef PLOTS_CHART_HISTORY_H
 #define PLOTS_CHART_HISTORY_H
 
-#include "plots/charts.h"
+#include "plots/gnuplot_files.h"
 
 int chart_history(const render_env *env, gpu_view *g, family_view *f, char *err, size_t errlen);
 

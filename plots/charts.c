@@ -15,13 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return RENDER_FAILED;
-}
+#include "perf/common/fail.h"
+
+/* fail (perf/common/fail.h) returns 1, RENDER_FAILED: a chart that cannot be drawn. */
 
 /* ---------- shared helpers ---------- */
 

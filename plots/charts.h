@@ -3,13 +3,7 @@
 #ifndef PLOTS_CHARTS_H
 #define PLOTS_CHARTS_H
 
-#include "plots/model.h"
-
-typedef struct {
-  const char *gnuplot; /* program name or path */
-  const char *scripts; /* directory holding ladder.gp, size.gp, history.gp, style.gp */
-  const char *outdir;
-} render_env;
+#include "plots/gnuplot_files.h" /* render_env */
 
 /* Renders every chart of the model, filling each family's charts and notes.
  * RENDER_OK, or RENDER_FAILED with a message (gnuplot missing or failing,

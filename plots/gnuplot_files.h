@@ -5,7 +5,14 @@
 
 #include <stdio.h>
 
-#include "plots/charts.h"
+#include "plots/model.h"
+
+/* Where the charts are drawn: gnuplot, its scripts and the output folder (render.c fills it). */
+typedef struct {
+  const char *gnuplot; /* program name or path */
+  const char *scripts; /* directory holding ladder.gp, size.gp, history.gp, style.gp */
+  const char *outdir;
+} render_env;
 
 /* gnuplot's -e variables of one chart. */
 typedef struct {
