@@ -15,10 +15,17 @@ load("//perf:defs.bzl", "in_this_suite", "perf_test")
 load("//tests/machine_code:defs.bzl", "machine_code_test")
 load("//third_party/cuda:cuda.bzl", "cuda_library")
 
+# The keys of a vector_kernels entry besides "name": "loads" and "stores" (16-byte global loads and stores),
+# and the instruction kinds of machine_code_check (tests/machine_code/defs.bzl).
+_ENTRY_KINDS = {"loads": "vector_loads", "stores": "vector_stores", "tf32_mma": "tf32_mma", "ldmatrix": "ldmatrix",
+                "cp_async": "cp_async", "wgmma": "wgmma", "tma": "tma"}
+
 _VECTOR_KERNELS_FORMAT = ('vector_kernels = [{"name": "<k>", "loads": "<ERE>", "stores": "<ERE>"}] ' +
                           '(a list of dicts; "name" names the test :machine_code_<k>; "loads" and "stores", ' +
                           'either of which may be left out, are EREs over the names of the kernels that must ' +
-                          "issue 16-byte global loads and stores; as in the suite's kernels/scale/BUILD)")
+                          "issue 16-byte global loads and stores; as in the suite's kernels/scale/BUILD; " +
+                          '"tf32_mma", "ldmatrix", "cp_async", "wgmma" and "tma" likewise name the kernels that ' +
+                          "must issue those instructions, as in kernels/matmul/BUILD)")
 
 def families_error(name, families, in_suite):
     """The message when `name` is missing from its families list, else ""."""
@@ -45,8 +52,8 @@ def vector_kernels_error(name, vector_kernels):
         else:
             names.append(k["name"])
             for key in k:
-                if key not in ["name", "loads", "stores"]:
-                    what = "has the key %r (only \"name\", \"loads\" and \"stores\" are known)" % key
+                if key != "name" and key not in _ENTRY_KINDS:
+                    what = "has the key %r (known: \"name\", %s)" % (key, ", ".join(['"%s"' % k for k in _ENTRY_KINDS]))
                     break
                 if type(k[key]) != "string":
                     what = "has a %s as \"%s\"" % (type(k[key]), key)
@@ -79,7 +86,8 @@ def kernel_family(
                            with :<name>_perf_test_baselines, its baselines, checked at analysis
                            time to lie in baselines_dir
       :machine_code_<k>    per entry of vector_kernels, a machine-code check (PTX, CPU) that the kernels matching its
-                           patterns issue 16-byte global loads/stores and that no kernel of the family
+                           patterns issue 16-byte global loads/stores (or the tensor-core, ldmatrix,
+                           cp.async, wgmma or TMA instructions it names) and that no kernel of the family
                            spills, and :machine_code_<k>_sass, the same on the SASS (tagged gpu);
                            without vector_kernels, one machine-code check for spills, :machine_code_spills.
 
@@ -94,6 +102,8 @@ def kernel_family(
       baselines must then be blessed from runs made with them.
     vector_kernels: a list of dicts {"name": k, "loads": ERE, "stores": ERE} ("loads" or "stores" may
       be left out), e.g. [{"name": "scale_float4", "loads": "scale_float4", "stores": "scale_float4"}];
+      an entry may also name kernels that must issue "tf32_mma", "ldmatrix", "cp_async", "wgmma" or
+      "tma" instructions (kernels/matmul/BUILD);
       one test target per entry, so a renamed kernel fails its own target instead of hiding
       behind another's match. Anything else fails the build with the expected format.
     """
@@ -164,8 +174,7 @@ def kernel_family(
         machine_code_test(
             name = "machine_code_" + k["name"],
             library = ":" + name,
-            vector_loads = k.get("loads"),
-            vector_stores = k.get("stores"),
+            instructions = {_ENTRY_KINDS[key]: k[key] for key in k if key != "name"},
         )
     if not vector_kernels:
         machine_code_test(

@@ -20,6 +20,8 @@ def _cases():
         ("a list of loads", vector_kernels_error("f", [{"name": "a", "loads": ["x"]}]), ["entry 0 has a list as \"loads\""]),
         ("scale's vector_kernels", vector_kernels_error("scale", [{"name": "scale_float4", "loads": "scale_float4", "stores": "scale_float4"}]), []),
         ("no vector_kernels", vector_kernels_error("f", []), []),
+        ("a tensor-core entry", vector_kernels_error("matmul", [{"name": "t", "tf32_mma": "t", "ldmatrix": "t", "wgmma": "w", "tma": "w"}]), []),
+        ('a "hmma" key', vector_kernels_error("f", [{"name": "a", "hmma": "a"}]), ["entry 0 has the key \"hmma\"", '"tf32_mma"']),
         ("a suite family not in FAMILIES", families_error("negate", ["scale"], True), ["add \"negate\" to FAMILIES in kernels/families.bzl"]),
         ("a family of another workspace not in families", families_error("negate", ["other"], False), [
             "add \"negate\" to the families argument of kernel_family",

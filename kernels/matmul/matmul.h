@@ -74,6 +74,10 @@ cudaError_t matmul_tf32_wmma(const float *A, const float *B, float *C, int M, in
  * every call sets its stream and modes. */
 cudaError_t matmul_cublas(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 
+/* Library reference of the TF32 steps: cuBLAS sgemm with CUBLAS_TF32_TENSOR_OP_MATH (tensor cores,
+ * inputs reduced to TF32, fp32 accumulation), the same mapping and handle as matmul_cublas. */
+cudaError_t matmul_cublas_tf32(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

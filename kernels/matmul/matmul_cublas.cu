@@ -23,3 +23,19 @@ extern "C" cudaError_t matmul_cublas(const float *A, const float *B, float *C, i
   const float one = 1.0f, zero = 0.0f;
   return cublas_error(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N));
 }
+
+extern "C" cudaError_t matmul_cublas_tf32(const float *A, const float *B, float *C, int M, int N, int K,
+                                          cudaStream_t stream) {
+  int run;
+  cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
+  if (err != cudaSuccess || !run) return err;
+  // CUBLAS_TF32_TENSOR_OP_MATH: sgemm may round its inputs to TF32 and run on tensor cores (what
+  // torch.mm does with allow_tf32): the library reference of the TF32 steps. Same row-major mapping
+  // as matmul_cublas.
+  cublasHandle_t h;
+  if ((err = cublas_for_current_context(stream, CUBLAS_POINTER_MODE_HOST, CUBLAS_TF32_TENSOR_OP_MATH, &h)) !=
+      cudaSuccess)
+    return err;
+  const float one = 1.0f, zero = 0.0f;
+  return cublas_error(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N));
+}

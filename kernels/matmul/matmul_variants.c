@@ -4,13 +4,30 @@
 #define U_TF32 0x1p-11 /* of TF32's 10-bit mantissa */
 
 const matmul_variant matmul_variants[] = {
-    {"naive", matmul_naive, 0, 0},       {"tiled16", matmul_tiled16, 0, 0},     {"tiled32", matmul_tiled32, 0, 0},
-    {"regblock", matmul_regblock, 0, 0}, {"warptile", matmul_warptile, 0, 0},   {"pipelined", matmul_pipelined, 0, 0},
-    {"splitk", matmul_splitk, 0, 0},     {"tf32_wmma", matmul_tf32_wmma, 1, 0}, {"cublas", matmul_cublas, 0, 1},
+    /* the fp32 ladder */
+    {"naive", matmul_naive, MATMUL_FP32, 0},
+    {"tiled16", matmul_tiled16, MATMUL_FP32, 0},
+    {"tiled32", matmul_tiled32, MATMUL_FP32, 0},
+    {"regblock", matmul_regblock, MATMUL_FP32, 0},
+    {"warptile", matmul_warptile, MATMUL_FP32, 0},
+    {"pipelined", matmul_pipelined, MATMUL_FP32, 0},
+    {"splitk", matmul_splitk, MATMUL_FP32, 0},
+    /* the TF32 tensor-core ladder */
+    {"tf32_wmma", matmul_tf32_wmma, MATMUL_TF32_ROUND, 0},
+    /* library references */
+    {"cublas", matmul_cublas, MATMUL_FP32, 1},
 };
 const size_t matmul_nvariants = sizeof matmul_variants / sizeof matmul_variants[0];
 
 double matmul_rtol(const matmul_variant *v, int K) {
   double fp32 = 2.0 * K * U_FP32;
-  return v->tf32 ? 2 * U_TF32 + U_TF32 * U_TF32 + fp32 : fp32;
+  switch (v->inputs) {
+  case MATMUL_TF32_ROUND:
+    return 2 * U_TF32 + U_TF32 * U_TF32 + fp32;
+  case MATMUL_TF32_TRUNC:
+    return 4 * U_TF32 + 4 * U_TF32 * U_TF32 + fp32;
+  case MATMUL_FP32:
+    break;
+  }
+  return fp32;
 }

@@ -13,11 +13,19 @@ extern "C" {
 
 typedef cudaError_t (*matmul_fn)(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 
+/* How a variant's inputs reach the multiplier. */
+typedef enum {
+  MATMUL_FP32 = 0,       /* fp32 FMA throughout */
+  MATMUL_TF32_ROUND = 1, /* each input rounded to the nearest TF32 (cvt.rna.tf32) before the tensor cores */
+  MATMUL_TF32_TRUNC = 2  /* inputs given to the tensor cores as fp32 bits, which use their TF32 part only:
+                            truncated (wgmma reading shared memory; cuBLAS, which does not say) */
+} matmul_inputs;
+
 typedef struct {
   const char *name;
   matmul_fn fn;
-  int tf32;      /* rounds its inputs to TF32 (tensor cores): not an fp32 result */
-  int reference; /* a library reference (cuBLAS): reported, never the code under test */
+  matmul_inputs inputs; /* not MATMUL_FP32: tensor cores, not an fp32 result */
+  int reference;        /* a library reference (cuBLAS): reported, never the code under test */
 } matmul_variant;
 
 extern const matmul_variant matmul_variants[];
@@ -27,8 +35,11 @@ extern const size_t matmul_nvariants;
  * of the fp32 inputs, S_ij = sum_k |a_ik| |b_kj|. fp32: rtol = 2 K u, u = 2^-24 (any evaluation of
  * a length-K dot product, in any order, with or without FMA, is within gamma_K = K u / (1 - K u);
  * the 2 covers the 1 / (1 - K u) and some margin, and a lost or repeated term, about S / K, still
- * exceeds it for K <= 1024). TF32 (tensor cores): each input is rounded to TF32 (u_tf32 = 2^-11),
- * so each product is off by up to 2 u_tf32 + u_tf32^2, and the accumulation may truncate. */
+ * exceeds it for K <= 1024). TF32 (tensor cores): each input keeps 10 of float's 23 fraction bits. Rounded
+ * to the nearest, an input is off by at most u_tf32 = 2^-11 of itself, so a product by 2 u_tf32 + u_tf32^2;
+ * truncated, by less than 2 u_tf32 (one unit in the last place kept), so a product by 4 u_tf32 + 4 u_tf32^2.
+ * Either is relative to |a_ik b_kj|, so the sum's error is that times S_ij, plus the fp32 accumulation's
+ * 2 K u (the tensor cores' adds may truncate too: within the same bound). */
 double matmul_rtol(const matmul_variant *v, int K);
 
 #ifdef __cplusplus

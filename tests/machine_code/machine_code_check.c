@@ -2,11 +2,14 @@
  *   - kernels meant to be vectorised really use 16-byte global loads/stores,
  *     in the PTX (ld.global[.nc].v4 / st.global.v4) and, given an object file
  *     and cuobjdump, in the SASS (LDG.E...128 / STG.E...128);
+ *   - kernels that claim tensor-core or Hopper instructions issue them: TF32 mma.sync, ldmatrix,
+ *     cp.async, wgmma, TMA (--tf32_mma, --ldmatrix, --cp_async, --wgmma, --tma; see `kinds` below);
  *   - no kernel spills registers to local memory (ptxas -v report).
  * Files are named on the command line; their type comes from the suffix:
  *   .ptx                  PTX text
  *   .resource_usage.txt   ptxas -v report
  *   .o                    object file, disassembled with $CUDA_PATH/bin/cuobjdump
+ *   .sass                 cuobjdump --dump-sass output, already dumped
  * A kernel pattern that matches no kernel is an error, so a rename cannot turn
  * a machine-code check into one that passes vacuously. Exit 0 all good, 1 a check failed,
  * 2 bad usage or unreadable input. */
@@ -25,7 +28,7 @@ typedef struct {
 
 static int failures = 0;
 /* Kernels each rule matched, over all files of a kind: checked at the end. */
-static int seen_ptx[2], seen_sass[2], files_ptx, files_sass;
+static int seen_ptx[16], seen_sass[16], files_ptx, files_sass; /* per kind: at least NKINDS */
 
 static void compile(regex_t *re, const char *pattern) {
   int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
@@ -147,39 +150,84 @@ static void check_spills(const char *file, char *text) {
   }
 }
 
+/* What a kernel may be required to issue: its option, the PTX and SASS instruction EREs, and what
+ * the line says. A 16-byte load is ld.global.v4, with any cache operator or hint (.nc, .cg, .L2::...),
+ * or a 16-byte cp.async into shared memory (sm_80+); a 16-byte store is st.global.v4, with any cache
+ * operator (.cg, .cs, ...). */
+typedef struct {
+  const char *option, *ptx, *sass, *what;
+} kind;
+static const kind kinds[] = {
+    {"vector_loads",
+     "ld\\.global(\\.(nc|ca|cg|cs|lu|cv))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)|"
+     "cp\\.async\\.c[ag]\\.shared\\.global[^,]*, \\[[^]]*\\], 16[,;]",
+     "LDG\\.E[.A-Z0-9]*\\.128|LDGSTS\\.E[.A-Z0-9]*\\.128", "16-byte loads"},
+    {"vector_stores", "st\\.global(\\.(wb|cg|cs|wt))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)",
+     "STG\\.E[.A-Z0-9]*\\.128", "16-byte stores"},
+    {"tf32_mma", "mma\\.sync\\.aligned\\.m16n8k8\\.row\\.col\\.f32\\.tf32\\.tf32\\.f32", "HMMA\\.1684\\.F32\\.TF32",
+     "TF32 tensor-core mma.sync (m16n8k8)"},
+    {"ldmatrix", "ldmatrix\\.sync\\.aligned", "LDSM", "ldmatrix (shared memory -> fragments)"},
+    {"cp_async", "cp\\.async\\.c[ag]\\.shared\\.global", "LDGSTS", "cp.async (global -> shared, no registers)"},
+    {"wgmma", "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k8\\.f32\\.tf32\\.tf32", "HGMMA\\.64x[0-9]+x8\\.F32\\.TF32",
+     "TF32 warpgroup mma (wgmma)"},
+    {"tma", "cp\\.async\\.bulk\\.tensor", "UTMALDG", "TMA tensor copies (cp.async.bulk.tensor)"},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+_Static_assert(sizeof kinds / sizeof kinds[0] <= sizeof seen_ptx / sizeof seen_ptx[0], "seen_ptx: one per kind");
+
+/* cuobjdump prints one section per GPU arch ("code for sm_80", "code for sm_90a"). Only the newest
+ * arch is checked, as the PTX is (third_party/cuda/cuda.bzl): an sm_90a-only kernel (wgmma) has an
+ * empty body in its sm_80 build. The other sections are cut out of `text` in place. */
+static void keep_newest_sass(char *text) {
+  int newest = -1;
+  for (const char *p = strstr(text, "code for sm_"); p; p = strstr(p + 1, "code for sm_")) {
+    int n = atoi(p + strlen("code for sm_"));
+    if (n > newest) newest = n;
+  }
+  if (newest < 0) return;
+  char *out = text;
+  int keep = 1; /* lines before the first section (headers) are kept: no kernel is there */
+  for (char *line = text; *line;) {
+    char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+    const char *sec = strstr(line, "code for sm_");
+    if (sec && sec < line + len) keep = atoi(sec + strlen("code for sm_")) == newest;
+    if (keep) {
+      memmove(out, line, len);
+      out += len;
+    }
+    line += len;
+  }
+  *out = '\0';
+}
+
 static void usage(void) {
-  fprintf(stderr,
-          "usage: machine_code_check [--vector_loads=ERE] [--vector_stores=ERE] FILE...\n"
-          "  ERE selects kernels by (mangled) name; FILE is .ptx, .resource_usage.txt or .o (SASS via cuobjdump)\n");
+  fprintf(stderr, "usage: machine_code_check [--KIND=ERE]... FILE...\n"
+                  "  ERE selects kernels by (mangled) name that must issue KIND's instructions; KIND is one of:\n");
+  for (int k = 0; k < NKINDS; k++) fprintf(stderr, "    --%s  %s\n", kinds[k].option, kinds[k].what);
+  fprintf(stderr, "  FILE is .ptx, .resource_usage.txt, .o (SASS via cuobjdump) or .sass (cuobjdump's output)\n");
   exit(2);
 }
 
 int main(int argc, char **argv) {
-  const char *loads = NULL, *stores = NULL;
-  static const struct option opts[] = {
-      {"vector_loads", required_argument, 0, 'l'}, {"vector_stores", required_argument, 0, 's'}, {0, 0, 0, 0}};
+  const char *want[NKINDS] = {0};
+  struct option opts[NKINDS + 1];
+  for (int k = 0; k < NKINDS; k++) opts[k] = (struct option){kinds[k].option, required_argument, 0, k};
+  opts[NKINDS] = (struct option){0, 0, 0, 0};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-    if (c == 'l')
-      loads = optarg;
-    else if (c == 's')
-      stores = optarg;
-    else
-      usage();
+    if (c < 0 || c >= NKINDS) usage();
+    want[c] = optarg;
   }
   if (optind >= argc) usage();
-  /* A 16-byte load is ld.global.v4, with any cache operator or hint (.nc, .cg, .L2::...), or a
-   * 16-byte cp.async into shared memory (sm_80+); a 16-byte store is st.global.v4, with any cache
-   * operator (.cg, .cs, ...). */
-  const rule ptx_rules[] = {
-      {loads,
-       "ld\\.global(\\.(nc|ca|cg|cs|lu|cv))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)|"
-       "cp\\.async\\.c[ag]\\.shared\\.global[^,]*, \\[[^]]*\\], 16[,;]",
-       "16-byte loads (PTX)"},
-      {stores, "st\\.global(\\.(wb|cg|cs|wt))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)", "16-byte stores (PTX)"}};
-  const rule sass_rules[] = {
-      {loads, "LDG\\.E[.A-Z0-9]*\\.128|LDGSTS\\.E[.A-Z0-9]*\\.128", "16-byte loads (SASS LDG.E.128 or LDGSTS.E.128)"},
-      {stores, "STG\\.E[.A-Z0-9]*\\.128", "16-byte stores (SASS STG.E.128)"}};
+  rule ptx_rules[NKINDS], sass_rules[NKINDS];
+  char ptx_what[NKINDS][96], sass_what[NKINDS][96];
+  for (int k = 0; k < NKINDS; k++) {
+    snprintf(ptx_what[k], sizeof ptx_what[k], "%s (PTX)", kinds[k].what);
+    snprintf(sass_what[k], sizeof sass_what[k], "%s (SASS)", kinds[k].what);
+    ptx_rules[k] = (rule){want[k], kinds[k].ptx, ptx_what[k]};
+    sass_rules[k] = (rule){want[k], kinds[k].sass, sass_what[k]};
+  }
   for (int i = optind; i < argc; i++) {
     const char *f = argv[i];
     size_t len = strlen(f);
@@ -198,7 +246,8 @@ int main(int argc, char **argv) {
                 cmd, rc, text ? text : "");
         return 2;
       }
-      check_kernels(f, text, "Function : ", sass_rules, 2, seen_sass);
+      keep_newest_sass(text);
+      check_kernels(f, text, "Function : ", sass_rules, NKINDS, seen_sass);
       files_sass++;
       free(text);
       continue;
@@ -210,18 +259,22 @@ int main(int argc, char **argv) {
     }
     char *text = slurp(in, f);
     fclose(in);
-    if (len > 4 && strcmp(f + len - 4, ".ptx") == 0) {
-      check_kernels(f, text, "^(\\.visible )?\\.entry ", ptx_rules, 2, seen_ptx);
+    if (len > 5 && strcmp(f + len - 5, ".sass") == 0) {
+      keep_newest_sass(text);
+      check_kernels(f, text, "Function : ", sass_rules, NKINDS, seen_sass);
+      files_sass++;
+    } else if (len > 4 && strcmp(f + len - 4, ".ptx") == 0) {
+      check_kernels(f, text, "^(\\.visible )?\\.entry ", ptx_rules, NKINDS, seen_ptx);
       files_ptx++;
     } else if (strstr(f, "resource_usage")) {
       check_spills(f, text);
     } else {
-      fprintf(stderr, "machine_code_check: %s: unknown kind (want .ptx, .resource_usage.txt or .o)\n", f);
+      fprintf(stderr, "machine_code_check: %s: unknown kind (want .ptx, .resource_usage.txt, .o or .sass)\n", f);
       return 2;
     }
     free(text);
   }
-  for (int r = 0; r < 2; r++) {
+  for (int r = 0; r < NKINDS; r++) {
     if (files_ptx && ptx_rules[r].kernels && !seen_ptx[r]) {
       printf("no kernel in the PTX matches '%s' (%s): renamed or removed? Update the BUILD rule.\n",
              ptx_rules[r].kernels, ptx_rules[r].what);

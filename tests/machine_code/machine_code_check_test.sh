@@ -24,6 +24,15 @@ expect 1 "an empty report fails" -- "$d/empty.resource_usage.txt"
 expect 2 "a missing file is a usage error" -- "$d/missing.ptx"
 expect 2 "no files is a usage error" --
 expect 2 "a bad regex is a usage error" -- --vector_loads='(' "$d/vec.ptx"
+expect 0 "a TF32 mma.sync kernel with ldmatrix and cp.async passes" -- --tf32_mma=tf32_mma --ldmatrix=tf32_mma --cp_async=tf32_mma "$d/tensor.ptx"
+expect 0 "a wgmma kernel fed by TMA passes" -- --wgmma=tf32_wgmma --tma=tf32_wgmma "$d/tensor.ptx"
+expect 1 "a kernel claimed to use mma.sync that does not fails" -- --tf32_mma=fp32_kernel "$d/tensor.ptx"
+expect 1 "a kernel claimed to use wgmma that does not (mma.sync only) fails" -- --wgmma=tf32_mma "$d/tensor.ptx"
+expect 1 "a kernel claimed to use TMA that does not fails" -- --tma='tf32_mma|fp32' "$d/tensor.ptx"
+expect 1 "a kernel claimed to use ldmatrix that does not fails" -- --ldmatrix=tf32_wgmma "$d/tensor.ptx"
+expect 0 "SASS: only the newest arch is checked (an sm_90a-only kernel is empty for sm_80)" -- --wgmma=tf32_wgmma --tma=tf32_wgmma "$d/two_archs.sass"
+expect 1 "SASS: a kernel without HGMMA in the newest arch fails" -- --wgmma='wgmma|fp32' "$d/two_archs.sass"
+expect 2 "an unknown kind is a usage error" -- --hmma=tf32_mma "$d/tensor.ptx"
 rm -f /tmp/mcc.$$
 echo "$failures failed"
 [ "$failures" -eq 0 ]

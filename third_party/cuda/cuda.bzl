@@ -38,6 +38,12 @@ def _gencode(arch):
     kind, _, num = arch.partition("_")
     return "-gencode=arch=compute_%s,code=%s" % (num, arch)
 
+# Hopper's arch-specific features (wgmma, setmaxnreg) exist only in sm_90a code: a source listed in
+# sm90a_srcs is built for sm_90a / compute_90a wherever the archs say sm_90 / compute_90. Such code runs
+# on compute capability 9.0 alone, so its launchers must check the device (and fall back) themselves.
+def _sm90a(arch):
+    return arch + "a" if arch in ("sm_90", "compute_90") else arch
+
 def _cuda_objects_impl(ctx):
     cc_toolchain = find_cpp_toolchain(ctx)
     archs = ctx.attr._archs[CudaArchsInfo].archs
@@ -59,13 +65,16 @@ def _cuda_objects_impl(ctx):
     flag_defines = ["-D%s=%d" % (macro, flag[IntFlagInfo].value) for flag, macro in ctx.attr.defines_from_flags.items()]
     objs, ptx, usage = [], [], []
     for src in ctx.files.srcs:
+        sm90a = src.basename in ctx.attr.sm90a_srcs
+        src_archs = [_sm90a(a) for a in archs] if sm90a else archs
+        src_check_arch = _sm90a(check_arch) if sm90a else check_arch
         obj = ctx.actions.declare_file("_cuda_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(src.extension) - 1]))
         args = ctx.actions.args()
         args.add("-c", src)
         args.add("-o", obj)
         args.add("-ccbin", cc_toolchain.compiler_executable)
         args.add_all(["-O3", "-lineinfo", "-std=c++17", "-Xcompiler", "-fPIC", "-Werror=all-warnings"])
-        args.add_all(archs, map_each = _gencode)
+        args.add_all(src_archs, map_each = _gencode)
         args.add_all(includes, before_each = "-I", uniquify = True)
         args.add_all(ctx.attr.copts)
         args.add_all(flag_defines)
@@ -80,8 +89,8 @@ def _cuda_objects_impl(ctx):
             use_default_shell_env = True,
         )
         objs.append(obj)
-        ptx.append(_machine_code_action(ctx, src, headers, includes, flag_defines, "-ptx", "-arch=" + check_arch.replace("sm_", "compute_"), "ptx"))
-        usage.append(_machine_code_action(ctx, src, headers, includes, flag_defines, "-cubin", "-arch=" + check_arch, "resource_usage.txt"))
+        ptx.append(_machine_code_action(ctx, src, headers, includes, flag_defines, "-ptx", "-arch=" + src_check_arch.replace("sm_", "compute_"), "ptx"))
+        usage.append(_machine_code_action(ctx, src, headers, includes, flag_defines, "-cubin", "-arch=" + src_check_arch, "resource_usage.txt"))
     return [
         DefaultInfo(files = depset(objs), runfiles = ctx.runfiles(files = objs)),
         OutputGroupInfo(ptx = depset(ptx), resource_usage = depset(usage)),
@@ -126,6 +135,7 @@ cuda_objects = rule(
         "deps": attr.label_list(providers = [CcInfo]),
         "data": attr.label_list(allow_files = True, doc = "extra inputs, e.g. @local_cuda//:cccl"),
         "copts": attr.string_list(),
+        "sm90a_srcs": attr.string_list(doc = "basenames of srcs built for sm_90a / compute_90a in place of sm_90 / compute_90"),
         "defines_from_flags": attr.label_keyed_string_dict(providers = [IntFlagInfo], doc = "int_flag -> macro name"),
         "_nvcc": attr.label(default = "@local_cuda//:nvcc_wrapper.sh", executable = True, allow_single_file = True, cfg = "exec"),
         "_nvcc_files": attr.label(default = "@local_cuda//:nvcc_files"),
@@ -136,12 +146,17 @@ cuda_objects = rule(
     fragments = ["cpp"],
 )
 
-def cuda_library(name, srcs, hdrs = [], deps = [], data = [], copts = [], defines_from_flags = {}, **kwargs):
+def cuda_library(name, srcs, hdrs = [], deps = [], data = [], copts = [], defines_from_flags = {}, sm90a_srcs = [], **kwargs):
     """A cc_library whose sources are CUDA C files compiled by nvcc.
 
     `hdrs` is the C API (usable from C11 host code); `deps` are cc_library
     targets whose headers the .cu files include. The CUDA runtime is linked.
+    `sm90a_srcs`: basenames of srcs that use Hopper's arch-specific instructions (wgmma), built
+    for sm_90a in place of sm_90 (their launchers check the device).
     """
+    for a in sm90a_srcs:
+        if not [s for s in srcs if s == a or s.endswith("/" + a) or s.endswith(":" + a)]:
+            fail("cuda_library %s: sm90a_srcs names %s, which is not in srcs %s" % (name, a, srcs))
     cuda_objects(
         name = name + "_cuda",
         srcs = srcs,
@@ -150,6 +165,7 @@ def cuda_library(name, srcs, hdrs = [], deps = [], data = [], copts = [], define
         data = data,
         copts = copts,
         defines_from_flags = defines_from_flags,
+        sm90a_srcs = sm90a_srcs,
         tags = kwargs.get("tags", []),
     )
     native.cc_library(
