@@ -22,12 +22,9 @@ const size_t matmul_nvariants = sizeof matmul_variants / sizeof matmul_variants[
 double matmul_rtol(const matmul_variant *v, int K) {
   double fp32 = 2.0 * K * U_FP32;
   switch (v->inputs) {
-  case MATMUL_TF32_ROUND:
-    return 2 * U_TF32 + U_TF32 * U_TF32 + fp32;
-  case MATMUL_TF32_TRUNC:
-    return 4 * U_TF32 + 4 * U_TF32 * U_TF32 + fp32;
-  case MATMUL_FP32:
-    break;
+    case MATMUL_TF32_ROUND: return 2 * U_TF32 + U_TF32 * U_TF32 + fp32;
+    case MATMUL_TF32_TRUNC: return 4 * U_TF32 + 4 * U_TF32 * U_TF32 + fp32;
+    case MATMUL_FP32: break;
   }
   return fp32;
 }

@@ -168,8 +168,8 @@ static const kind kinds[] = {
      "TF32 tensor-core mma.sync (m16n8k8)"},
     {"ldmatrix", "ldmatrix\\.sync\\.aligned", "LDSM", "ldmatrix (shared memory -> fragments)"},
     {"cp_async", "cp\\.async\\.c[ag]\\.shared\\.global", "LDGSTS", "cp.async (global -> shared, no registers)"},
-    {"wgmma", "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k8\\.f32\\.tf32\\.tf32", "HGMMA\\.64x[0-9]+x8\\.F32\\.TF32",
-     "TF32 warpgroup mma (wgmma)"},
+    {"wgmma", "wgmma\\.mma_async\\.sync\\.aligned\\.m64n[0-9]+k8\\.f32\\.tf32\\.tf32",
+     "HGMMA\\.64x[0-9]+x8\\.F32\\.TF32", "TF32 warpgroup mma (wgmma)"},
     {"tma", "cp\\.async\\.bulk\\.tensor", "UTMALDG", "TMA tensor copies (cp.async.bulk.tensor)"},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
@@ -202,8 +202,9 @@ static void keep_newest_sass(char *text) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: machine_code_check [--KIND=ERE]... FILE...\n"
-                  "  ERE selects kernels by (mangled) name that must issue KIND's instructions; KIND is one of:\n");
+  fprintf(stderr,
+          "usage: machine_code_check [--KIND=ERE]... FILE...\n"
+          "  ERE selects kernels by (mangled) name that must issue KIND's instructions; KIND is one of:\n");
   for (int k = 0; k < NKINDS; k++) fprintf(stderr, "    --%s  %s\n", kinds[k].option, kinds[k].what);
   fprintf(stderr, "  FILE is .ptx, .resource_usage.txt, .o (SASS via cuobjdump) or .sass (cuobjdump's output)\n");
   exit(2);
