@@ -81,14 +81,17 @@ summarize() {
   [ -n "$(round_dirs "$dir")" ] || { echo "soak: no round* folders in $dir" >&2; exit 2; }
   # One pass over "S round exit-status" lines (one per round, in order) and the summary rows.
   {
-    round_dirs "$dir" | while IFS= read -r r; do echo "S ${r##*/round} $(cat "$r/exit_status" 2>/dev/null || echo '?')"; done
+    # The candidate baselines a round's perf tests wrote: its GPU had no baseline at all, nothing was compared.
+    round_dirs "$dir" | while IFS= read -r r; do
+      echo "S ${r##*/round} $(cat "$r/exit_status" 2>/dev/null || echo '?') $(ls "$r"/perf/*_perf_test/*.candidate.json 2>/dev/null | wc -l)"
+    done
     rows "$dir" | sed 's/^/R /'
   } | awk '
     # The change in time too, and the p of the test on contexts (the gate asks for all three).
     function us(c) { return c == "nan" ? "" : " = " c " us" }
     function pv(p) { return p == "nan" ? "" : ", p " p }
     function label(c) { return c == "short" ? "under 50 us" : "50 us or more" }
-    $1 == "S" { order[++nr] = $2; status[$2] = $3; if ($3 != "0") failed++; next }
+    $1 == "S" { order[++nr] = $2; status[$2] = $3; cands[$2] = $4; if ($3 != "0") failed++; next }
     $1 == "R" {
       r = $2; n[r]++; total++; count[r, $5]++; kinds[$5] = 1; if ($5 == "slower") { slower++; unconfirmed += $10 == "u" }
       if ($3 != "nan" && (!(r in worst) || $3 + 0 > worst[r])) { worst[r] = $3 + 0; wname[r] = $6; wallowed[r] = $4; wus[r] = $7 }
@@ -101,6 +104,10 @@ summarize() {
       for (i = 1; i <= nr; i++) {
         r = order[i]
         printf "round %s: gate exit %s; ", r, status[r]
+        if (!n[r] && cands[r] > 0) {
+          printf "no baseline of this GPU yet: %d families measured, nothing compared (runs to bless: ci/bless.sh)\n", cands[r]
+          continue
+        }
         if (!n[r]) { print "no perf summaries"; continue }
         printf "%d benchmarks:", n[r]
         for (k in kinds) if ((r, k) in count) printf " %d %s", count[r, k], k

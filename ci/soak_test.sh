@@ -88,6 +88,13 @@ echo "$out"
 [ "$(grep -o '^round [0-9]*' <<<"$out" | tr '\n' ' ')" = "round 1 round 3 round 10 " ] ||
   { echo "FAIL: rounds out of order"; exit 1; }
 expect_line 'round 10: gate exit 0; no perf summaries' "empty round line"
+# A round on a GPU with no baseline at all: each perf test wrote a candidate and compared nothing (the runs to bless).
+mkdir -p "$work/round3/perf/x_perf_test" "$work/round3/perf/y_perf_test"
+touch "$work/round3/perf/x_perf_test/test-gpu.candidate.json" "$work/round3/perf/y_perf_test/test-gpu.candidate.json"
+out="$(bash "$soak" --summarize "$work")" || { echo "FAIL: a soak with a first-GPU round did not exit 0"; exit 1; }
+expect_line 'round 3: gate exit 0; no baseline of this GPU yet: 2 families measured, nothing compared (runs to bless: ci/bless.sh)' \
+  "a round of a GPU with no baseline"
+rm -rf "$work/round3/perf"
 expect_line 'soak: 3 rounds, 0 failed; 2 verdicts, 0 slower; largest slowdown +1.00% = +0.10 us (x/a/N:1, round 1)' "overall line with empty rounds"
 rm -rf "$work/round1"
 out="$(bash "$soak" --summarize "$work")"
