@@ -1,10 +1,11 @@
 /* Benchmarks of kernels/matmul: the fp32 ladder (naive, tiled16, tiled32,
- * regblock, warptile, pipelined, splitk), the TF32 tensor-core variant ("tf32"
- * in its name: NOT an fp32 result) and cuBLAS sgemm in pedantic fp32 (a
- * library reference), every variant at every size. The figure that matters is FLOP/s
- * (flops = 2 M N K). splitk allocates its workspace on its first call in each
- * CUDA context and stream (the self-check run, or the warm-up in a new context:
- * never a timed sample); at 2048^3 and 4096^3 on 132 SMs it is pipelined (S = 1).
+ * regblock, warptile, pipelined, wide, splitk), the TF32 tensor-core ladder (tf32_wmma,
+ * tf32_mma, tf32_wgmma, tf32_wgmma_rs: "tf32" in the name, NOT an fp32 result) and the
+ * library references, cuBLAS sgemm in pedantic fp32 and with TF32 tensor cores, every
+ * variant at every size. The figure that matters is FLOP/s (flops = 2 M N K). splitk and
+ * tf32_wgmma allocate their workspace on their first call in each CUDA context and stream
+ * (the self-check run, or the warm-up in a new context: never a timed sample); at 2048^3
+ * and 4096^3 on 132 SMs splitk is wide (S = 1).
  *
  * Self-check, per element of C against the exact (fp64) product of the fp32
  * inputs: within matmul_rtol(v, K) * S_ij, S_ij = sum_k |a_ik| |b_kj| (the

@@ -11,11 +11,16 @@ const matmul_variant matmul_variants[] = {
     {"regblock", matmul_regblock, MATMUL_FP32, 0},
     {"warptile", matmul_warptile, MATMUL_FP32, 0},
     {"pipelined", matmul_pipelined, MATMUL_FP32, 0},
+    {"wide", matmul_wide, MATMUL_FP32, 0},
     {"splitk", matmul_splitk, MATMUL_FP32, 0},
     /* the TF32 tensor-core ladder */
     {"tf32_wmma", matmul_tf32_wmma, MATMUL_TF32_ROUND, 0},
+    {"tf32_mma", matmul_tf32_mma, MATMUL_TF32_ROUND, 0},
+    {"tf32_wgmma", matmul_tf32_wgmma, MATMUL_TF32_TRUNC, 0},
+    {"tf32_wgmma_rs", matmul_tf32_wgmma_rs, MATMUL_TF32_TRUNC, 0},
     /* library references */
     {"cublas", matmul_cublas, MATMUL_FP32, 1},
+    {"cublas_tf32", matmul_cublas_tf32, MATMUL_TF32_TRUNC, 1},
 };
 const size_t matmul_nvariants = sizeof matmul_variants / sizeof matmul_variants[0];
 
