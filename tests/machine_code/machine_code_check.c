@@ -164,7 +164,7 @@ static const kind kinds[] = {
      "LDG\\.E[.A-Z0-9]*\\.128|LDGSTS\\.E[.A-Z0-9]*\\.128", "16-byte loads"},
     {"vector_stores", "st\\.global(\\.(wb|cg|cs|wt))*(\\.L[12]::[a-z_0-9]+)*\\.v4\\.(f32|b32|u32)",
      "STG\\.E[.A-Z0-9]*\\.128", "16-byte stores"},
-    {"tf32_mma", "mma\\.sync\\.aligned\\.m16n8k8\\.row\\.col\\.f32\\.tf32\\.tf32\\.f32", "HMMA\\.1684\\.F32\\.TF32",
+    {"tf32_mma", "mma\\.sync\\.aligned\\.m16n8k8\\.row\\.col\\.f32\\.tf32\\.tf32\\.f32", "HMMA\\.16[0-9]+\\.F32\\.TF32",
      "TF32 tensor-core mma.sync (m16n8k8)"},
     {"ldmatrix", "ldmatrix\\.sync\\.aligned", "LDSM", "ldmatrix (shared memory -> fragments)"},
     {"cp_async", "cp\\.async\\.c[ag]\\.shared\\.global", "LDGSTS", "cp.async (global -> shared, no registers)"},

@@ -32,6 +32,8 @@ expect 1 "a kernel claimed to use TMA that does not fails" -- --tma='tf32_mma|fp
 expect 1 "a kernel claimed to use ldmatrix that does not fails" -- --ldmatrix=tf32_wgmma "$d/tensor.ptx"
 expect 0 "SASS: only the newest arch is checked (an sm_90a-only kernel is empty for sm_80)" -- --wgmma=tf32_wgmma --tma=tf32_wgmma "$d/two_archs.sass"
 expect 1 "SASS: a kernel without HGMMA in the newest arch fails" -- --wgmma='wgmma|fp32' "$d/two_archs.sass"
+expect 0 "SASS: an m16n8k8 TF32 HMMA (HMMA.1688.F32.TF32), LDSM and LDGSTS pass" -- --tf32_mma=tf32_mma --ldmatrix=tf32_mma --cp_async=tf32_mma "$d/two_archs.sass"
+expect 1 "SASS: a kernel without HMMA fails the TF32 mma check" -- --tf32_mma=fp32_kernel "$d/two_archs.sass"
 expect 2 "an unknown kind is a usage error" -- --hmma=tf32_mma "$d/tensor.ptx"
 rm -f /tmp/mcc.$$
 echo "$failures failed"
