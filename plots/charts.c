@@ -97,6 +97,28 @@ static void ladder_axes_of(const family_view *f, const run_file *run, const entr
   }
 }
 
+/* The library reference a bar is read against. A reference named <library>_<tag> is the one of the variants
+ * named <tag> or <tag>_...: matmul's tf32_* steps are read against cublas_tf32, not against fp32 cublas (they
+ * round their inputs: another kind of result). Any other variant is read against the first reference whose
+ * tag names no variant of the family (cublas), else against the first reference. NULL when there is none. */
+static const entry *library_reference_of(const family_view *f, const char *params, const char *variant, const entry *ref0) {
+  const entry *untagged = NULL;
+  for (size_t i = 0; i < f->ne; i++) {
+    const entry *e = &f->e[i];
+    if (strcmp(e->b->id.params, params) != 0 || !e->b->library_reference) continue;
+    const char *tag = strchr(e->b->id.variant, '_');
+    size_t n = tag ? strlen(++tag) : 0;
+    if (tag && n > 0 && !strncmp(variant, tag, n) && (variant[n] == '\0' || variant[n] == '_')) return e;
+    int tag_names_a_variant = 0;
+    for (size_t j = 0; tag && j < f->ne && !tag_names_a_variant; j++) {
+      const char *w = f->e[j].b->id.variant;
+      tag_names_a_variant = !f->e[j].b->library_reference && !strncmp(w, tag, n) && (w[n] == '\0' || w[n] == '_');
+    }
+    if (!tag_names_a_variant && !untagged) untagged = e;
+  }
+  return untagged ? untagged : ref0;
+}
+
 /* One bar per variant at `params`, in registration order (the references only if there is nothing
  * else). Returns how many; *ymax grows to the tallest. */
 static int ladder_bars(FILE *bars, const family_view *f, const char *params, size_t nvariants, const ladder_axes *a,
@@ -109,8 +131,9 @@ static int ladder_bars(FILE *bars, const family_view *f, const char *params, siz
     char label[256];
     if (f->flops) {
       y = entry_value(f, e);
-      if (a->ref0)
-        snprintf(label, sizeof label, "%.1f TFLOP/s\\n%.0f%% of %s", y, y * a->y2factor, a->ref0->b->id.variant);
+      const entry *ref = library_reference_of(f, params, e->b->id.variant, a->ref0);
+      if (ref && entry_value(f, ref) > 0)
+        snprintf(label, sizeof label, "%.1f TFLOP/s\\n%.0f%% of %s", y, 100 * y / entry_value(f, ref), ref->b->id.variant);
       else
         snprintf(label, sizeof label, "%.1f TFLOP/s", y);
     } else if (a->peak > 0) {
@@ -168,6 +191,7 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   if (!lines.f) return fclose(bars), RENDER_FAILED;
 
   const run_file *run = top->run;
+  ref0 = library_reference_of(f, params, "", ref0); /* the right axis reads the variants' common reference */
   ladder_axes a;
   ladder_axes_of(f, run, ref0, &a);
   double ymax = 0;
@@ -181,7 +205,8 @@ static int chart_ladder(const render_env *env, gpu_view *g, family_view *f, char
   chart *c = &f->charts[f->ncharts];
   char caption[sizeof c->caption]; /* built apart: the family name lives in the same struct */
   c->kind = "ladder";
-  c->width = 960;
+  /* About 110 pixels a bar, so that the value labels of many bars (matmul's 12) do not run into each other. */
+  c->width = nbars > 8 ? 110 * (nbars + 1) : 960;
   c->height = 560;
   char title[600];
   snprintf(title, sizeof title, "%s: variants at %s = %s on %s", f->name,

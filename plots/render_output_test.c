@@ -91,6 +91,49 @@ START_TEST(failed_benchmark_is_reported_not_charted) {
 }
 END_TEST
 
+/* A family with two library references (matmul: cublas in fp32, cublas_tf32 with TF32 tensor cores): the tf32_*
+ * steps are labelled against cublas_tf32, the others against cublas, and the right axis reads cublas. */
+START_TEST(tf32_steps_read_against_their_own_reference) {
+  json_t *root = json_load_file(FIX "/runs/matmul.json", 0, NULL), *bs = json_object_get(root, "benchmarks");
+  ck_assert_ptr_nonnull(bs);
+  json_t *regblock = NULL, *cublas = NULL;
+  for (size_t i = 0; i < json_array_size(bs); i++) {
+    const char *n = json_string_value(json_object_get(json_array_get(bs, i), "name"));
+    if (!strcmp(n, "matmul/regblock/M:4096/N:4096/K:4096")) regblock = json_array_get(bs, i);
+    if (!strcmp(n, "matmul/cublas/M:4096/N:4096/K:4096")) cublas = json_array_get(bs, i);
+  }
+  ck_assert(regblock && cublas);
+  struct {
+    json_t *from;
+    const char *name;
+    double flops;
+  } add[] = {{regblock, "matmul/tf32_mma/M:4096/N:4096/K:4096", 175e12},
+             {cublas, "matmul/cublas_tf32/M:4096/N:4096/K:4096", 350e12}};
+  for (int i = 0; i < 2; i++) {
+    json_t *b = json_deep_copy(add[i].from);
+    json_object_set_new(b, "name", json_string(add[i].name));
+    json_object_set_new(b, "run_name", json_string(add[i].name));
+    json_object_set_new(b, "flops_per_second", json_real(add[i].flops));
+    json_array_append_new(bs, b);
+  }
+  char run[1200], out[1200], errfile[1200], args[4096];
+  snprintf(run, sizeof run, "%s/tf32_run.json", tmp);
+  ck_assert_int_eq(json_dump_file(root, run, 0), 0);
+  json_decref(root);
+  snprintf(out, sizeof out, "%s/tf32_out", tmp);
+  snprintf(errfile, sizeof errfile, "%s/tf32.err", tmp);
+  snprintf(args, sizeof args, "'%s' '%s'", run, out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  char path[1400];
+  snprintf(path, sizeof path, "%s/data/" SLUG "-matmul-ladder.bars.dat", out);
+  char *bars = slurp(path, NULL);
+  ck_assert_msg(strstr(bars, "\"35.0 TFLOP/s\\n82% of cublas\"") != NULL, "%s", bars); /* 35 / 42.67 */
+  ck_assert_msg(strstr(bars, "\"175.0 TFLOP/s\\n50% of cublas_tf32\"") != NULL, "%s", bars);
+  ck_assert(strstr(bars, "cublas_tf32\" ") == NULL); /* a reference is a line, not a bar */
+  free(bars);
+}
+END_TEST
+
 /* ---------- the binary, end to end ---------- */
 
 START_TEST(charts_are_valid_png_and_svg) {
@@ -281,6 +324,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, a_slower_library_reference_is_not_a_failure);
   tcase_add_test(tc, ladder_bars_are_percent_of_peak);
   tcase_add_test(tc, failed_benchmark_is_reported_not_charted);
+  tcase_add_test(tc, tf32_steps_read_against_their_own_reference);
   tcase_add_test(tc, charts_are_valid_png_and_svg);
   tcase_add_test(tc, html_has_the_table_and_no_script);
   tcase_add_test(tc, gnuplot_failure_leaves_no_chart);
