@@ -101,7 +101,8 @@ static void ladder_axes_of(const family_view *f, const run_file *run, const entr
  * named <tag> or <tag>_...: matmul's tf32_* steps are read against cublas_tf32, not against fp32 cublas (they
  * round their inputs: another kind of result). Any other variant is read against the first reference whose
  * tag names no variant of the family (cublas), else against the first reference. NULL when there is none. */
-static const entry *library_reference_of(const family_view *f, const char *params, const char *variant, const entry *ref0) {
+static const entry *library_reference_of(const family_view *f, const char *params, const char *variant,
+                                         const entry *ref0) {
   const entry *untagged = NULL;
   for (size_t i = 0; i < f->ne; i++) {
     const entry *e = &f->e[i];
@@ -133,7 +134,8 @@ static int ladder_bars(FILE *bars, const family_view *f, const char *params, siz
       y = entry_value(f, e);
       const entry *ref = library_reference_of(f, params, e->b->id.variant, a->ref0);
       if (ref && entry_value(f, ref) > 0)
-        snprintf(label, sizeof label, "%.1f TFLOP/s\\n%.0f%% of %s", y, 100 * y / entry_value(f, ref), ref->b->id.variant);
+        snprintf(label, sizeof label, "%.1f TFLOP/s\\n%.0f%% of %s", y, 100 * y / entry_value(f, ref),
+                 ref->b->id.variant);
       else
         snprintf(label, sizeof label, "%.1f TFLOP/s", y);
     } else if (a->peak > 0) {
