@@ -89,8 +89,10 @@ cudaError_t matmul_tf32_mma(const float *A, const float *B, float *C, int M, int
  * (as matmul_splitk's partials), then a persistent kernel of 128x256 tiles runs one producer warpgroup
  * (TMA copies into 4 stages, mbarriers) and two consumer warpgroups (wgmma from shared memory). wgmma
  * reads A from shared memory as fp32 bits and uses their TF32 part: A is truncated, not rounded. Whole
- * tiles only (M a multiple of 128, N of 256, K of 32, A, B, C 16-byte aligned) on a device of compute
- * capability 9.0 (the code is sm_90a); anything else is computed by matmul_tf32_mma. */
+ * tiles only (M a multiple of 128, N of 256, K of 32 and at most 4 194 240, fewer than 2^31 tiles, A, B,
+ * C 16-byte aligned) on a device of compute capability 9.0 (the code is sm_90a); anything else is computed
+ * by matmul_tf32_mma. Errors of the workspace or the TMA descriptors are returned (a driver without
+ * cuTensorMapEncodeTiled: cudaErrorNotSupported). */
 cudaError_t matmul_tf32_wgmma(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 
 /* wgmma without the transpose: each block computes a 128 (n) x 256 (m) tile of C^T = B^T A^T, wgmma's
