@@ -1,21 +1,19 @@
-// Library reference: cuBLAS sgemm in pedantic fp32, behind the same C API.
+// Library references: cuBLAS sgemm in pedantic fp32 and with TF32 tensor cores, behind the same C API.
 #include <cublas_v2.h>
 
 #include "kernels/common/context_cache.h"
 #include "kernels/matmul/matmul.h"
 #include "kernels/matmul/matmul_args.cuh"
 
-extern "C" cudaError_t matmul_cublas(const float *A, const float *B, float *C, int M, int N, int K,
-                                     cudaStream_t stream) {
+// Row-major C = A * B through sgemm in `math` mode, on the current context's shared handle. alpha and beta
+// live on the host (sdot leaves device pointer mode on that handle).
+static cudaError_t sgemm_row_major(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream,
+                                   cublasMath_t math) {
   int run;
   cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
   if (err != cudaSuccess || !run) return err;
-  // CUBLAS_PEDANTIC_MATH: sgemm then uses the prescribed fp32 arithmetic throughout (no TF32 tensor
-  // cores, no BF16x9 emulation, whatever NVIDIA_TF32_OVERRIDE or CUBLAS_EMULATION_STRATEGY say). alpha
-  // and beta live on the host (sdot leaves device pointer mode on the context's shared handle).
   cublasHandle_t h;
-  if ((err = cublas_for_current_context(stream, CUBLAS_POINTER_MODE_HOST, CUBLAS_PEDANTIC_MATH, &h)) != cudaSuccess)
-    return err;
+  if ((err = cublas_for_current_context(stream, CUBLAS_POINTER_MODE_HOST, math, &h)) != cudaSuccess) return err;
   // cuBLAS is column-major: a row-major R x S matrix is its column-major
   // transpose (S x R, leading dimension S). Row-major C = A * B is therefore
   // column-major C^T = B^T * A^T: m = N, n = M, k = K, with B^T (N x K, ld N)
@@ -24,18 +22,16 @@ extern "C" cudaError_t matmul_cublas(const float *A, const float *B, float *C, i
   return cublas_error(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N));
 }
 
+// CUBLAS_PEDANTIC_MATH: sgemm then uses the prescribed fp32 arithmetic throughout (no TF32 tensor cores, no
+// BF16x9 emulation, whatever NVIDIA_TF32_OVERRIDE or CUBLAS_EMULATION_STRATEGY say).
+extern "C" cudaError_t matmul_cublas(const float *A, const float *B, float *C, int M, int N, int K,
+                                     cudaStream_t stream) {
+  return sgemm_row_major(A, B, C, M, N, K, stream, CUBLAS_PEDANTIC_MATH);
+}
+
+// CUBLAS_TF32_TENSOR_OP_MATH: sgemm may reduce its inputs to TF32 and run on tensor cores (what torch.mm does
+// with allow_tf32): the library reference of the TF32 steps.
 extern "C" cudaError_t matmul_cublas_tf32(const float *A, const float *B, float *C, int M, int N, int K,
                                           cudaStream_t stream) {
-  int run;
-  cudaError_t err = matmul_prepare(A, B, C, M, N, K, stream, &run);
-  if (err != cudaSuccess || !run) return err;
-  // CUBLAS_TF32_TENSOR_OP_MATH: sgemm may round its inputs to TF32 and run on tensor cores (what
-  // torch.mm does with allow_tf32): the library reference of the TF32 steps. Same row-major mapping
-  // as matmul_cublas.
-  cublasHandle_t h;
-  if ((err = cublas_for_current_context(stream, CUBLAS_POINTER_MODE_HOST, CUBLAS_TF32_TENSOR_OP_MATH, &h)) !=
-      cudaSuccess)
-    return err;
-  const float one = 1.0f, zero = 0.0f;
-  return cublas_error(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, B, N, A, K, &zero, C, N));
+  return sgemm_row_major(A, B, C, M, N, K, stream, CUBLAS_TF32_TENSOR_OP_MATH);
 }
