@@ -6,7 +6,8 @@
 #      summary says what it was compared with;
 #   2. a runner whose testbed is in the baselines is judged against them; on a branch the merge base is
 #      built and named to the perf pass (A/B for what the baseline cannot judge or settle alone: a benchmark
-#      the testbed has no run of, a reading of other GPU kinds alone); on main no base is built;
+#      the testbed has no run of, a reading of other GPU kinds alone); on main it is main's previous commit,
+#      none on main's first commit;
 #   3. --against=REV A/B-tests against REV whatever the baselines hold; --baseline never A/B-tests;
 #   4. a revision that is not one is bad input (exit 2); --history appends nothing in A/B mode.
 #
@@ -141,7 +142,40 @@ git -C "$repo" checkout -q change
 if grep -q "^$work/base-onmain " "$work/calls" || grep -q PERF_AB "$work/calls"; then fail "a base was built on main"; fi
 grep -q "Judged against the baseline's runs of this testbed." "$work/onmain/summary.md" ||
   fail "summary.md does not say it was judged against the baseline"
+# On main's first commit there is nothing to A/B against: a testbed without a baseline is refused, named.
+git -C "$repo" checkout -q main
+name=rootab; job rootab "fixture x2"
+git -C "$repo" checkout -q change
+[ "$st" -eq 2 ] && grep -q "nothing to A/B against (no merge base of HEAD and main, or HEAD is its first commit)" \
+  "$work/rootab.log" || fail "on main's first commit, with no baseline of the testbed: exit $st"
 echo "ok: a testbed in the baselines is judged against them; a branch's merge base settles other kinds' readings"
+
+# 2a. On the main branch after a merge, main's previous commit is the base: it settles a reading of other GPU kinds
+# alone (an unchanged H200 of a kind the baseline had no run of read 3.8-5.7 % slower and failed on main,
+# 2026-11-28), and judges what the testbed has no run of.
+git -C "$repo" checkout -q main
+git -C "$repo" -c user.email=t@t -c user.name=t merge -q --no-ff -m merge change
+merge_sha="$(git -C "$repo" rev-parse --short=12 HEAD)"
+name=mainkinds; job mainkinds "fixture x1"
+[ "$st" -eq 0 ] || fail "the baseline job on main after a merge exited $st"
+grep -q "gate: main's previous commit, $base_sha, is built too" "$work/mainkinds.log" ||
+  fail "on main, the previous commit was not taken as the base"
+grep -q "^$work/base-mainkinds build //kernels/" "$work/calls" || fail "on main, the previous commit was not built"
+perf_call | grep -q -- "--test_env=PERF_AB_AGAINST=$base_sha --test_env=PERF_AB_ALL=0" ||
+  fail "on main, the perf pass was not told of the previous commit for readings of other kinds alone"
+name=mainab; job mainab "fixture x2"
+[ "$st" -eq 0 ] && grep -q "every benchmark A/B against main's previous commit, $base_sha" "$work/mainab.log" &&
+  perf_call | grep -q -- "--test_env=PERF_AB_AGAINST=$base_sha --test_env=PERF_AB_ALL=1" ||
+  fail "on main, a testbed without a baseline was not A/B-tested against the previous commit (exit $st)"
+# A change in the work tree on main is the change: HEAD is its base, as before.
+echo dirty >>"$repo/CHANGE"
+name=maindirty; job maindirty "fixture x1"
+git -C "$repo" checkout -q -- CHANGE
+perf_call | grep -q -- "--test_env=PERF_AB_AGAINST=$merge_sha --test_env=PERF_AB_ALL=0" ||
+  fail "on main with a changed work tree, HEAD was not the base"
+git -C "$repo" reset -q --hard "$base_sha"
+git -C "$repo" checkout -q change
+echo "ok: on main after a merge, main's previous commit is the base (other kinds' readings, testbeds without a baseline)"
 name=uncovered; UNCOVERED="matmul/splitk/M:1024/N:1024/K:1024" job uncovered "fixture x1"
 [ "$st" -eq 0 ] || fail "the job with a benchmark the testbed has no run of exited $st"
 grep -q "^$work/base-uncovered build //kernels/\.\.\. --config=gpu --disk_cache=$work/cache" "$work/calls" ||

@@ -31,10 +31,11 @@
 #                    --fingerprint_out) are measured; the rest are "unchanged". The default when the
 #                    baselines have no run of this runner's testbed (its class of host,
 #                    perf/runner/testbed.h), with REV the merge base with $PERF_MAIN_BRANCH (default:
-#                    origin/main, else main). When they have runs of it, the benchmarks they have no run
-#                    of (gate testbeds --uncovered) are judged A/B against that merge base in the same
-#                    perf tests; the merge base is built whenever HEAD differs from it, and a
-#                    reading against other GPU kinds alone is settled A/B too. BAZEL FLAGS apply to the change only;
+#                    origin/main, else main; on the main branch itself, main's previous commit, HEAD^1).
+#                    When they have runs of it, the benchmarks they have no run of (gate testbeds
+#                    --uncovered) are judged A/B against that base in the same perf tests; the base is
+#                    built whenever there is one, and a reading against other GPU kinds alone is settled
+#                    A/B too. BAZEL FLAGS apply to the change only;
 #                    the base is built with --config=gpu and $PERF_AB_BAZEL_FLAGS.
 #   --baseline       never A/B: judge against the baseline alone (a benchmark it has no run of this
 #                    testbed of is then NOT JUDGED, and each perf test says so)
@@ -129,9 +130,31 @@ main_branch() {
   fi
   echo "$main"
 }
-merge_base() {  # the merge base of HEAD with the main branch, or exit 2 saying what to do
-  git merge-base HEAD "$(main_branch)" 2>/dev/null ||
-    { echo "gate: $1, and there is no merge base of HEAD and $(main_branch) to A/B against: give --against=REV, set PERF_MAIN_BRANCH, or pass --baseline to leave them unjudged (docs/gate.md)" >&2; exit 2; }
+# The base to A/B against: the merge base of HEAD with the main branch; on the main branch itself (HEAD is that
+# merge base, the work tree unchanged) HEAD's first parent, the change that landed last, so that a main-branch job on
+# a GPU kind the baseline has no run of settles its readings as a branch's job does (an unchanged H200 of a new
+# kind read 3.8-5.7 % slower than the baseline's other kind and failed, 2026-11-28). Empty when there is none (no
+# merge base, or HEAD is the first commit).
+base_words="the merge base"
+base_revision() {
+  local mb
+  mb="$(git merge-base HEAD "$(main_branch)" 2>/dev/null)" || return 0
+  if [ "$(git rev-parse HEAD)" = "$mb" ] && git diff --quiet HEAD -- 2>/dev/null; then
+    git rev-parse -q --verify 'HEAD^1^{commit}' 2>/dev/null || true
+  else
+    echo "$mb"
+  fi
+}
+if [ "$(git rev-parse HEAD 2>/dev/null)" = "$(git merge-base HEAD "$(main_branch)" 2>/dev/null)" ] &&
+   git diff --quiet HEAD -- 2>/dev/null; then
+  base_words="main's previous commit"
+fi
+merge_base() {  # the base (above), or exit 2 saying what to do
+  local b
+  b="$(base_revision)"
+  [ -n "$b" ] ||
+    { echo "gate: $1, and there is nothing to A/B against (no merge base of HEAD and $(main_branch), or HEAD is its first commit): give --against=REV, set PERF_MAIN_BRANCH, or pass --baseline to leave them unjudged (docs/gate.md)" >&2; exit 2; }
+  echo "$b"
 }
 # Which comparison side judges each benchmark (docs/gate.md): the baseline's runs of this testbed; where it has none
 # of a benchmark, A/B against the merge base in the same perf test; with no run of the testbed at all, A/B for
@@ -156,7 +179,7 @@ if [ "$mode" = auto ]; then
     mode=ab
     ab_all=1
     against="$(merge_base "the baselines have no run of this testbed")"
-    echo "gate: the baselines have no run of this testbed: every benchmark A/B against the merge base, $(git rev-parse --short=12 "$against")"
+    echo "gate: the baselines have no run of this testbed: every benchmark A/B against $base_words, $(git rev-parse --short=12 "$against")"
   else
     mode=baseline
     "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" "${bazel_flags[@]}" >>"$artifacts/build_tools.log" 2>&1 ||
@@ -166,15 +189,13 @@ if [ "$mode" = auto ]; then
     uncovered="$("$gate_bin" testbeds --uncovered="$testbed" "$baseline_file" ${benches[@]+"${benches[@]}"})" || exit 2
     if [ -n "$uncovered" ]; then
       against="$(merge_base "$(grep -c . <<<"$uncovered") benchmark(s) have no run of this testbed in $baseline_file")"
-      echo "gate: $(grep -c . <<<"$uncovered") benchmark(s) have no run of this testbed in $baseline_file: judged A/B against the merge base, $(git rev-parse --short=12 "$against"):"
+      echo "gate: $(grep -c . <<<"$uncovered") benchmark(s) have no run of this testbed in $baseline_file: judged A/B against $base_words, $(git rev-parse --short=12 "$against"):"
       sed 's/^/  /' <<<"$uncovered"
-    elif against="$(git merge-base HEAD "$(main_branch)" 2>/dev/null)" &&
-         { [ "$(git rev-parse HEAD)" != "$against" ] || ! git diff --quiet HEAD --; }; then
+    elif against="$(base_revision)" && [ -n "$against" ]; then
       # Not needed to judge, but at hand: a reading of other GPU kinds alone (the GPU kind of this GPU
-      # has no run in the baseline) is settled A/B against it (docs/gate.md). On the main branch itself
-      # there is nothing to A/B against.
+      # has no run in the baseline) is settled A/B against it (docs/gate.md).
       kinds_only=1
-      echo "gate: the merge base, $(git rev-parse --short=12 "$against"), is built too: a reading of other kinds of GPU alone is settled A/B against it"
+      echo "gate: $base_words, $(git rev-parse --short=12 "$against"), is built too: a reading of other kinds of GPU alone is settled A/B against it"
     else
       against=""
     fi

@@ -230,7 +230,12 @@ run main "$ws" "$gate_sh" --workspace=. --history
 [ "$st" -eq 0 ] || fail "the main job on main with --history exited $st"
 grep -q "Judged against the baseline's runs of this testbed." "$arts/summary.md" ||
   fail "the job on main was not judged against the baseline just blessed"
-if grep -q PERF_AB "$work/calls" || grep -q "^$work/base-main" "$work/calls"; then fail "a base was built on main"; fi
+# On main the base is main's previous commit, to settle a reading of other GPU kinds alone; that commit has no
+# workspace, so the perf pass is given an empty base and Bazel runs in none.
+grep -q "gate: main's previous commit, $before_sha, is built too" "$log" ||
+  fail "the job on main does not take main's previous commit as its base"
+perf_call | grep -q -- "--test_env=PERF_AB_AGAINST=$before_sha --test_env=PERF_AB_ALL=0" ||
+  fail "the perf pass on main was not told of main's previous commit for readings of other kinds alone"
 csv="$ws/baselines/history/$slug.csv"
 verdicts="$(cat "$arts"/perf/*_perf_test/verdicts.json | grep -c '"verdict":')"
 rows="$(grep -cF ",$testbed" "$csv" 2>/dev/null || true)"
