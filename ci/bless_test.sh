@@ -60,6 +60,17 @@ refused "slower verdict, no --add" "the gate failed in $work/slow (exit status 1
 refused "failed round" "the gate failed in $work/failed (exit status 3)" good failed
 round missing 0 missing
 refused "missing verdict" "dot/tree_host_finish/N:1048576: missing" good missing
+# With --only, a failing verdict outside the pattern is named and not counted (it is not blessed); one inside is.
+round slowonly 0 slower
+refused "slower verdict inside --only" "dot/tree_host_finish/N:1048576: slower" --only='^dot/tree_host_finish/' good slowonly
+rm -f "$work/bazel_called"
+(cd "$work" && BAZEL="$fake_bazel" bash "$bless" --baselines="$work/baselines" --only='^dot/cublas/' good slowonly >"$work/out" 2>&1) || true
+cat "$work/out"
+[ -e "$work/bazel_called" ] || fail "a slower verdict outside --only refused the bless"
+grep -qF "$work/slowonly: not blessed (outside --only), so not counted:" "$work/out" &&
+  grep -qF "  dot/tree_host_finish/N:1048576: slower" "$work/out" || fail "the verdict outside --only was not named"
+rm -f "$work/bazel_called"
+refused "a failed round's exit status, --only" "the gate failed in $work/slow (exit status 1" --only='^dot/cublas/' good slow
 # A slower library reference ("fails": false) passed the gate (environment changed): not a failed round (#56 M12).
 round libref 0 same slower false
 # With --accept-slower, or with rounds that passed (exit 5: tests passed, report not written), Bazel runs.
