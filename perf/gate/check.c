@@ -84,13 +84,30 @@ static void refuse_out_flags(const options *o) {
   }
 }
 
-/* No baseline for this GPU in the folder: a loud warning and a candidate baseline. */
-static int no_baseline(const options *o, const char *out_dir, gate_figures *run, const char *base_path) {
-  char cand[4096], err[1024];
+/* No baseline for this GPU in the folder: a loud warning, a candidate baseline, and a summary.md that says so (the
+ * job's summary and a soak's rounds read it; without it a new user's first soak said "no perf summaries"). */
+static int no_baseline(const options *o, const char *out_dir, const char *bench_name, gate_figures *run,
+                       const char *base_path) {
+  char cand[4096], md_path[4200], err[1024];
   format_path(cand, sizeof cand, "%s/%s.candidate.json", out_dir, run->gpu.slug);
   if (save_baseline(cand, run, err, sizeof err)) {
     fprintf(stderr, "gate: no baseline for %s at %s, and the candidate baseline could not be written: %s\n",
             run->gpu.name, base_path, err);
+    return EXIT_BAD_INPUT;
+  }
+  format_path(md_path, sizeof md_path, "%s/summary.md", out_dir);
+  FILE *md = fopen(md_path, "w");
+  if (!md) {
+    fprintf(stderr, "gate: cannot write %s: %s\n", md_path, strerror(errno));
+    return EXIT_BAD_INPUT;
+  }
+  fprintf(md,
+          "## %s on %s: NOT JUDGED (no baseline of this GPU yet)\n\n`%s` does not exist: %zu benchmark(s) measured, "
+          "nothing compared. To gate this GPU against a baseline, bless runs of it (`ci/soak.sh 2`, then "
+          "`ci/bless.sh soak/round*`).\n",
+          bench_name, run->gpu.name, base_path, run->n);
+  if (close_report(md, md_path, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
     return EXIT_BAD_INPUT;
   }
   fprintf(stderr,
@@ -315,7 +332,7 @@ int cmd_check(options *o) {
   baseline_place place;
   int have_baseline = find_baseline_or_die(o->baselines, run.gpu.slug, &place);
   format_path(base_path, sizeof base_path, "%s", place.path);
-  if (!have_baseline && !fallback) return no_baseline(o, out_dir, &run, base_path);
+  if (!have_baseline && !fallback) return no_baseline(o, out_dir, bench_name, &run, base_path);
   comparison *c;
   size_t n;
   if (have_baseline) {

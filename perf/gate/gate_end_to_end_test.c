@@ -46,6 +46,9 @@ START_TEST(check_end_to_end) {
   ck_assert_int_eq(run_check(out, at("e2e_ok.json"), at("e2e_ok.json"), ""), 0);
   FORMAT(path, "%s/nvidia-h100-80gb-hbm3.candidate.json", out);
   ck_assert_int_eq(access(path, R_OK), 0);
+  FORMAT(path, "%s/summary.md", out); /* where the job's summary and a soak look */
+  ck_assert(file_has(path, "NOT JUDGED (no baseline of this GPU yet)"));
+  ck_assert(file_has(path, "3 benchmark(s) measured, nothing compared"));
   ck_assert_int_eq(run_check(out, at("e2e_ok.json"), at("e2e_ok.json"), "--strict"), 1);
   /* With a baseline: same passes and writes its reports. */
   gate_figures base;
