@@ -135,20 +135,19 @@ main_branch() {
 # a GPU kind the baseline has no run of settles its readings as a branch's job does (an unchanged H200 of a new
 # kind read 3.8-5.7 % slower than the baseline's other kind and failed, 2026-11-28). Empty when there is none (no
 # merge base, or HEAD is the first commit).
-base_words="the merge base"
+on_main_itself() {
+  [ "$(git rev-parse HEAD 2>/dev/null)" = "$(git merge-base HEAD "$(main_branch)" 2>/dev/null)" ] &&
+    git diff --quiet HEAD -- 2>/dev/null
+}
 base_revision() {
-  local mb
-  mb="$(git merge-base HEAD "$(main_branch)" 2>/dev/null)" || return 0
-  if [ "$(git rev-parse HEAD)" = "$mb" ] && git diff --quiet HEAD -- 2>/dev/null; then
+  if on_main_itself; then
     git rev-parse -q --verify 'HEAD^1^{commit}' 2>/dev/null || true
   else
-    echo "$mb"
+    git merge-base HEAD "$(main_branch)" 2>/dev/null || true
   fi
 }
-if [ "$(git rev-parse HEAD 2>/dev/null)" = "$(git merge-base HEAD "$(main_branch)" 2>/dev/null)" ] &&
-   git diff --quiet HEAD -- 2>/dev/null; then
-  base_words="main's previous commit"
-fi
+base_words="the merge base"
+! on_main_itself || base_words="main's previous commit"
 merge_base() {  # the base (above), or exit 2 saying what to do
   local b
   b="$(base_revision)"
