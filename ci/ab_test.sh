@@ -139,7 +139,9 @@ git -C "$repo" checkout -q main
 name=onmain; job onmain "fixture x1"
 git -C "$repo" checkout -q change
 [ "$st" -eq 0 ] || fail "the baseline job on main exited $st"
-if grep -q "^$work/base-onmain " "$work/calls" || grep -q PERF_AB "$work/calls"; then fail "a base was built on main"; fi
+if grep -q "^$work/base-onmain " "$work/calls" || grep -q PERF_AB "$work/calls"; then fail "a base was built on main's first commit"; fi
+grep -q "main's previous commit is not in this clone" "$work/onmain.log" ||
+  fail "on main's first commit the job does not say that other kinds' readings are judged as measured"
 grep -q "Judged against the baseline's runs of this testbed." "$work/onmain/summary.md" ||
   fail "summary.md does not say it was judged against the baseline"
 # On main's first commit there is nothing to A/B against: a testbed without a baseline is refused, named.

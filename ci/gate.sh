@@ -197,6 +197,8 @@ if [ "$mode" = auto ]; then
       echo "gate: $base_words, $(git rev-parse --short=12 "$against"), is built too: a reading of other kinds of GPU alone is settled A/B against it"
     else
       against=""
+      ! on_main_itself ||
+        echo "gate: main's previous commit is not in this clone (HEAD is the first commit, or the clone is shallow): a reading of other kinds of GPU alone is judged as measured, against them"
     fi
   fi
 elif [ "$mode" = ab ]; then
