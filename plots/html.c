@@ -8,19 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "perf/common/markup.h"
 #include "perf/gate/verdict_fields.h"
-
-static void esc(FILE *o, const char *s) {
-  for (; *s; s++) {
-    switch (*s) {
-      case '<': fputs("&lt;", o); break;
-      case '>': fputs("&gt;", o); break;
-      case '&': fputs("&amp;", o); break;
-      case '"': fputs("&quot;", o); break;
-      default: fputc(*s, o);
-    }
-  }
-}
 
 /* A path as the reader knows it: relative to the folder that holds the report (the job's
  * artifacts), else to where render was started (`bazel run` passes absolute paths under
@@ -100,7 +89,7 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
     fprintf(o, "<p>Verdicts from ");
     for (size_t i = 0; i < g->nverdicts; i++) {
       fprintf(o, "%s<code>", i ? ", " : "");
-      esc(o, shown(g->verdicts[i]->path));
+      markup_escaped(o, shown(g->verdicts[i]->path));
       fprintf(o, "</code> (metric: %s)", g->verdicts[i]->metric);
     }
     /* What the verdict's columns mean, from the gate's table of fields: summary.md's legend says the same. */
@@ -108,7 +97,7 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
     char legend[4096];
     field_legend(kLegend, sizeof kLegend / sizeof *kLegend, legend, sizeof legend);
     fputs(". ", o);
-    esc(o, legend);
+    markup_escaped(o, legend);
     fputs("</p>\n", o);
   } else {
     fprintf(o,
@@ -130,7 +119,7 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
       const verdict_row *v = verdicts ? verdict_of(g, e->b->name) : NULL;
       double gbps = e->b->bytes_per_second / 1e9;
       fprintf(o, "<tr class=\"%s\"><td class=\"l name\">", v ? v->verdict : "");
-      esc(o, e->b->name);
+      markup_escaped(o, e->b->name);
       if (e->b->library_reference) fputs(" <small>(reference)</small>", o);
       fputs("</td>", o);
       num_cell(o, "%.3f", e->b->time_ns / 1e3);
@@ -151,7 +140,7 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
       for (size_t j = 0; j < g->nf && !shown; j++) shown = find_entry(&g->f[j], v->name) != NULL;
       if (shown || verdict_of(g, v->name) != v) continue;
       fprintf(o, "<tr class=\"%s\"><td class=\"l name\">", v->verdict);
-      esc(o, v->name);
+      markup_escaped(o, v->name);
       fputs("</td>", o);
       num_cell(o, "%.3f", v->run_ns / 1e3);
       fputs("<td>-</td><td>-</td><td>-</td>", o);
@@ -167,9 +156,9 @@ static void comparison_table(FILE *o, const gpu_view *g, const render_inputs *in
     for (size_t k = 0; k < in->runs[r].nfailed; k++) {
       const failed_bench *fb = &in->runs[r].failed[k];
       fprintf(o, "<tr class=\"missing\"><td class=\"l name\">");
-      esc(o, fb->name);
+      markup_escaped(o, fb->name);
       fprintf(o, "</td><td class=\"l verdict\" colspan=\"%d\">FAILED in the run: ", cols - 1);
-      esc(o, fb->message);
+      markup_escaped(o, fb->message);
       fprintf(o, "</td></tr>\n");
       rows++;
     }
@@ -184,9 +173,9 @@ static void context_table(FILE *o, const gpu_view *g, const render_inputs *in) {
   if (r) {
     const gate_gpu *gpu = &r->gpu;
     fprintf(o, "<tr><th>GPU</th><td>");
-    esc(o, gpu->name);
+    markup_escaped(o, gpu->name);
     fputs(" (compute capability ", o);
-    esc(o, r->compute_capability); /* the run file's words, as every string of it (#56 S01) */
+    markup_escaped(o, r->compute_capability); /* the run file's words, as every string of it (#56 S01) */
     fprintf(o, ", %d SMs)</td></tr>\n", gpu->sm_count);
     fprintf(o, "<tr><th>Memory</th><td>%.0f MHz × %d-bit, ECC %s; theoretical peak ", gpu->mem_clock_mhz,
             gpu->bus_width_bits, gpu->ecc ? "on" : "off");
@@ -195,13 +184,13 @@ static void context_table(FILE *o, const gpu_view *g, const render_inputs *in) {
     else
       fputs("unknown", o);
     fprintf(o, "</td></tr>\n<tr><th>Driver, runtime</th><td>");
-    esc(o, gpu->driver);
+    markup_escaped(o, gpu->driver);
     fputs(", CUDA runtime ", o);
-    esc(o, gpu->runtime);
+    markup_escaped(o, gpu->runtime);
     fputs("</td></tr>\n", o);
   } else {
     fprintf(o, "<tr><th>GPU</th><td>");
-    esc(o, g->name);
+    markup_escaped(o, g->name);
     fprintf(o, " (no run JSON given: only the history)</td></tr>\n");
   }
   /* Every run of this GPU: which binary, when, at which commit, and its copy probe. */
@@ -209,18 +198,18 @@ static void context_table(FILE *o, const gpu_view *g, const render_inputs *in) {
     const run_file *x = &in->runs[i];
     if (strcmp(x->gpu.slug, g->slug) != 0) continue;
     fprintf(o, "<tr><th>Run</th><td><code>");
-    esc(o, x->executable);
+    markup_escaped(o, x->executable);
     fprintf(o, "</code> on ");
-    esc(o, x->host);
+    markup_escaped(o, x->host);
     fprintf(o, ", ");
-    esc(o, x->date);
+    markup_escaped(o, x->date);
     fprintf(o, ", commit <code>");
-    esc(o, x->commit);
+    markup_escaped(o, x->commit);
     fprintf(o, "</code>; copy probe %.1f GB/s</td></tr>\n", x->copy_gbps);
   }
   if (g->base) {
     fprintf(o, "<tr><th>Baseline</th><td><code>");
-    esc(o, shown(g->base->path));
+    markup_escaped(o, shown(g->base->path));
     fprintf(o, "</code>: %zu benchmarks from %zu runs</td></tr>\n", g->base->fig.n, g->base->fig.nruns);
   }
   fprintf(o, "</table>\n");
@@ -242,11 +231,11 @@ static void history_regressions(FILE *o, const gpu_view *g) {
                 "<th class=\"l\">Benchmark</th><th>Time (µs)</th><th>GB/s</th></tr>\n");
       if (n++ >= 30) continue;
       fprintf(o, "<tr class=\"slower\"><td class=\"l\">");
-      esc(o, h->date);
+      markup_escaped(o, h->date);
       fprintf(o, "</td><td class=\"l\"><code>");
-      esc(o, h->commit);
+      markup_escaped(o, h->commit);
       fprintf(o, "</code></td><td class=\"l name\">");
-      esc(o, h->bench);
+      markup_escaped(o, h->bench);
       fprintf(o, "</td><td>%.3f</td><td>%.1f</td></tr>\n", h->time_ns / 1e3, h->bytes_per_second / 1e9);
     }
   if (n)
@@ -267,14 +256,14 @@ static size_t count_since_bless(const gpu_view *g) {
 static void short_commit(FILE *o, const char *commit) {
   char cut[13];
   snprintf(cut, sizeof cut, "%.12s", commit);
-  esc(o, cut);
+  markup_escaped(o, cut);
 }
 
 static void commit_cell(FILE *o, const history_row *h) {
   fputs("<td class=\"l\"><code>", o);
   short_commit(o, h->commit);
   fputs("</code> ", o);
-  esc(o, h->date);
+  markup_escaped(o, h->date);
   fputs("</td>", o);
 }
 
@@ -306,10 +295,10 @@ static void trends(FILE *o, const gpu_view *g) {
         const trend_mark *c = &g->f[k].cp[i];
         if (!c->since_bless || shown++ >= 50) continue;
         fprintf(o, "<tr class=\"%s\"><td class=\"l name\">", c->step > 0 ? "slower" : "faster");
-        esc(o, c->after->bench);
+        markup_escaped(o, c->after->bench);
         if (c->after->testbed[0]) {
           fputs(" <small>@", o);
-          esc(o, c->after->testbed);
+          markup_escaped(o, c->after->testbed);
           fputs("</small>", o);
         }
         fprintf(o, "</td><td>%+.2f%%</td>", 100 * c->step);
@@ -327,7 +316,7 @@ static void trends(FILE *o, const gpu_view *g) {
       const creep_mark *c = &g->f[k].creep[i];
       if (listed++ >= 30) continue;
       fprintf(o, "<p class=\"note\"><b>Crept:</b> <code>");
-      esc(o, c->last->bench);
+      markup_escaped(o, c->last->bench);
       fprintf(o, "</code> is %+.2f%% against its %s (median of its last 5 rows, up to <code>", 100 * c->level,
               c->against_baseline ? "baseline" : "first rows");
       short_commit(o, c->last->commit);
@@ -352,7 +341,7 @@ static void trends_line(FILE *o, const report_model *m) {
     fprintf(o, "-trends\">Trends</a>");
     if (m->ng > 1) {
       fputs(" on ", o);
-      esc(o, g->name);
+      markup_escaped(o, g->name);
     }
     fprintf(o, ": %zu change point%s since the last bless, %zu benchmark%s crept beyond the tolerance</p>\n", since,
             since == 1 ? "" : "s", ncreep, ncreep == 1 ? "" : "s");
@@ -401,15 +390,15 @@ int write_trends_text(const char *outdir, const report_model *m, char *err, size
 
 static void figure(FILE *o, const chart *c) {
   fprintf(o, "<figure>\n<a href=\"");
-  esc(o, c->svg);
+  markup_escaped(o, c->svg);
   fprintf(o, "\"><img src=\"");
-  esc(o, c->png);
+  markup_escaped(o, c->png);
   fprintf(o, "\" width=\"%d\" height=\"%d\" alt=\"", c->width, c->height);
-  esc(o, c->caption);
+  markup_escaped(o, c->caption);
   fprintf(o, "\"></a>\n<figcaption>");
-  esc(o, c->caption);
+  markup_escaped(o, c->caption);
   fprintf(o, " <a href=\"");
-  esc(o, c->svg);
+  markup_escaped(o, c->svg);
   fprintf(o, "\">SVG</a></figcaption>\n</figure>\n");
 }
 
@@ -473,16 +462,16 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
   fprintf(o,
           "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
-  esc(o, title);
+  markup_escaped(o, title);
   fprintf(o, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", kStyle);
-  esc(o, title);
+  markup_escaped(o, title);
   fprintf(o, "</h1>\n<p>Generated %s by <code>plots/render</code> from %zu input file%s.</p>\n", now, in->ngiven,
           in->ngiven == 1 ? "" : "s");
   summary(o, m, in);
   trends_line(o, m);
   if (m->left_out[0]) {
     fprintf(o, "<p class=\"note\">Not in this report: ");
-    esc(o, m->left_out);
+    markup_escaped(o, m->left_out);
     fprintf(o, " (their baselines or history were given, but no run of those GPUs).</p>\n");
   }
   fprintf(o, "<nav><ul>\n");
@@ -491,13 +480,13 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
     fprintf(o, "<li><a href=\"#");
     anchor(o, g, NULL);
     fprintf(o, "\">");
-    esc(o, g->name);
+    markup_escaped(o, g->name);
     fprintf(o, "</a>: ");
     for (size_t k = 0; k < g->nf; k++) {
       fprintf(o, "%s<a href=\"#", k ? ", " : "");
       anchor(o, g, &g->f[k]);
       fprintf(o, "\">");
-      esc(o, g->f[k].name);
+      markup_escaped(o, g->f[k].name);
       fprintf(o, "</a>");
     }
     fprintf(o, "</li>\n");
@@ -508,7 +497,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
     fprintf(o, "<section id=\"");
     anchor(o, g, NULL);
     fprintf(o, "\">\n<h2>");
-    esc(o, g->name);
+    markup_escaped(o, g->name);
     fprintf(o, "</h2>\n");
     context_table(o, g, in);
     fprintf(o, "<h3>Latest comparison</h3>\n");
@@ -520,7 +509,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
       fprintf(o, "<h3 id=\"");
       anchor(o, g, f);
       fprintf(o, "\">");
-      esc(o, f->name);
+      markup_escaped(o, f->name);
       fprintf(o, " <small>(%s)</small></h3>\n", unit_of(f));
       if (f->notes[0]) {
         /* One paragraph per note. */
@@ -529,7 +518,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
         char *save = NULL;
         for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
           fprintf(o, "<p class=\"note\">");
-          esc(o, line);
+          markup_escaped(o, line);
           fprintf(o, "</p>\n");
         }
       }
@@ -540,7 +529,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
   fprintf(o, "<h2>Inputs</h2>\n<ul>\n");
   for (size_t i = 0; i < in->ngiven; i++) {
     fprintf(o, "<li><code>");
-    esc(o, shown(in->given[i]));
+    markup_escaped(o, shown(in->given[i]));
     fprintf(o, "</code></li>\n");
   }
   fprintf(o, "</ul>\n</body>\n</html>\n");

@@ -1,6 +1,7 @@
 /* gate check: runs a family's benchmark binary and compares it with the baseline of its GPU. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -84,32 +85,41 @@ static void refuse_out_flags(const options *o) {
   }
 }
 
+/* out_dir/summary.md holding one note (a family NOT JUDGED, and why), or exit 2: a failed write fails the check. */
+__attribute__((format(printf, 2, 3))) static void write_summary_note(const char *out_dir, const char *fmt, ...) {
+  char path[4200], err[1024];
+  format_path(path, sizeof path, "%s/summary.md", out_dir);
+  FILE *md = fopen(path, "w");
+  if (!md) {
+    fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
+    exit(EXIT_BAD_INPUT);
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(md, fmt, ap);
+  va_end(ap);
+  if (close_report(md, path, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    exit(EXIT_BAD_INPUT);
+  }
+}
+
 /* No baseline for this GPU in the folder: a loud warning, a candidate baseline, and a summary.md that says so (the
  * job's summary and a soak's rounds read it; without it a new user's first soak said "no perf summaries"). */
 static int no_baseline(const options *o, const char *out_dir, const char *bench_name, gate_figures *run,
                        const char *base_path) {
-  char cand[4096], md_path[4200], err[1024];
+  char cand[4096], err[1024];
   format_path(cand, sizeof cand, "%s/%s.candidate.json", out_dir, run->gpu.slug);
   if (save_baseline(cand, run, err, sizeof err)) {
     fprintf(stderr, "gate: no baseline for %s at %s, and the candidate baseline could not be written: %s\n",
             run->gpu.name, base_path, err);
     return EXIT_BAD_INPUT;
   }
-  format_path(md_path, sizeof md_path, "%s/summary.md", out_dir);
-  FILE *md = fopen(md_path, "w");
-  if (!md) {
-    fprintf(stderr, "gate: cannot write %s: %s\n", md_path, strerror(errno));
-    return EXIT_BAD_INPUT;
-  }
-  fprintf(md,
-          "## %s on %s: NOT JUDGED (no baseline of this GPU yet)\n\n`%s` does not exist: %zu benchmark(s) measured, "
-          "nothing compared. To gate this GPU against a baseline, bless runs of it (`ci/soak.sh 2`, then "
-          "`ci/bless.sh soak/round*`).\n",
-          bench_name, run->gpu.name, base_path, run->n);
-  if (close_report(md, md_path, err, sizeof err)) {
-    fprintf(stderr, "gate: %s\n", err);
-    return EXIT_BAD_INPUT;
-  }
+  write_summary_note(out_dir,
+                     "## %s on %s: NOT JUDGED (no baseline of this GPU yet)\n\n`%s` does not exist: %zu benchmark(s) "
+                     "measured, nothing compared. To gate this GPU against a baseline, bless runs of it "
+                     "(`ci/soak.sh 2`, then `ci/bless.sh soak/round*`).\n",
+                     bench_name, run->gpu.name, base_path, run->n);
   fprintf(stderr,
           "\n*** WARNING: no baseline for %s (%s): nothing was compared. ***\n"
           "*** Candidate written to %s; adopt it (better: several runs) with:\n"
@@ -172,23 +182,12 @@ static void no_testbed_runs(const char *base_path, const gate_figures *run, cons
                             const char *bench_name) {
   const char *testbed = testbed_of(run);
   /* The summary says it too: the report and the job's summary.md are where people look. */
-  char path[4200], err[1024];
-  format_path(path, sizeof path, "%s/summary.md", out_dir);
-  FILE *md = fopen(path, "w");
-  if (!md) {
-    fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
-    exit(EXIT_BAD_INPUT);
-  }
-  fprintf(md,
-          "## %s on %s: NOT JUDGED (no baseline of this testbed, no base revision)\n\nTestbed `%s`: `%s` has no "
-          "run of it, and runs of other hosts never stand in. `ci/gate.sh` A/B-tests such a runner against its merge "
-          "base; to gate it against a baseline, bless the host in (`ci/soak.sh 2`, then "
-          "`ci/bless.sh --add soak/round*`).\n",
-          bench_name, run->gpu.name, testbed, base_path);
-  if (close_report(md, path, err, sizeof err)) {
-    fprintf(stderr, "gate: %s\n", err);
-    exit(EXIT_BAD_INPUT);
-  }
+  write_summary_note(out_dir,
+                     "## %s on %s: NOT JUDGED (no baseline of this testbed, no base revision)\n\nTestbed `%s`: `%s` "
+                     "has no run of it, and runs of other hosts never stand in. `ci/gate.sh` A/B-tests such a runner "
+                     "against its merge base; to gate it against a baseline, bless the host in (`ci/soak.sh 2`, then "
+                     "`ci/bless.sh --add soak/round*`).\n",
+                     bench_name, run->gpu.name, testbed, base_path);
   fprintf(stderr,
           "\n*** NOT JUDGED: %s has no run of this testbed, '%s', and no base revision was given: nothing was "
           "compared (runs of other hosts never stand in: docs/gate.md). ***\n"

@@ -2,20 +2,9 @@
  * (failure_message says why), else its verdict and delta; Bazel reads it from $XML_OUTPUT_FILE. */
 #include <stdio.h>
 
+#include "perf/common/markup.h"
 #include "perf/gate/gate_reporter.h"
 #include "perf/gate/report.h"
-
-static void xml_escaped(FILE *out, const char *s) {
-  for (; *s; s++) {
-    switch (*s) {
-      case '<': fputs("&lt;", out); break;
-      case '>': fputs("&gt;", out); break;
-      case '&': fputs("&amp;", out); break;
-      case '"': fputs("&quot;", out); break;
-      default: fputc(*s, out);
-    }
-  }
-}
 
 static int write_junit(FILE *out, const gate_report *r, char *err, size_t errlen) {
   (void)err, (void)errlen;
@@ -27,27 +16,27 @@ static int write_junit(FILE *out, const gate_report *r, char *err, size_t errlen
   for (size_t i = 0; i < n; i++) failures += verdict_fails(&c[i]);
   fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
   fprintf(out, "  <testsuite name=\"");
-  xml_escaped(out, suite);
+  markup_escaped(out, suite);
   fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", n, failures);
   for (size_t i = 0; i < n; i++) {
     fprintf(out, "    <testcase classname=\"");
-    xml_escaped(out, suite);
+    markup_escaped(out, suite);
     fprintf(out, "\" name=\"");
-    xml_escaped(out, c[i].name);
+    markup_escaped(out, c[i].name);
     fprintf(out, "\" time=\"%.9f\">", c[i].run_ns / 1e9);
     char msg[1024];
     failure_message(&c[i], msg, sizeof msg);
     if (verdict_fails(&c[i])) {
       fprintf(out, "<failure message=\"");
-      xml_escaped(out, msg);
+      markup_escaped(out, msg);
       fprintf(out, "\"/>");
     } else {
       fprintf(out, "<system-out>");
-      xml_escaped(out, verdict_name(c[i].v));
+      markup_escaped(out, verdict_name(c[i].v));
       if (has_delta(&c[i])) fprintf(out, " %+.2f%%", 100 * c[i].delta);
       if (notes && notes[i]) {
         fputc(' ', out);
-        xml_escaped(out, notes[i]);
+        markup_escaped(out, notes[i]);
       }
       fprintf(out, "</system-out>");
     }
