@@ -77,7 +77,7 @@ int report_failures(const comparison *c, size_t n) {
     if (c[i].v != VERDICT_SLOWER && c[i].v != VERDICT_MISSING) continue;
     char msg[1024];
     failure_message(&c[i], msg, sizeof msg);
-    fprintf(stderr, "%s %s\n", verdict_fails(&c[i]) ? "REGRESSION" : "ENVIRONMENT CHANGED", msg);
+    fprintf(stderr, "%s %s\n", failure_label(&c[i]), msg);
     bad |= verdict_fails(&c[i]);
   }
   return bad;

@@ -80,7 +80,7 @@ int cmd_compare(options *o) {
     if (c[i].v == VERDICT_SLOWER || c[i].v == VERDICT_MISSING) {
       char msg[1024];
       failure_message(&c[i], msg, sizeof msg);
-      printf("%s %s\n", verdict_fails(&c[i]) ? "REGRESSION" : "ENVIRONMENT CHANGED", msg);
+      printf("%s %s\n", failure_label(&c[i]), msg);
       bad |= verdict_fails(&c[i]);
     }
   for (size_t i = 0; i < n; i++) free(notes[i]);

@@ -178,7 +178,8 @@ void reason_names(unsigned reasons, char *buf, size_t len) {
                                        "same_timed_work",
                                        "same_binary",
                                        "base_lacks_it",
-                                       "other_kinds_differ"};
+                                       "other_kinds_differ",
+                                       "other_kinds_only"};
   size_t k = 0;
   if (len) buf[0] = '\0';
   for (size_t i = 0; i < sizeof kNames / sizeof *kNames; i++) {

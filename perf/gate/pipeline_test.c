@@ -248,8 +248,16 @@ START_TEST(each_verdict_says_why) {
   ck_assert_msg(strstr(why, "2.0 % allowed: the tolerance against this GPU's own runs") != NULL, "%s", why);
   x.library_reference = 1;
   verdict_reason(&x, &p, why, sizeof why);
-  ck_assert_msg(strncmp(why, "slower, a library reference: +8.40 %", 36) == 0 && strstr(why, "not a failure"), "%s",
-                why);
+  ck_assert_msg(strncmp(why, "slower, a library reference: +8.40 %", 36) == 0 && strstr(why, "not a failure") &&
+                    strstr(why, "the environment changed"),
+                "%s", why);
+  x.reasons |= REASON_OTHER_KINDS_ONLY;
+  verdict_reason(&x, &p, why, sizeof why);
+  ck_assert_msg(strstr(why,
+                       "against other kinds of this GPU alone: their difference or the environment, not a "
+                       "failure") != NULL &&
+                    strstr(why, "the environment changed") == NULL,
+                "%s", why);
   x.v = VERDICT_UNCHANGED, x.reasons = REASON_SAME_TIMED_WORK;
   verdict_reason(&x, &p, why, sizeof why);
   ck_assert_str_eq(why,

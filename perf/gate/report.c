@@ -96,10 +96,18 @@ void failure_message(const comparison *c, char *buf, size_t len) {
   char evidence[192];
   evidence_text(c, evidence, sizeof evidence);
   if (c->v == VERDICT_SLOWER && c->library_reference) {
-    snprintf(buf, len,
-             "%s: a library reference, slower by %+.1f%% (allowed %.1f%%, p=%.2g; %s): the environment "
-             "changed (driver, library, clocks or host), not this change's kernels; it does not fail the gate",
-             c->name, 100 * c->delta, 100 * c->threshold, c->p_slower, evidence);
+    if (c->reasons & REASON_OTHER_KINDS_ONLY)
+      snprintf(buf, len,
+               "%s: a library reference, slower by %+.1f%% (allowed %.1f%%, p=%.2g; %s) than other kinds of this GPU "
+               "model alone: their difference or the environment, not this change's kernels; it does not fail the "
+               "gate. Runs of this GPU's kind in the baseline would tell (ci/soak.sh 2 on it, then ci/bless.sh --add "
+               "soak/round*; docs/gate.md)",
+               c->name, 100 * c->delta, 100 * c->threshold, c->p_slower, evidence);
+    else
+      snprintf(buf, len,
+               "%s: a library reference, slower by %+.1f%% (allowed %.1f%%, p=%.2g; %s): the environment "
+               "changed (driver, library, clocks or host), not this change's kernels; it does not fail the gate",
+               c->name, 100 * c->delta, 100 * c->threshold, c->p_slower, evidence);
     return;
   }
   snprintf(buf, len,
@@ -124,6 +132,11 @@ void failure_message(const comparison *c, char *buf, size_t len) {
              c->kind_gpus, c->kind_gpus == 1 ? "" : "s", c->testbed && c->testbed[0] ? " of this testbed" : "",
              c->testbed && c->testbed[0] ? "bless more rounds of this host in, so that this GPU has runs of its own"
                                          : "bring this runner into the baseline");
+}
+
+const char *failure_label(const comparison *c) {
+  if (verdict_fails(c)) return "REGRESSION";
+  return (c->reasons & REASON_OTHER_KINDS_ONLY) ? "GPU KIND OR ENVIRONMENT" : "ENVIRONMENT CHANGED";
 }
 
 /* What the allowed threshold came from, for verdict_reason. */
@@ -159,8 +172,10 @@ void verdict_reason(const comparison *c, const gate_policy *p, char *buf, size_t
     case VERDICT_MISSING: snprintf(buf, len, "missing: the baseline has it, this run did not measure it"); return;
     case VERDICT_SLOWER:
       if (c->library_reference) {
-        snprintf(buf, len, "slower, a library reference: %+.2f %% (%s); the environment changed, not a failure", d,
-                 allowed);
+        snprintf(buf, len, "slower, a library reference: %+.2f %% (%s); %s, not a failure", d, allowed,
+                 (r & REASON_OTHER_KINDS_ONLY) ? "against other kinds of this GPU alone: their difference or the "
+                                                 "environment"
+                                               : "the environment changed");
         return;
       }
       snprintf(buf, len, "slower: %+.2f %% > %s; p %.2g < %g; +%.2f us > the %.2f us floor%s", d, allowed, pv, p->alpha,
