@@ -48,11 +48,7 @@ START_TEST(summary_headers_and_legend_are_the_field_table) {
   const char *bl = baseline_dir("legend/bl");
   write_run("legend/run.json", H100, 132, 3000.0, base_set, 3, 4);
   expect_gate(0, "compare --baselines=%s --out_dir=%s %s", bl, at("legend"), at("legend/run.json"));
-  FILE *f = fopen(at("legend/summary.md"), "r");
-  ck_assert_ptr_nonnull(f);
-  static char md[65536];
-  md[fread(md, 1, sizeof md - 1, f)] = '\0';
-  fclose(f);
+  const char *md = file_text(at("legend/summary.md"));
   ck_assert(strstr(md,
                    "\n| Benchmark | Baseline (us) | New (us) | Delta | Allowed | p | GB/s | of copy | Evidence | "
                    "Verdict |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n") != NULL);
@@ -121,11 +117,7 @@ START_TEST(a_slower_library_reference_says_what_it_was_read_against) {
     write_run("libref/run.json", H100, 132, cases[i].copy, slow, 3, 200 + i);
     set_bench("libref/run.json", 2, "label", json_string("reference"));
     expect_gate(0, "compare --baselines=%s --out_dir=%s %s", bl, at("libref"), at("libref/run.json"));
-    FILE *f = fopen(at("libref/summary.md"), "r");
-    ck_assert_ptr_nonnull(f);
-    static char md[65536];
-    md[fread(md, 1, sizeof md - 1, f)] = '\0';
-    fclose(f);
+    const char *md = file_text(at("libref/summary.md"));
     ck_assert_msg(strstr(md, cases[i].says) != NULL, "case %u: %.1500s", i, md);
     ck_assert_msg(strstr(md, cases[i].not_says) == NULL, "case %u: %.1500s", i, md);
     ck_assert_msg(strstr(md, ": passed\n") != NULL, "case %u: %.300s", i, md);

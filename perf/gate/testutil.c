@@ -2,6 +2,7 @@
 #include "perf/gate/testutil.h"
 
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -140,6 +141,15 @@ int file_has(const char *path, const char *needle) {
   char cmd[2048];
   FORMAT(cmd, "grep -q -- '%s' '%s'", needle, path);
   return system(cmd) == 0;
+}
+
+const char *file_text(const char *path) {
+  static char text[65536];
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+  text[fread(text, 1, sizeof text - 1, f)] = '\0';
+  fclose(f);
+  return text;
 }
 
 int run_gate(const char *args) {

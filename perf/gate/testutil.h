@@ -64,6 +64,8 @@ void probed_run(const char *file, unsigned seed, double add_ns, double saxpy_ns,
 void write_base_runs(const char *dir, const char *name, unsigned n, unsigned seed);
 void expect_error(int rc, const char *err, const char *needle);
 int file_has(const char *path, const char *needle);
+/* The whole text of path (up to 64 KiB), in a buffer the next call reuses; fails the test when it cannot be read. */
+const char *file_text(const char *path);
 /* Runs `gate ARGS` with its output discarded; returns its exit status. */
 int run_gate(const char *args);
 /* Runs `gate ARGS` (a printf format) with stdout and stderr kept in gate_output; returns its exit status. */
