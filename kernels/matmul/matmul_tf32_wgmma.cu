@@ -228,6 +228,20 @@ static __device__ __forceinline__ void wg_tile(unsigned t, unsigned tiles_m, uns
   nt = r / gsize;
 }
 
+// The ring's mbarriers, 8 bytes each after the stages: full[s] counts the producer's arrive.expect_tx (and
+// the TMA bytes), empty[s] one arrive per consumer warp (8). Thread 0 sets them up; every thread waits.
+static __device__ __forceinline__ void ring_init(uint32_t full0, uint32_t empty0, int stages) {
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < stages; s++) {
+      mbar_init(full0 + 8 * s, 1);
+      mbar_init(empty0 + 8 * s, 8);
+    }
+    mbar_fence_init();
+  }
+  __syncthreads();
+}
+
 #endif // __CUDA_ARCH_FEAT_SM90_ALL
 
 // ---------------------------------------------------------------------------
@@ -300,16 +314,7 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
   const uint32_t base = (smem_u32(wg_smem) + 1023u) & ~1023u;
   const uint32_t full0 = base + WG_STAGES * WG_STAGE_BYTES, empty0 = full0 + 8 * WG_STAGES;
   const unsigned wg = threadIdx.x / 128, tiles = tiles_m * tiles_n;
-
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < WG_STAGES; s++) {
-      mbar_init(full0 + 8 * s, 1);  // the producer's arrive.expect_tx (+ the TMA bytes)
-      mbar_init(empty0 + 8 * s, 8); // one arrive per consumer warp
-    }
-    mbar_fence_init();
-  }
-  __syncthreads();
+  ring_init(full0, empty0, WG_STAGES);
 
   if (wg == 0) {
     // Producer warpgroup: one thread issues every copy.
@@ -418,18 +423,12 @@ static __global__ void __launch_bounds__(WG_THREADS, 1)
   const uint32_t base = (smem_u32(wg_smem) + 1023u) & ~1023u;
   const uint32_t full0 = base + RS_STAGES * RS_STAGE_BYTES, empty0 = full0 + 8 * RS_STAGES;
   const unsigned wg = threadIdx.x / 128, tiles = tiles_m * tiles_n;
-
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int s = 0; s < RS_STAGES; s++) {
-      mbar_init(full0 + 8 * s, 1);
-      mbar_init(empty0 + 8 * s, 8);
-    }
-    mbar_fence_init();
-  }
-  __syncthreads();
+  ring_init(full0, empty0, RS_STAGES);
 
   if (wg == 0) {
+    // The SS kernel's producer but for B's four boxes. Written out in each kernel: one shared producer left the
+    // PTX the same but for register numbering, and ptxas then scheduled both kernels differently (34 and 89
+    // instructions), which would take a re-bless of their benchmarks on every testbed.
     setmaxnreg_dec<WG_PRODUCER_REGS>();
     if (threadIdx.x == 0) {
       tma_prefetch(&tmA);
