@@ -100,7 +100,7 @@ void failure_message(const comparison *c, char *buf, size_t len) {
       snprintf(buf, len,
                "%s: a library reference, slower by %+.1f%% (allowed %.1f%%, p=%.2g; %s) than other kinds of this GPU "
                "model alone: their difference or the environment, not this change's kernels; it does not fail the "
-               "gate. Runs of this GPU's kind in the baseline would tell (ci/soak.sh 2 on it, then ci/bless.sh --add "
+               "gate. Runs of this GPU in the baseline would tell (ci/soak.sh 2 on it, then ci/bless.sh --add "
                "soak/round*; docs/gate.md)",
                c->name, 100 * c->delta, 100 * c->threshold, c->p_slower, evidence);
     else

@@ -111,8 +111,8 @@ static int write_markdown(FILE *out, const gate_report *r, char *err, size_t err
     fprintf(out, "**Library references slower than other GPU kinds:** ");
     slower_references(out, c, n, 1);
     fprintf(out,
-            ": the baseline has too few runs of this GPU's kind, and GPU kinds differ by up to 4 %%, so this is "
-            "their difference or the environment. It does not fail the gate; runs of this GPU's kind in the "
+            ": the baseline has runs of fewer than 2 GPUs of this GPU's kind, and GPUs differ (kinds by up to "
+            "4 %%), so this is their difference or the environment. It does not fail the gate; runs of this GPU in the "
             "baseline would tell (ci/soak.sh 2 on it, then ci/bless.sh --add soak/round*).\n\n");
   }
   if (n && c[0].testbed && c[0].testbed[0])
