@@ -453,9 +453,9 @@ summary="$artifacts/summary.md"
     echo "Judged against the baseline's runs of this testbed."
   fi
   echo
-  # Library references beyond their threshold: the environment changed, or (read against other GPU kinds alone)
-  # their difference; not a failure of the change.
-  env_lines="$(grep -h -e '^\*\*Environment changed:' -e '^\*\*Library references slower than other GPU kinds:' \
+  # Library references beyond their threshold: the environment changed, or (against other GPUs than this one) their
+  # difference; not a failure of the change.
+  env_lines="$(grep -h -e '^\*\*Environment changed:' -e "^\*\*Library references slower than the baseline's other GPUs:" \
     "$artifacts"/perf/*/summary.md 2>/dev/null || true)"
   if [ -n "$env_lines" ]; then
     echo "## Library references slower (not a failure)"

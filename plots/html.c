@@ -403,7 +403,7 @@ static void figure(FILE *o, const chart *c) {
 }
 
 static void summary(FILE *o, const report_model *m, const render_inputs *in) {
-  size_t count[6] = {0}, any = 0, failed_runs = 0, environment = 0, other_kinds = 0, failing = 0;
+  size_t count[6] = {0}, any = 0, failed_runs = 0, environment = 0, other_gpus = 0, failing = 0;
   for (size_t r = 0; r < in->nruns; r++) failed_runs += in->runs[r].nfailed;
   if (failed_runs)
     fprintf(o,
@@ -418,8 +418,8 @@ static void summary(FILE *o, const report_model *m, const render_inputs *in) {
         if (verdict_of(&m->g[i], r->name) != r) continue; /* counted once, as its last verdict */
         any = 1;
         if (!strcmp(r->verdict, "slower") && !r->fails) { /* a library reference: the environment changed */
-          if (r->other_kinds_only)
-            other_kinds++; /* ... or, read against other GPU kinds alone, their difference */
+          if (r->other_gpus)
+            other_gpus++; /* ... or, judged against other GPUs, their difference */
           else
             environment++;
           continue;
@@ -440,11 +440,9 @@ static void summary(FILE *o, const report_model *m, const render_inputs *in) {
   if (environment)
     fprintf(o, "; environment changed: %zu library reference%s slower (not a failure)", environment,
             environment == 1 ? "" : "s");
-  if (other_kinds)
-    fprintf(o,
-            "; %zu library reference%s slower than other GPU kinds alone: their difference or the environment (not a "
-            "failure)",
-            other_kinds, other_kinds == 1 ? "" : "s");
+  if (other_gpus)
+    fprintf(o, "; %zu library reference%s slower than other GPUs: their difference or the environment (not a failure)",
+            other_gpus, other_gpus == 1 ? "" : "s");
   fprintf(o, "</p>\n");
 }
 

@@ -194,7 +194,7 @@ int load_verdicts_file(const char *path, verdicts_file *out, char *err, size_t e
     json_t *why;
     size_t w;
     json_array_foreach(json_object_get(e, "reasons"), w, why) {
-      r->other_kinds_only |= json_is_string(why) && !strcmp(json_string_value(why), "other_kinds_only");
+      r->other_gpus |= json_is_string(why) && !strcmp(json_string_value(why), "other_gpus");
     }
     /* unchanged (A/B, not measured): like new, no baseline side, and a run time only when a run measured it */
     int is_unchanged = !strcmp(r->verdict, "unchanged");

@@ -59,8 +59,8 @@ typedef struct {
 typedef struct {
   char name[256];
   char verdict[16];
-  int fails; /* the gate's "fails": a slower library reference does not (files without it: slower or missing) */
-  int other_kinds_only; /* reason "other_kinds_only": a slower library reference read against other GPU kinds alone */
+  int fails;      /* the gate's "fails": a slower library reference does not (files without it: slower or missing) */
+  int other_gpus; /* reason "other_gpus": a slower library reference judged against other GPUs than this one */
   double baseline_ns, run_ns, delta, threshold, noise, p_slower; /* NAN where the gate wrote none */
 } verdict_row;
 

@@ -197,13 +197,13 @@ START_TEST(html_has_the_table_and_no_script) {
 END_TEST
 
 /* A slower library reference ("fails": false in verdicts.json) does not fail the gate: the page says "passed" and
- * that the environment changed (#56 M12: "gate FAILED, 1 slower" on a run that passed); read against other GPU
- * kinds alone (reason other_kinds_only), it says that instead. */
+ * that the environment changed (#56 M12: "gate FAILED, 1 slower" on a run that passed); judged against other GPUs
+ * than this one (reason other_gpus), it says that instead. */
 START_TEST(a_slower_library_reference_is_not_a_failure) {
   static const char *const kSays[] = {
       "environment changed: 1 library reference slower (not a failure)",
-      "1 library reference slower than other GPU kinds alone: their difference or the environment (not a failure)"};
-  for (int other_kinds = 0; other_kinds < 2; other_kinds++) {
+      "1 library reference slower than other GPUs: their difference or the environment (not a failure)"};
+  for (int other_gpus = 0; other_gpus < 2; other_gpus++) {
     json_error_t jerr;
     json_t *v = json_load_file(FIX "/verdicts.json", 0, &jerr);
     ck_assert_msg(v != NULL, "%s", jerr.text);
@@ -216,24 +216,24 @@ START_TEST(a_slower_library_reference_is_not_a_failure) {
         continue;
       }
       json_object_set_new(e, "fails", json_false()); /* the slower one: a library reference */
-      if (other_kinds && !strcmp(verdict, "slower"))
-        json_object_set_new(e, "reasons", json_pack("[s, s]", "library_reference", "other_kinds_only"));
+      if (other_gpus && !strcmp(verdict, "slower"))
+        json_object_set_new(e, "reasons", json_pack("[s, s]", "library_reference", "other_gpus"));
     }
     char dir[1200], path[1400], args[4096], errfile[1200], out[1200], index[1400];
-    snprintf(dir, sizeof dir, "%s/libref%d", tmp, other_kinds);
+    snprintf(dir, sizeof dir, "%s/libref%d", tmp, other_gpus);
     ck_assert_int_eq(mkdir(dir, 0755), 0);
     snprintf(path, sizeof path, "%s/verdicts.json", dir);
     ck_assert_int_eq(json_dump_file(v, path, 0), 0);
     json_decref(v);
-    snprintf(errfile, sizeof errfile, "%s/libref%d.err", tmp, other_kinds);
-    snprintf(out, sizeof out, "%s/libref%d_out", tmp, other_kinds);
+    snprintf(errfile, sizeof errfile, "%s/libref%d.err", tmp, other_gpus);
+    snprintf(out, sizeof out, "%s/libref%d_out", tmp, other_gpus);
     snprintf(args, sizeof args, FIX "/runs '%s' '%s'", path, out);
     ck_assert_int_eq(run_render(args, errfile), 0);
     snprintf(index, sizeof index, "%s/index.html", out);
     char *html = slurp(index, NULL);
     ck_assert_msg(strstr(html, "gate passed</span> 0 slower, 0 missing") != NULL, "%.2000s", strstr(html, "status"));
-    ck_assert_msg(strstr(html, kSays[other_kinds]) != NULL, "%.2000s", strstr(html, "status"));
-    ck_assert(strstr(html, kSays[!other_kinds]) == NULL);
+    ck_assert_msg(strstr(html, kSays[other_gpus]) != NULL, "%.2000s", strstr(html, "status"));
+    ck_assert(strstr(html, kSays[!other_gpus]) == NULL);
     free(html);
   }
 }

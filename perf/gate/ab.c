@@ -242,6 +242,7 @@ void ab_judge(options *o, const char *out_dir, const char *bench_name, char **on
   }
   for (size_t j = 0; j < nc; j++) {
     c[j].against = against;
+    c[j].reasons &= ~REASON_OTHER_GPUS; /* both sides ran on this GPU: a slower library reference is the environment */
     if (!has_name(changed, nchanged, c[j].name)) continue; /* only what was asked for counts */
     for (size_t i = 0; i < n; i++) {
       if (strcmp(names[i], c[j].name) != 0) continue;

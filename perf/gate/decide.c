@@ -179,7 +179,7 @@ void reason_names(unsigned reasons, char *buf, size_t len) {
                                        "same_binary",
                                        "base_lacks_it",
                                        "other_kinds_differ",
-                                       "other_kinds_only"};
+                                       "other_gpus"};
   size_t k = 0;
   if (len) buf[0] = '\0';
   for (size_t i = 0; i < sizeof kNames / sizeof *kNames; i++) {

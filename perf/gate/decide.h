@@ -71,8 +71,8 @@ enum {
   REASON_SAME_BINARY = 1u << 10,        /* A/B: the benchmark binaries are identical */
   REASON_BASE_LACKS_IT = 1u << 11,      /* new: the base revision has no such benchmark either */
   REASON_OTHER_KINDS_DIFFER = 1u << 12, /* the baseline's other GPU kinds alone read it slower or faster: A/B */
-  REASON_OTHER_KINDS_ONLY = 1u << 13,   /* a slower library reference read against other GPU kinds alone: their
-                                           difference or the environment, which the run cannot tell apart */
+  REASON_OTHER_GPUS = 1u << 13,         /* a slower library reference judged against other GPUs than this one:
+                                           their difference or the environment, which the run cannot tell apart */
 };
 
 /* HOST_ROUND_TRIP_MIN_RUNS: a benchmark that times a host round trip fails only against this many

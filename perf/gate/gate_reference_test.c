@@ -177,7 +177,7 @@ END_TEST
  * baseline has no run of, every benchmark is new ("no run of this testbed"), never judged against
  * another testbed; a run that names none (a file from before the field) is judged against all and
  * says so. A library reference (label "reference") beyond its threshold is slower but does not fail: the
- * environment changed, or, read against other GPU kinds alone, their difference. */
+ * environment changed (against this GPU's own runs), or their difference (against other GPUs). */
 START_TEST(a_run_is_judged_against_its_own_testbed) {
   gate_figures runs[6], base, run;
   char err[1024], name[64], evidence[192], msg[1024];
@@ -209,7 +209,7 @@ START_TEST(a_run_is_judged_against_its_own_testbed) {
       {"H100 x4 NVLink", "GPU-new", 1.00, VERDICT_NEW, 0},    /* no run of it: new, not judged by another */
       {NULL, "GPU-new", 1.10, VERDICT_SAME, 0},               /* no testbed: all runs, said so */
       {"H100 x1", "GPU-A", 1.10, VERDICT_SLOWER, 1},          /* a library reference: slower, not failing */
-      {"H100 x1", "GPU-new", 1.10, VERDICT_SLOWER, 1},        /* ... read against other GPU kinds alone */
+      {"H100 x1", "GPU-new", 1.10, VERDICT_SLOWER, 1},        /* ... read against other GPUs */
   };
   gate_policy p = default_policy();
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -242,16 +242,16 @@ START_TEST(a_run_is_judged_against_its_own_testbed) {
       ck_assert_uint_eq(c[0].reasons & all, all);
       ck_assert_int_eq((c[0].reasons & REASON_LIBRARY_REFERENCE) != 0, cases[i].reference_label);
       failure_message(&c[0], msg, sizeof msg);
-      /* The environment changed only when the runs it was read against were of this GPU or its kind; against
-       * other kinds alone (GPU-new's copy probe is no baseline GPU's) it may be their difference. */
-      int other_kinds = cases[i].reference_label && strcmp(cases[i].uuid, "GPU-A") != 0;
-      ck_assert_int_eq((c[0].reasons & REASON_OTHER_KINDS_ONLY) != 0, other_kinds);
-      ck_assert_msg((strstr(msg, "the environment changed") != NULL) == (cases[i].reference_label && !other_kinds),
-                    "%s", msg);
-      ck_assert_msg((strstr(msg, "than other kinds of this GPU model alone") != NULL) == other_kinds, "%s", msg);
+      /* The environment changed only when it was read against this GPU's own runs (GPU-A has 3); against other
+       * GPUs (GPU-new) it may be their difference. */
+      int other_gpus = cases[i].reference_label && strcmp(cases[i].uuid, "GPU-A") != 0;
+      ck_assert_int_eq((c[0].reasons & REASON_OTHER_GPUS) != 0, other_gpus);
+      ck_assert_msg((strstr(msg, "the environment changed") != NULL) == (cases[i].reference_label && !other_gpus), "%s",
+                    msg);
+      ck_assert_msg((strstr(msg, "than the baseline's other GPUs") != NULL) == other_gpus, "%s", msg);
       ck_assert_str_eq(failure_label(&c[0]),
                        !cases[i].reference_label ? "REGRESSION"
-                           : other_kinds         ? "GPU KIND OR ENVIRONMENT"
+                           : other_gpus          ? "GPU OR ENVIRONMENT"
                                                  : "ENVIRONMENT CHANGED");
     }
     free(c);

@@ -251,13 +251,12 @@ START_TEST(each_verdict_says_why) {
   ck_assert_msg(strncmp(why, "slower, a library reference: +8.40 %", 36) == 0 && strstr(why, "not a failure") &&
                     strstr(why, "the environment changed"),
                 "%s", why);
-  x.reasons |= REASON_OTHER_KINDS_ONLY;
+  x.reasons |= REASON_OTHER_GPUS;
   verdict_reason(&x, &p, why, sizeof why);
-  ck_assert_msg(strstr(why,
-                       "against other kinds of this GPU alone: their difference or the environment, not a "
-                       "failure") != NULL &&
-                    strstr(why, "the environment changed") == NULL,
-                "%s", why);
+  ck_assert_msg(
+      strstr(why, "against other GPUs than this one: their difference or the environment, not a failure") != NULL &&
+          strstr(why, "the environment changed") == NULL,
+      "%s", why);
   x.v = VERDICT_UNCHANGED, x.reasons = REASON_SAME_TIMED_WORK;
   verdict_reason(&x, &p, why, sizeof why);
   ck_assert_str_eq(why,

@@ -96,12 +96,12 @@ void failure_message(const comparison *c, char *buf, size_t len) {
   char evidence[192];
   evidence_text(c, evidence, sizeof evidence);
   if (c->v == VERDICT_SLOWER && c->library_reference) {
-    if (c->reasons & REASON_OTHER_KINDS_ONLY)
+    if (c->reasons & REASON_OTHER_GPUS)
       snprintf(buf, len,
-               "%s: a library reference, slower by %+.1f%% (allowed %.1f%%, p=%.2g; %s) than other kinds of this GPU "
-               "model alone: their difference or the environment, not this change's kernels; it does not fail the "
-               "gate. Runs of this GPU in the baseline would tell (ci/soak.sh 2 on it, then ci/bless.sh --add "
-               "soak/round*; docs/gate.md)",
+               "%s: a library reference, slower by %+.1f%% (allowed %.1f%%, p=%.2g; %s) than the baseline's other "
+               "GPUs: this GPU's difference from them or the environment, not this change's kernels; it does not "
+               "fail the gate. Runs of this GPU in the baseline would tell (ci/soak.sh 2 on it, then ci/bless.sh "
+               "--add soak/round*; docs/gate.md)",
                c->name, 100 * c->delta, 100 * c->threshold, c->p_slower, evidence);
     else
       snprintf(buf, len,
@@ -136,7 +136,7 @@ void failure_message(const comparison *c, char *buf, size_t len) {
 
 const char *failure_label(const comparison *c) {
   if (verdict_fails(c)) return "REGRESSION";
-  return (c->reasons & REASON_OTHER_KINDS_ONLY) ? "GPU KIND OR ENVIRONMENT" : "ENVIRONMENT CHANGED";
+  return (c->reasons & REASON_OTHER_GPUS) ? "GPU OR ENVIRONMENT" : "ENVIRONMENT CHANGED";
 }
 
 /* What the allowed threshold came from, for verdict_reason. */
@@ -173,9 +173,8 @@ void verdict_reason(const comparison *c, const gate_policy *p, char *buf, size_t
     case VERDICT_SLOWER:
       if (c->library_reference) {
         snprintf(buf, len, "slower, a library reference: %+.2f %% (%s); %s, not a failure", d, allowed,
-                 (r & REASON_OTHER_KINDS_ONLY) ? "against other kinds of this GPU alone: their difference or the "
-                                                 "environment"
-                                               : "the environment changed");
+                 (r & REASON_OTHER_GPUS) ? "against other GPUs than this one: their difference or the environment"
+                                         : "the environment changed");
         return;
       }
       snprintf(buf, len, "slower: %+.2f %% > %s; p %.2g < %g; +%.2f us > the %.2f us floor%s", d, allowed, pv, p->alpha,

@@ -21,7 +21,7 @@ void evidence_text(const comparison *c, char *buf, size_t len);
 /* One line saying why a benchmark failed: name, baseline and new figure, delta. */
 void failure_message(const comparison *c, char *buf, size_t len);
 /* The word that leads that line: "REGRESSION" when c fails the gate; a slower library reference "ENVIRONMENT
- * CHANGED", or "GPU KIND OR ENVIRONMENT" when it was read against other GPU kinds alone. */
+ * CHANGED" against this GPU's own runs, else "GPU OR ENVIRONMENT". */
 const char *failure_label(const comparison *c);
 /* The metric gated on, in words: "time", "time relative to copy". */
 const char *metric_words(gate_metric m);

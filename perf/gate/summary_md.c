@@ -1,6 +1,6 @@
 /* The summary.md reporter (gate_reporter.h): the job summary of a check, in GitHub's markdown. Its title says
- * whether the check passed; then library references that ran slower (the environment changed; or, read against other
- * GPU kinds alone, their difference or the environment), the counts of
+ * whether the check passed; then library references that ran slower (against this GPU's own runs: the environment
+ * changed; against other GPUs: their difference or the environment), the counts of
  * each verdict, which reference judged them, a legend of the columns (verdict_fields.h) and a table row per
  * benchmark, its verdict and why. ci/soak.sh --summarize reads the table's columns by their headers. */
 #include <stdio.h>
@@ -36,12 +36,11 @@ static int ab_unchanged(const comparison *c) { return c->v == VERDICT_UNCHANGED;
 static int new_here(const comparison *c) { return c->v == VERDICT_NEW; }
 static int kinds_differ(const comparison *c) { return (c->reasons & REASON_OTHER_KINDS_DIFFER) != 0; }
 
-/* The slower library references, `name` +d% (allowed t%), ...: those read against other GPU kinds alone
- * (REASON_OTHER_KINDS_ONLY) or the others. */
-static void slower_references(FILE *out, const comparison *c, size_t n, int other_kinds) {
+/* The slower library references, `name` +d% (allowed t%), ...: those judged against other GPUs than this one
+ * (REASON_OTHER_GPUS), or against its own runs. */
+static void slower_references(FILE *out, const comparison *c, size_t n, int other_gpus) {
   for (size_t i = 0, k = 0; i < n; i++)
-    if (c[i].v == VERDICT_SLOWER && c[i].library_reference &&
-        ((c[i].reasons & REASON_OTHER_KINDS_ONLY) != 0) == other_kinds) {
+    if (c[i].v == VERDICT_SLOWER && c[i].library_reference && ((c[i].reasons & REASON_OTHER_GPUS) != 0) == other_gpus) {
       fprintf(out, "%s`", k++ ? ", " : "");
       md_cell(out, c[i].name);
       fprintf(out, "` %+.2f%% (allowed %.1f%%)", 100 * c[i].delta, 100 * c[i].threshold);
@@ -87,11 +86,11 @@ static int write_markdown(FILE *out, const gate_report *r, char *err, size_t err
   size_t n = r->n;
   if (r->preface) fprintf(out, "%s\n\n", r->preface);
   const char *gpu = r->run ? r->run->gpu.name : "this GPU";
-  size_t slower = 0, faster = 0, missing = 0, added = 0, unchanged = 0, environment = 0, other_kinds = 0, failing = 0;
+  size_t slower = 0, faster = 0, missing = 0, added = 0, unchanged = 0, environment = 0, other_gpus = 0, failing = 0;
   for (size_t i = 0; i < n; i++) {
     failing += verdict_fails(&c[i]);
     environment += c[i].v == VERDICT_SLOWER && c[i].library_reference;
-    other_kinds += c[i].v == VERDICT_SLOWER && c[i].library_reference && (c[i].reasons & REASON_OTHER_KINDS_ONLY);
+    other_gpus += c[i].v == VERDICT_SLOWER && c[i].library_reference && (c[i].reasons & REASON_OTHER_GPUS);
     slower += c[i].v == VERDICT_SLOWER && !c[i].library_reference;
     faster += c[i].v == VERDICT_FASTER;
     missing += c[i].v == VERDICT_MISSING;
@@ -100,20 +99,21 @@ static int write_markdown(FILE *out, const gate_report *r, char *err, size_t err
   }
   fprintf(out, "## %s on %s%s%s: %s\n\n", r->bench_name, gpu, r->against ? ", A/B against " : "",
           r->against ? r->against : "", failing ? "FAILED" : "passed");
-  if (environment - other_kinds) {
+  if (environment - other_gpus) {
     fprintf(out, "**Environment changed:** ");
     slower_references(out, c, n, 0);
     fprintf(out,
             ": library references run slower than their baseline. Their code is not this change's, so this "
             "does not fail the gate; it says the driver, a library, the clocks or the host changed.\n\n");
   }
-  if (other_kinds) {
-    fprintf(out, "**Library references slower than other GPU kinds:** ");
+  if (other_gpus) {
+    fprintf(out, "**Library references slower than the baseline's other GPUs:** ");
     slower_references(out, c, n, 1);
     fprintf(out,
-            ": the baseline has runs of fewer than 2 GPUs of this GPU's kind, and GPUs differ (kinds by up to "
-            "4 %%), so this is their difference or the environment. It does not fail the gate; runs of this GPU in the "
-            "baseline would tell (ci/soak.sh 2 on it, then ci/bless.sh --add soak/round*).\n\n");
+            ": the baseline has fewer than 2 runs of this GPU, and GPUs differ, even of one GPU kind (a library's "
+            "compute-bound kernel runs at the power cap), so this is their difference or the environment. It does "
+            "not fail the gate; runs of this GPU in the baseline would tell (ci/soak.sh 2 on it, then ci/bless.sh "
+            "--add soak/round*).\n\n");
   }
   if (n && c[0].testbed && c[0].testbed[0])
     fprintf(out, "Testbed: `%s`; the baseline's side is its runs alone.\n\n", c[0].testbed);
