@@ -80,10 +80,6 @@ size_t compare_figures(const gate_figures *full_base, const gate_figures *run, c
   for (size_t i = 0; i < n; i++) {
     const gate_bench *rb = find_bench(run, c[i].name);
     label_verdict(&c[i], testbed, rb && rb->library_reference);
-    /* Only against this GPU's own runs is a slower library reference the environment's doing. Against other GPUs
-     * it may be theirs: the TF32 kernels run under the power cap, and of four H200s, two of one GPU kind (copy
-     * probes within 0.2 %) read cuBLAS TF32 1024^3 6 % apart on unchanged code (docs/RESULTS.md, 2026-11-28). */
-    if ((c[i].reasons & REASON_LIBRARY_REFERENCE) && !c[i].own_gpu) c[i].reasons |= REASON_OTHER_GPUS;
   }
   free(copies);
   if (base == &limited) free_testbed_view(&limited);

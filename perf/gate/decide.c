@@ -158,7 +158,13 @@ void label_verdict(comparison *x, const char *testbed, int library_reference) {
   x->testbed = testbed;
   x->library_reference = library_reference;
   if (!testbed[0] && x->v != VERDICT_NEW) x->reasons |= REASON_NO_TESTBED;
-  if (x->v == VERDICT_SLOWER && x->library_reference) x->reasons |= REASON_LIBRARY_REFERENCE;
+  if (x->v == VERDICT_SLOWER && x->library_reference) {
+    x->reasons |= REASON_LIBRARY_REFERENCE;
+    /* Only against this GPU's own runs is it the environment's doing. Against other GPUs it may be theirs: the TF32
+     * kernels run under the power cap, and of four H200s, two of one GPU kind (copy probes within 0.2 %) read cuBLAS
+     * TF32 1024^3 6 % apart on unchanged code (docs/RESULTS.md, 2026-11-28). */
+    if (!x->own_gpu) x->reasons |= REASON_OTHER_GPUS;
+  }
 }
 
 int verdict_fails(const comparison *c) {

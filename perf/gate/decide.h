@@ -128,7 +128,8 @@ typedef struct comparison {
  * then a host round trip under HOST_ROUND_TRIP_MIN_RUNS runs that came out slower is "same". */
 void decide_bench(comparison *x, const adjusted *a, const gate_policy *p);
 /* The labels of a verdict that are the run's, not its measures': its testbed ("" none:
- * REASON_NO_TESTBED) and whether it is a library reference (slower: REASON_LIBRARY_REFERENCE). */
+ * REASON_NO_TESTBED) and whether it is a library reference (slower: REASON_LIBRARY_REFERENCE; and, judged against
+ * other GPUs than this one (own_gpu set before), REASON_OTHER_GPUS). */
 void label_verdict(comparison *x, const char *testbed, int library_reference);
 /* Whether c fails the gate: slower (a library reference aside) or missing. */
 int verdict_fails(const comparison *c);
