@@ -1,4 +1,4 @@
-/* Adjust: what is done to the measures of both sides before deciding (adjust.h), under policy version 5
+/* Adjust: what is done to the measures of both sides before deciding (adjust.h), under policy version 6
  * (GATE_POLICY_VERSION, decide.h): interrupted contexts set aside, at most one in eight (OUTLIER_CAP); times
  * otherwise as measured, the launch probe shown only (LAUNCH_PROBE_SHOWN_ONLY, compare.h); the baseline's time the
  * median of its runs' times, its noise the most a run was slower than that (against own runs: than its GPU's

@@ -1,4 +1,4 @@
-/* Verdicts of the regression gate under policy version 5 (GATE_POLICY_VERSION, decide.h): a run against a
+/* Verdicts of the regression gate under policy version 6 (GATE_POLICY_VERSION, decide.h): a run against a
  * baseline of the same GPU, in three stages: the comparison side (reference.h: which of the baseline's runs),
  * adjust (adjust.h: what is done to the measures of both sides), decide (decide.h: the threshold, the test on
  * contexts, the floor, the verdict). compare_figures runs them in turn; check.c then confirms anything slower

@@ -19,8 +19,9 @@ typedef enum { VERDICT_FASTER, VERDICT_SAME, VERDICT_SLOWER, VERDICT_NEW, VERDIC
  * fail a merge alone (since 3); times as measured, the launch probe shown only (LAUNCH_PROBE_SHOWN_ONLY,
  * compare.h; since 4); at most one context in eight set aside (OUTLIER_CAP, adjust.c); a long benchmark also
  * tested on its tail (LONG_TAIL, decide.c); a reading of other GPU kinds alone settled A/B (OTHER_KINDS,
- * check.c); a host round trip under 6 runs "same" either way (HOST_ROUND_TRIP_MIN_RUNS). */
-#define GATE_POLICY_VERSION 5
+ * check.c); a host round trip under 6 runs "same" either way (HOST_ROUND_TRIP_MIN_RUNS); since 6, a host round
+ * trip is compared with its GPU's own runs only from 6 of them, else with every host (HOST_ROUND_TRIP). */
+#define GATE_POLICY_VERSION 6
 
 typedef struct {
   char family[64];
@@ -75,13 +76,6 @@ enum {
                                            their difference or the environment, which the run cannot tell apart */
 };
 
-/* HOST_ROUND_TRIP_MIN_RUNS: a benchmark that times a host round trip fails only against this many
- * runs of its testbed or more. Its time differs from one process to the next by up to 7 %, and one
- * process in three runs in a slow state (+18 %, docs/RESULTS.md), which two or three runs rarely
- * show: on a 2-GPU H200 host blessed in from two soak rounds, dot/tree_host_finish 2^20 read +4.1 %
- * in the next, unchanged, round against 3.0 % allowed. Until its testbed has that many runs it is
- * reported ("same", reason host_round_trip_under_6_runs), slower or faster, and does not gate. */
-#define HOST_ROUND_TRIP_MIN_RUNS 6
 /* The names of the bits of `reasons`, comma-separated, into buf ("" when none). */
 void reason_names(unsigned reasons, char *buf, size_t len);
 

@@ -170,11 +170,11 @@ bench_reference reference_for(const gate_figures *base, const gate_figures *run,
   bench_reference r = {.all = bb};
   /* The comparison side: the baseline's runs on the run's own GPU when it has enough of them (a
    * runner that was blessed into the baseline), else its GPU kind's or all of them (reference.h). */
-  r.own = gpu_runs(base, bb, rb && rb->nruns > 0 ? measure_gpu(run, &rb->runs[0]) : "");
-  r.own_gpu = r.own.nruns >= OWN_GPU_MIN_RUNS;
-  /* Else the GPUs of its kind, when the baseline has enough of them (KIND_MIN_GPUS); never for a
-   * benchmark that times a host round trip (HOST_ROUND_TRIP). */
   r.host_round_trip = bb->host_round_trip || (rb && rb->host_round_trip);
+  r.own = gpu_runs(base, bb, rb && rb->nruns > 0 ? measure_gpu(run, &rb->runs[0]) : "");
+  r.own_gpu = r.own.nruns >= (r.host_round_trip ? HOST_ROUND_TRIP_MIN_RUNS : OWN_GPU_MIN_RUNS);
+  /* Else the GPUs of its kind, when the baseline has enough of them (KIND_MIN_GPUS); never for a
+   * benchmark that times a host round trip (HOST_ROUND_TRIP): every host. */
   r.kind = kind_runs(base, bb, rb && !r.own_gpu && !r.host_round_trip ? run_copy : 0, copies);
   r.kind_gpus = gpus_of(base, &r.kind);
   r.same_kind = !r.own_gpu && r.kind_gpus >= KIND_MIN_GPUS;

@@ -42,7 +42,16 @@
  * GPUs of the 4229 GPU kind read it at 19.0 us at 2^20 and a third H200 of that kind at 22.4 us, a false
  * alarm against those two (+13.8 %, re-measured +17.8 %, allowed 9.4 %); against all H200s it is
  * allowed 33 % (docs/RESULTS.md, "Host round trips are judged against every host"). A runner
- * blessed in is still compared with its own runs. */
+ * blessed in is compared with its own runs only when it has HOST_ROUND_TRIP_MIN_RUNS of them: with
+ * fewer its own runs could never fail it, where every host of its testbed may have enough. */
+
+/* HOST_ROUND_TRIP_MIN_RUNS: a benchmark that times a host round trip fails only against this many
+ * runs of its testbed or more. Its time differs from one process to the next by up to 7 %, and one
+ * process in three runs in a slow state (+18 %, docs/RESULTS.md), which two or three runs rarely
+ * show: on a 2-GPU H200 host blessed in from two soak rounds, dot/tree_host_finish 2^20 read +4.1 %
+ * in the next, unchanged, round against 3.0 % allowed. Until its testbed has that many runs it is
+ * reported ("same", reason host_round_trip_under_6_runs), slower or faster, and does not gate. */
+#define HOST_ROUND_TRIP_MIN_RUNS 6
 
 /* TESTBED: the baseline's side is only ever the runs of the run's own testbed (the runner's class of
  * host: GPU model, GPU count and NVLink, CPU model, driver; perf/runner/testbed.h). Hosts of one GPU

@@ -1,7 +1,7 @@
 /* trends.json: what `gate trends --json` decided (trend_series.h), in one file the report reads and
  * draws without computing anything (the band, the reference level's line, change points, creep).
  *
- *   {"trends_version": 1, "policy_version": 5, "max_rows": 1000,
+ *   {"trends_version": 1, "policy_version": 6, "max_rows": 1000,
  *    "histories": [{"history": PATH, "gpu": SLUG, "baseline": PATH or null, "window": 5,
  *      "series": [{"benchmark", "l2_flush", "testbed",
  *                  "reference": {"against": "baseline" or "first_rows", "ns", "threshold"}, (the reference level)
