@@ -42,7 +42,8 @@ if [ "$kind" = none ]; then exec "$@"; fi
 # The GPUs this host offers, as the values CUDA_VISIBLE_DEVICES takes.
 no_gpu() {  # no_gpu WHY: stop the test, which must never run unlocked
   echo "gpu_slot: $test_name not run: $1; set GPU_SLOT_COUNT to the number of GPUs of this host (e.g." \
-    "--test_env=GPU_SLOT_COUNT=1), or CUDA_VISIBLE_DEVICES, or put a working nvidia-smi on the tests' PATH" >&2
+    "--test_env=GPU_SLOT_COUNT=1), or CUDA_VISIBLE_DEVICES, or put a working nvidia-smi on the tests' PATH;" \
+    "on a machine without a GPU, test with --config=cpu" >&2
   exit 2
 }
 gpus=()

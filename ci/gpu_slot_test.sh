@@ -233,6 +233,7 @@ no_gpu() {  # no_gpu WHAT TEXT ENV...: the wrapper run with ENV exits 2 saying T
   [ ! -e "$work/ran" ] || { echo "FAIL: $what: the test ran with no GPU lock"; exit 1; }
   grep -qF -- "$text" <<<"$msg" || { echo "FAIL: $what: the message does not say '$text': $msg"; exit 1; }
   grep -q 'set GPU_SLOT_COUNT to the number of GPUs' <<<"$msg" || { echo "FAIL: $what: no fix named: $msg"; exit 1; }
+  grep -q 'without a GPU, test with --config=cpu' <<<"$msg" || { echo "FAIL: $what: --config=cpu not named: $msg"; exit 1; }
   ! grep -q 'unbound variable' <<<"$msg" || { echo "FAIL: $what: $msg"; exit 1; }
   echo "ok: $what: $msg"
 }
