@@ -77,9 +77,38 @@ typedef struct {
   double *want, *scale;
 } problem;
 
-/* Fresh random A, B in [-1, 1) and the fp64 reference with its error scale,
- * in i-k-j order (unit stride in the inner loop) so the large case takes a
- * second or so. */
+/* Rows of the reference per chunk of for_each_chunk. */
+#define REF_ROWS 16
+
+typedef struct {
+  const problem *p;
+  const double *bd, *babs; /* B and |B| as doubles */
+} ref_job;
+
+/* Rows REF_ROWS c .. REF_ROWS c + REF_ROWS - 1 of the reference and its error scale, in i-k-j order
+ * (unit stride in the inner loop). Each row is summed in the same order on any thread: the result does
+ * not depend on the thread count. */
+static void ref_rows(void *arg, size_t c, size_t thread) {
+  const ref_job *j = arg;
+  const problem *p = j->p;
+  size_t N = (size_t)p->N, K = (size_t)p->K, end = (c + 1) * REF_ROWS;
+  (void)thread;
+  if (end > (size_t)p->M) end = (size_t)p->M;
+  for (size_t i = c * REF_ROWS; i < end; i++) {
+    double *w = p->want + i * N, *s = p->scale + i * N;
+    for (size_t k = 0; k < K; k++) {
+      double a = p->a[i * K + k], aa = fabs(a);
+      const double *brow = j->bd + k * N, *babsrow = j->babs + k * N;
+      for (size_t jj = 0; jj < N; jj++) {
+        w[jj] += a * brow[jj];
+        s[jj] += aa * babsrow[jj];
+      }
+    }
+  }
+}
+
+/* Fresh random A, B in [-1, 1) and the fp64 reference with its error scale, rows on several threads
+ * (for_each_chunk) so that the largest cases (about 1e9 multiply-adds) take a fraction of a second. */
 static problem make_problem(int M, int N, int K) {
   problem p = {.M = M, .N = N, .K = K};
   size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
@@ -97,17 +126,8 @@ static problem make_problem(int M, int N, int K) {
     bd[i] = p.b[i];
     babs[i] = fabs(bd[i]);
   }
-  for (size_t i = 0; i < (size_t)M; i++) {
-    double *w = p.want + i * N, *s = p.scale + i * N;
-    for (size_t k = 0; k < (size_t)K; k++) {
-      double a = p.a[i * K + k], aa = fabs(a);
-      const double *brow = bd + k * N, *babsrow = babs + k * N;
-      for (size_t j = 0; j < (size_t)N; j++) {
-        w[j] += a * brow[j];
-        s[j] += aa * babsrow[j];
-      }
-    }
-  }
+  ref_job job = {&p, bd, babs};
+  for_each_chunk(((size_t)M + REF_ROWS - 1) / REF_ROWS, ref_rows, &job);
   free(bd);
   free(babs);
   return p;
