@@ -23,6 +23,14 @@
 /* The variants and their tolerance: kernels/matmul/matmul_variants.c. */
 #define NVARIANTS (int)matmul_nvariants
 
+/* More than 2 x SMs tiles on 132 SMs for both wgmma kernels, whose grid is min(tiles, SMs): 4096 / 128 x 2304 / 256
+ * = 288 tiles of 128 x 256 (tf32_wgmma) and 4096 / 256 x 2304 / 128 = 288 of 256 x 128 (tf32_wgmma_rs), so blocks
+ * 0..23 walk 3 tiles and the others 2: the mbarrier phases carried from one tile to the next, the accumulator
+ * restarted, a tile stored while the next one loads. K = 96 is 3 k-steps of 32 against 4 stages, so the tiles
+ * of a block start at stages 0, 3 and 2 and the ring's phase flips inside a tile. 9.1e8 multiply-adds in the
+ * fp64 reference; whole tiles for pipelined, wide, tf32_mma too (splitk: 288 tiles, S = 1, wide). */
+#define PERSISTENT_SHAPE 4096, 2304, 96
+
 /* M x N x K. Tiles are 16, 32, 64 (tf32_wmma) and 128 x 128 x 8 (regblock and warptile,
  * which take float4 paths only when K % 4 == 0 and N % 4 == 0); pipelined takes whole 128 x 128 tiles and
  * k-steps of 16 only (else warptile runs), wide and splitk whole 128 x 256 tiles and k-steps of 8 (else
@@ -57,7 +65,7 @@ static const struct {
     {384, 128, 208},    /* fewer than its 4 stages; 13, more than them); misaligned: warptile's */
     {128, 256, 8},      /* one whole wide tile and k-step (fewer k-steps than its 3 stages) */
     {384, 768, 160},    /* wide, tf32_mma's 128x256 and tf32_wgmma's own paths, 5 k-steps of 32 (wgmma: more */
-                        /* than its 4 stages, and 9 tiles for a persistent grid); rs: M not of 256, tf32_wgmma */
+                        /* than its 4 stages; 9 tiles, 9 blocks of one tile each); rs: M not of 256, tf32_wgmma */
     {512, 384, 96},     /* tf32_wgmma_rs's own path (3 k-steps); tf32_mma's 128x128; wide: N not of 256 */
     {384, 640, 96},     /* tf32_mma's 128x128 path: N a multiple of 128, not 256 */
     /* splitk (the counts, from matmul_splitk_splits, are checked by splitk_counts below): */
@@ -68,6 +76,7 @@ static const struct {
     {128, 256, 268},    /* whole for wide, but K / 2 = 134 is not a multiple of 8: S = 1 */
     {1152, 2048, 256},  /* 72 tiles: S = 2 needs 144 block slots; on 132 SMs: S = 1 (wide) */
     {1024, 1024, 1024}, /* the benchmark's smallest size: S = 4 on 128 SMs or more (H100, H200: 132) */
+    {PERSISTENT_SHAPE}, /* tf32_wgmma(_rs)'s blocks walk 2 or 3 tiles each (wgmma_persistent_grid below) */
 };
 #define NSHAPES (int)(sizeof kShapes / sizeof kShapes[0])
 
@@ -256,6 +265,45 @@ START_TEST(splitk_counts) {
 }
 END_TEST
 
+/* PERSISTENT_SHAPE takes both wgmma kernels' persistent loop: more than 2 tiles per block for some blocks, from
+ * matmul_tf32_wgmma_grid (the launchers' own plan), so that a change of tile size or grid cannot silently leave
+ * the loop untested. Elsewhere than compute capability 9.0 the wgmma kernels never run and there is nothing to
+ * check. */
+START_TEST(wgmma_persistent_grid) {
+  int dev, major, minor, sms;
+  CUDA_OK(cudaGetDevice(&dev));
+  CUDA_OK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  CUDA_OK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  if (major != 9 || minor != 0) {
+    printf("sm_%d%d: no wgmma kernel runs on this device, no persistent grid to check\n", major, minor);
+    return;
+  }
+  static const int shape[3] = {PERSISTENT_SHAPE};
+  for (int rs = 0; rs < 2; rs++) {
+    unsigned long long tiles;
+    unsigned blocks;
+    CUDA_OK(matmul_tf32_wgmma_grid(shape[0], shape[1], shape[2], rs, &tiles, &blocks));
+    const char *name = rs ? "tf32_wgmma_rs" : "tf32_wgmma";
+    printf("%s M=%d N=%d K=%d on %d SMs: %llu tiles, %u blocks\n", name, shape[0], shape[1], shape[2], sms, tiles,
+           blocks);
+    ck_assert_msg(blocks > 0, "%s does not take %d x %d x %d whole: its persistent loop is untested", name, shape[0],
+                  shape[1], shape[2]);
+    ck_assert_msg(tiles > 2ull * blocks, "%s: %llu tiles on %u blocks: no block walks more than 2 tiles", name, tiles,
+                  blocks);
+  }
+  unsigned long long tiles;
+  unsigned blocks;
+  ck_assert_int_eq(matmul_tf32_wgmma_grid(-1, 256, 32, 0, &tiles, &blocks), cudaErrorInvalidValue);
+  ck_assert_int_eq(matmul_tf32_wgmma_grid(128, 256, 32, 0, NULL, &blocks), cudaErrorInvalidValue);
+  CUDA_OK(matmul_tf32_wgmma_grid(128, 256, 32, 0, &tiles, &blocks));
+  ck_assert_msg(tiles == 1 && blocks == 1, "128 x 256 x 32: %llu tiles, %u blocks, want 1 and 1", tiles, blocks);
+  CUDA_OK(matmul_tf32_wgmma_grid(128, 256, 32, 1, &tiles, &blocks)); /* M not a multiple of 256 */
+  ck_assert_msg(tiles == 0 && blocks == 0, "rs 128 x 256 x 32: %llu tiles, %u blocks, want 0 (fallback)", tiles,
+                blocks);
+}
+END_TEST
+
 /* A problem on the device for one variant: A, B uploaded, C poisoned before each run. */
 typedef struct {
   const matmul_variant *v;
@@ -359,17 +407,14 @@ START_TEST(splitk_deterministic) {
 }
 END_TEST
 
-/* Every variant on two streams of one context at once, with no synchronisation between them: each result
- * is right and has the same bits as the variant alone. splitk and tf32_wgmma keep a workspace per stream
- * (partial C's, B^T): two streams sharing one would show here. The shapes take every variant's own
- * path (whole tiles of all of them; splitk splits both on 132 SMs: S = 4 and 2). */
-START_TEST(two_streams_same_bits) {
-  const matmul_variant *v = &matmul_variants[_i];
+/* v on two streams of one context at once, M1 x N1 x K1 on one and M2 x N2 x K2 on the other, with no
+ * synchronisation between them: each result is right and has the same bits as the variant alone. */
+static void two_streams(const matmul_variant *v, int M1, int N1, int K1, int M2, int N2, int K2) {
   cudaStream_t s1, s2;
   size_t sms;
   gpu_test_stream("matmul_test", &s1, &sms);
   gpu_test_stream("matmul_test", &s2, &sms);
-  problem p1 = make_problem(512, 512, 1024), p2 = make_problem(256, 256, 256);
+  problem p1 = make_problem(M1, N1, K1), p2 = make_problem(M2, N2, K2);
   run_case c1 = run_case_new(v, &p1), c2 = run_case_new(v, &p2);
   size_t n1 = (size_t)p1.M * p1.N, n2 = (size_t)p2.M * p2.N;
   float *alone1 = malloc(n1 * sizeof(float)), *alone2 = malloc(n2 * sizeof(float));
@@ -404,6 +449,24 @@ START_TEST(two_streams_same_bits) {
   CUDA_OK(cudaStreamDestroy(s1));
   CUDA_OK(cudaStreamDestroy(s2));
 }
+
+/* Every variant on two streams at once. splitk and tf32_wgmma keep a workspace per stream (partial C's,
+ * B^T): two streams sharing one would show here. The shapes take every variant's own path (whole tiles of
+ * all of them; splitk splits both on 132 SMs: S = 4 and 2). */
+START_TEST(two_streams_same_bits) { two_streams(&matmul_variants[_i], 512, 512, 1024, 256, 256, 256); }
+END_TEST
+
+/* The wgmma kernels' persistent loop (PERSISTENT_SHAPE) on one stream alongside 512 x 512 x 1024 (8 tiles of
+ * either kernel) on another. */
+static const char *const kPersistentVariants[] = {"tf32_wgmma", "tf32_wgmma_rs"};
+
+START_TEST(two_streams_persistent) {
+  const matmul_variant *v = NULL;
+  for (size_t i = 0; i < matmul_nvariants; i++)
+    if (strcmp(matmul_variants[i].name, kPersistentVariants[_i]) == 0) v = &matmul_variants[i];
+  ck_assert_msg(v != NULL, "no %s in matmul_variants", kPersistentVariants[_i]);
+  two_streams(v, PERSISTENT_SHAPE, 512, 512, 1024);
+}
 END_TEST
 
 int main(void) {
@@ -423,8 +486,13 @@ int main(void) {
   tcase_add_test(splitk, splitk_counts);
   tcase_add_test(splitk, splitk_deterministic);
   suite_add_tcase(s, splitk);
+  TCase *persistent = tcase_create("persistent");
+  tcase_add_test(persistent, wgmma_persistent_grid);
+  suite_add_tcase(s, persistent);
   TCase *streams = tcase_create("two_streams");
   tcase_add_loop_test(streams, two_streams_same_bits, 0, NVARIANTS);
+  tcase_add_loop_test(streams, two_streams_persistent, 0,
+                      (int)(sizeof kPersistentVariants / sizeof kPersistentVariants[0]));
   suite_add_tcase(s, streams);
   return run_gpu_suite(s);
 }
