@@ -184,11 +184,38 @@ START_TEST(all_variants_one_shape) {
 }
 END_TEST
 
-/* A shape that allows float4 everywhere, with one pointer at a time (then all
- * three) off 16-byte alignment: the vector paths must step aside. */
+/* Shapes that allow float4 everywhere, with one pointer at a time (then all three) off 16-byte alignment: the
+ * vector paths must step aside. 200 x 204 x 212 has edge tiles and a partial k-step (regblock's and warptile's
+ * guards; the whole-tile paths fall back on the shape before their alignment guard). 512 x 512 x 1024 is whole
+ * tiles of every path: pipelined (128 x 128, k-steps of 16), wide and splitk (128 x 256, k-steps of 8; splitk
+ * 8 tiles, S = 4 where 32 SMs or more), tf32_mma (128 x 256, k-steps of 32), tf32_wgmma (128 x 256) and
+ * tf32_wgmma_rs (256 x 128): only their 16-byte alignment guards send it to the fallbacks. */
+static const struct {
+  int M, N, K;
+  int whole; /* whole tiles of every path: checked below where a path says what it takes */
+} kMisalignedShapes[] = {{200, 204, 212, 0}, {512, 512, 1024, 1}};
+#define NMISALIGNED (int)(sizeof kMisalignedShapes / sizeof kMisalignedShapes[0])
+
 START_TEST(misaligned_pointers) {
   static const size_t offsets[][3] = {{1, 0, 0}, {0, 2, 0}, {0, 0, 3}, {3, 1, 2}};
-  problem p = make_problem(200, 204, 212);
+  const int M = kMisalignedShapes[_i].M, N = kMisalignedShapes[_i].N, K = kMisalignedShapes[_i].K;
+  if (kMisalignedShapes[_i].whole) {
+    /* Aligned, splitk and the wgmma kernels would take the shape (the others' rules are above): each
+     * misaligned run below goes through their alignment guards, not a shape fallback. */
+    int S, dev, cc_major, cc_minor;
+    CUDA_OK(matmul_splitk_splits(M, N, K, &S));
+    ck_assert_msg(S > 1, "%d x %d x %d: splitk does not split (S = %d), its guard is not reached", M, N, K, S);
+    CUDA_OK(cudaGetDevice(&dev));
+    CUDA_OK(cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, dev));
+    CUDA_OK(cudaDeviceGetAttribute(&cc_minor, cudaDevAttrComputeCapabilityMinor, dev));
+    for (int rs = 0; rs < 2 && cc_major == 9 && cc_minor == 0; rs++) {
+      unsigned long long tiles;
+      unsigned blocks;
+      CUDA_OK(matmul_tf32_wgmma_grid(M, N, K, rs, &tiles, &blocks));
+      ck_assert_msg(blocks > 0, "%d x %d x %d: not whole tiles of tf32_wgmma%s", M, N, K, rs ? "_rs" : "");
+    }
+  }
+  problem p = make_problem(M, N, K);
   for (int o = 0; o < 4; o++)
     for (int v = 0; v < NVARIANTS; v++) check_variant(v, &p, offsets[o][0], offsets[o][1], offsets[o][2]);
   free_problem(&p);
@@ -477,7 +504,7 @@ int main(void) {
   tcase_add_loop_test(shapes, all_variants_one_shape, 0, NSHAPES);
   suite_add_tcase(s, shapes);
   TCase *align = tcase_create("misaligned");
-  tcase_add_test(align, misaligned_pointers);
+  tcase_add_loop_test(align, misaligned_pointers, 0, NMISALIGNED);
   suite_add_tcase(s, align);
   TCase *args = tcase_create("arguments");
   tcase_add_test(args, rejects_bad_arguments);
