@@ -435,7 +435,8 @@ START_TEST(splitk_deterministic) {
 END_TEST
 
 /* v on two streams of one context at once, M1 x N1 x K1 on one and M2 x N2 x K2 on the other, with no
- * synchronisation between them: each result is right and has the same bits as the variant alone. */
+ * synchronisation between them: each result is right and, but for a library reference, has the same bits as
+ * the variant alone. */
 static void two_streams(const matmul_variant *v, int M1, int N1, int K1, int M2, int N2, int K2) {
   cudaStream_t s1, s2;
   size_t sms;
@@ -464,8 +465,16 @@ static void two_streams(const matmul_variant *v, int M1, int N1, int K1, int M2,
   }
   run_case_check(&c1, s1, "alongside stream 2");
   run_case_check(&c2, s2, "alongside stream 1");
-  assert_same_bits(alone1, c1.got, n1, "stream 1 alongside stream 2 against alone");
-  assert_same_bits(alone2, c2.got, n2, "stream 2 alongside stream 1 against alone");
+  /* cuBLAS (the library references) promises the same bits only with one stream active per handle, or a
+   * workspace of each stream's own (cuBLAS docs, "Results reproducibility"); here both streams share the
+   * context's handle and its workspace, so a reference is held to its tolerance only. Ours are held to
+   * the bits. */
+  if (v->reference) {
+    printf("%s: library reference, bits alongside another stream not compared\n", v->name);
+  } else {
+    assert_same_bits(alone1, c1.got, n1, "stream 1 alongside stream 2 against alone");
+    assert_same_bits(alone2, c2.got, n2, "stream 2 alongside stream 1 against alone");
+  }
 
   run_case_free(&c1);
   run_case_free(&c2);
