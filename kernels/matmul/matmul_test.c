@@ -77,6 +77,11 @@ static const struct {
     {1152, 2048, 256},  /* 72 tiles: S = 2 needs 144 block slots; on 132 SMs: S = 1 (wide) */
     {1024, 1024, 1024}, /* the benchmark's smallest size: S = 4 on 128 SMs or more (H100, H200: 132) */
     {PERSISTENT_SHAPE}, /* tf32_wgmma(_rs)'s blocks walk 2 or 3 tiles each (wgmma_persistent_grid below) */
+    /* M past the grid's y limit (65535), which counts tiles of M: naive and tiled16 (524289 of 16) and tiled32
+     * (262145 of 32) run their grid-stride loops over grid y; warptile's 65537 tiles of 128 do not fit one
+     * grid (tile_grid: !fits), so regblock computes it (pipelined, wide, splitk: not whole tiles, warptile).
+     * 5e7 multiply-adds for the reference; 25e6 elements of C. */
+    {8388609, 3, 2},
 };
 #define NSHAPES (int)(sizeof kShapes / sizeof kShapes[0])
 

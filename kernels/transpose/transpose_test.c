@@ -19,7 +19,11 @@
 /* nx x ny (in has ny rows of nx). None is a multiple of a tile (32, 64, 128)
  * except where said; rectangular both ways. The first group has odd sizes (the
  * scalar paths); the second has nx, ny multiples of 4 so that tile64_vec takes
- * its float4 path, with ragged tile edges. */
+ * its float4 path, with ragged tile edges. The last two have ny past the grid's
+ * y limit of 65535 tiles, which the kernels launched with tiles of ny in grid y
+ * cover with grid-stride loops: naive_row and unroll4_row (tiles of 8 rows:
+ * 524289), smem_tiled and smem_padded (32: 131073), tile64_vec (64: 65537; its
+ * scalar path at nx = 2, its float4 path at nx = 4). */
 static const struct {
   int nx, ny;
 } kShapes[] = {
@@ -28,6 +32,8 @@ static const struct {
     {4, 4},       {4, 8},    {68, 132}, {132, 68},    {1028, 516},  {4100, 2052}, {128, 64}, /* whole 64x64 tiles: the unguarded case */
     {2097153, 2}, /* more than 65535 tiles of 32 along x: out_order launches twice */
     {4194305, 2}, /* more than 65535 tiles of 64 along x: out_order_wide launches twice */
+    {2, 4194305}, /* more than 65535 tiles along y (the grid's y limit): the loops over grid y run again */
+    {4, 4194308}, /* the same with nx, ny multiples of 4: tile64_vec's float4 path */
 };
 #define NSHAPES (int)(sizeof kShapes / sizeof kShapes[0])
 
