@@ -1,6 +1,7 @@
 /* Correctness of kernels/matmul against an fp64 CPU reference.
  * Every variant runs on every shape below; C is poisoned before each run,
- * every element is checked, and guard zones catch writes past either end.
+ * every element is checked, guard zones catch writes past either end, and A and B
+ * must come back unchanged after every run.
  *
  * Tolerances, per element, against the exact (fp64) product of the fp32
  * inputs: matmul_rtol(v, K) * S_ij with S_ij = sum_k |a_ik| |b_kj| computed
@@ -154,6 +155,21 @@ static void free_problem(problem *p) {
   free(p->scale);
 }
 
+/* A and B on the device came back as p's, guards included: variants read them only (splitk and tf32_wgmma
+ * write workspaces of their own, never the inputs). */
+static void check_inputs(const char *name, const problem *p, const guarded_buf *da, const guarded_buf *db) {
+  size_t na = (size_t)p->M * p->K, nb = (size_t)p->K * p->N;
+  float *back = malloc(((na > nb ? na : nb) + 1) * sizeof(float));
+  ck_assert_ptr_nonnull(back);
+  gbuf_download(da, back);
+  ck_assert_msg(na == 0 || memcmp(back, p->a, na * sizeof(float)) == 0, "%s M=%d N=%d K=%d: A was modified", name, p->M,
+                p->N, p->K);
+  gbuf_download(db, back);
+  ck_assert_msg(nb == 0 || memcmp(back, p->b, nb * sizeof(float)) == 0, "%s M=%d N=%d K=%d: B was modified", name, p->M,
+                p->N, p->K);
+  free(back);
+}
+
 /* Runs variant v on p with the given float misalignments of A, B, C and checks
  * every element of C. */
 static void check_variant(int v, const problem *p, size_t off_a, size_t off_b, size_t off_c) {
@@ -167,6 +183,7 @@ static void check_variant(int v, const problem *p, size_t off_a, size_t off_b, s
   ck_assert_ptr_nonnull(got);
   CUDA_OK(matmul_variants[v].fn(da.ptr, db.ptr, dc.ptr, M, N, K, 0));
   CUDA_OK(cudaDeviceSynchronize());
+  check_inputs(matmul_variants[v].name, p, &da, &db);
   gbuf_download(&dc, got);
   compare_report r = compare_f32(got, p->want, p->scale, nc, (tolerance){.rel = rtol, .rel_to_scale = 1});
   char line[256];
@@ -380,6 +397,7 @@ static void run_case_check(run_case *c, cudaStream_t stream, const char *what) {
   const problem *p = c->p;
   size_t nc = (size_t)p->M * p->N;
   CUDA_OK(cudaStreamSynchronize(stream));
+  check_inputs(c->v->name, p, &c->a, &c->b);
   gbuf_download(&c->c, c->got);
   compare_report r =
       compare_f32(c->got, p->want, p->scale, nc, (tolerance){.rel = matmul_rtol(c->v, p->K), .rel_to_scale = 1});
