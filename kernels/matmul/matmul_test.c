@@ -3,15 +3,20 @@
  * every element is checked, guard zones catch writes past either end, and A and B
  * must come back unchanged after every run.
  *
- * Tolerances, per element, against the exact (fp64) product of the fp32
- * inputs: matmul_rtol(v, K) * S_ij with S_ij = sum_k |a_ik| |b_kj| computed
- * alongside the fp64 reference (kernels/matmul/matmul_variants.h: 2 K u for fp32,
- * plus 2 u_tf32 + u_tf32^2 for inputs rounded to TF32, 4 u_tf32 + 4 u_tf32^2 for inputs the tensor
- * cores truncate). A lost or repeated term is typically
- * |a b| ~ S / K, which exceeds 2 K u S by 1 / (2 K^2 u) >= 8 for every K here
- * (K <= 1024).
+ * Tolerances, per element, with S_ij = sum_k |a_ik| |b_kj| computed alongside the fp64 references:
+ * - fp32 variants and the library references (whose TF32 conversion cuBLAS does not state): against the exact
+ *   (fp64) product of the fp32 inputs, within matmul_rtol(v, K) * S_ij (kernels/matmul/matmul_variants.h: 2 K u,
+ *   plus 4 u_tf32 + 4 u_tf32^2 for cuBLAS TF32);
+ * - our TF32 variants: against the exact product of the inputs as their tensor cores take them (tf32_rna, tf32_trunc
+ *   below: both rounded to the nearest; wgmma's A truncated), within the fp32 bound 2 K u S_ij: a product of two
+ *   TF32 values is exact in fp32, only the fp32 accumulation errs. Held to the TF32 bound instead (2 u_tf32 S_ij,
+ *   over 30 times wider at K = 1024), a lost term would pass on most elements, and rounding that differs from the
+ *   documented one on every element (tf32_rounding_as_documented).
+ * A lost or repeated term is typically |a b| ~ S / K, which exceeds 2 K u S by 1 / (2 K^2 u) >= 8 for every K
+ * here (K <= 1024).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,14 +95,34 @@ typedef struct {
   int M, N, K;
   float *a, *b;
   double *want, *scale;
+  double *want_rna, *want_trunc; /* the inputs as TF32: A and B rounded to the nearest; A truncated, B rounded */
 } problem;
+
+/* The TF32 value of x the tensor cores multiply: its sign, exponent and top 10 fraction bits, rounded to the
+ * nearest with ties away from zero (cvt.rna.tf32.f32) or truncated toward zero (what wgmma uses of fp32 bits read
+ * from shared memory). Inputs here are finite and far from overflow. */
+static float tf32_rna(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  u = (u + 0x1000u) & ~0x1fffu;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+static float tf32_trunc(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  u &= ~0x1fffu;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
 
 /* Rows of the reference per chunk of for_each_chunk. */
 #define REF_ROWS 16
 
 typedef struct {
   const problem *p;
-  const double *bd, *babs; /* B and |B| as doubles */
+  const double *bd, *babs, *brna; /* B, |B| and B rounded to TF32, as doubles */
 } ref_job;
 
 /* Rows REF_ROWS c .. REF_ROWS c + REF_ROWS - 1 of the reference and its error scale, in i-k-j order
@@ -110,21 +135,26 @@ static void ref_rows(void *arg, size_t c, size_t thread) {
   (void)thread;
   if (end > (size_t)p->M) end = (size_t)p->M;
   for (size_t i = c * REF_ROWS; i < end; i++) {
-    double *w = p->want + i * N, *s = p->scale + i * N;
+    double *w = p->want + i * N, *s = p->scale + i * N, *wr = p->want_rna + i * N, *wt = p->want_trunc + i * N;
     for (size_t k = 0; k < K; k++) {
-      double a = p->a[i * K + k], aa = fabs(a);
-      const double *brow = j->bd + k * N, *babsrow = j->babs + k * N;
+      float af = p->a[i * K + k];
+      double a = af, aa = fabs(a), ar = tf32_rna(af), at = tf32_trunc(af);
+      const double *brow = j->bd + k * N, *babsrow = j->babs + k * N, *brrow = j->brna + k * N;
       for (size_t jj = 0; jj < N; jj++) {
         w[jj] += a * brow[jj];
         s[jj] += aa * babsrow[jj];
+        wr[jj] += ar * brrow[jj];
+        wt[jj] += at * brrow[jj];
       }
     }
   }
 }
 
-/* Fresh random A, B in [-1, 1) and the fp64 reference with its error scale, rows on several threads
- * (for_each_chunk) so that the largest cases (about 1e9 multiply-adds) take a fraction of a second. */
-static problem make_problem(int M, int N, int K) {
+/* Fresh random A, B in [-1, 1) and the fp64 references with their error scale, rows on several threads
+ * (for_each_chunk) so that the largest cases (about 1e9 multiply-adds) take a fraction of a second.
+ * rounding_probe: every input positive with its 13 low fraction bits set, so that rounding to TF32 and
+ * truncating differ in the same direction on every term (tf32_rounding_as_documented). */
+static problem make_problem_of(int M, int N, int K, int rounding_probe) {
   problem p = {.M = M, .N = N, .K = K};
   size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
   test_rng rng;
@@ -133,26 +163,67 @@ static problem make_problem(int M, int N, int K) {
   p.b = malloc((nb + 1) * sizeof(float));
   p.want = calloc(nc + 1, sizeof(double));
   p.scale = calloc(nc + 1, sizeof(double));
-  double *bd = malloc((nb + 1) * sizeof(double)), *babs = malloc((nb + 1) * sizeof(double));
-  ck_assert(p.a && p.b && p.want && p.scale && bd && babs);
+  p.want_rna = calloc(nc + 1, sizeof(double));
+  p.want_trunc = calloc(nc + 1, sizeof(double));
+  double *bd = malloc((nb + 1) * sizeof(double)), *babs = malloc((nb + 1) * sizeof(double)),
+         *brna = malloc((nb + 1) * sizeof(double));
+  ck_assert(p.a && p.b && p.want && p.scale && p.want_rna && p.want_trunc && bd && babs && brna);
   fill_uniform(p.a, na, -1.0f, 1.0f, &rng);
   fill_uniform(p.b, nb, -1.0f, 1.0f, &rng);
+  for (size_t i = 0; rounding_probe && i < na + nb; i++) {
+    float *x = i < na ? &p.a[i] : &p.b[i - na];
+    uint32_t u;
+    memcpy(&u, x, sizeof u);
+    u = (u & 0x7fffffffu) | 0x1fffu; /* |x| with its low 13 fraction bits set: 0.5 ulp_tf32 from either neighbour */
+    memcpy(x, &u, sizeof u);
+  }
   for (size_t i = 0; i < nb; i++) {
     bd[i] = p.b[i];
     babs[i] = fabs(bd[i]);
+    brna[i] = tf32_rna(p.b[i]);
   }
-  ref_job job = {&p, bd, babs};
+  ref_job job = {&p, bd, babs, brna};
   for_each_chunk(((size_t)M + REF_ROWS - 1) / REF_ROWS, ref_rows, &job);
   free(bd);
   free(babs);
+  free(brna);
   return p;
 }
+
+static problem make_problem(int M, int N, int K) { return make_problem_of(M, N, K, 0); }
 
 static void free_problem(problem *p) {
   free(p->a);
   free(p->b);
   free(p->want);
   free(p->scale);
+  free(p->want_rna);
+  free(p->want_trunc);
+}
+
+/* What variant v's result on p is checked against, with its rtol (per S_ij) and in words; `aligned`: A, B, C
+ * 16-byte aligned. Our TF32 variants against the exact product of their inputs as taken (the header): both
+ * rounded on tf32_wmma's and tf32_mma's paths; on the wgmma kernels' own paths (matmul_tf32_wgmma_grid: whole
+ * tiles, aligned, compute capability 9.0) A truncated, else they run tf32_mma. tf32_wgmma_rs falls back on
+ * tf32_wgmma first. */
+static const double *expected(const matmul_variant *v, const problem *p, int aligned, double *rtol,
+                              const char **model) {
+  if (v->inputs == MATMUL_FP32 || v->reference) {
+    *rtol = matmul_rtol(v, p->K);
+    *model = v->inputs == MATMUL_FP32 ? "fp32" : "library TF32";
+    return p->want;
+  }
+  *rtol = 2.0 * p->K * 0x1p-24; /* the fp32 accumulation alone */
+  int truncated = 0;
+  if (v->inputs == MATMUL_TF32_TRUNC && aligned && p->M > 0 && p->N > 0 && p->K > 0) {
+    unsigned long long tiles;
+    unsigned blocks_ss, blocks_rs = 0;
+    CUDA_OK(matmul_tf32_wgmma_grid(p->M, p->N, p->K, 0, &tiles, &blocks_ss));
+    if (strcmp(v->name, "tf32_wgmma_rs") == 0) CUDA_OK(matmul_tf32_wgmma_grid(p->M, p->N, p->K, 1, &tiles, &blocks_rs));
+    truncated = blocks_ss > 0 || blocks_rs > 0;
+  }
+  *model = truncated ? "TF32 A trunc" : "TF32 rna";
+  return truncated ? p->want_trunc : p->want_rna;
 }
 
 /* A and B on the device came back as p's, guards included: variants read them only (splitk and tf32_wgmma
@@ -175,7 +246,10 @@ static void check_inputs(const char *name, const problem *p, const guarded_buf *
 static void check_variant(int v, const problem *p, size_t off_a, size_t off_b, size_t off_c) {
   int M = p->M, N = p->N, K = p->K;
   size_t nc = (size_t)M * N;
-  double rtol = matmul_rtol(&matmul_variants[v], K);
+  double rtol;
+  const char *model;
+  const double *want =
+      expected(&matmul_variants[v], p, off_a % 4 == 0 && off_b % 4 == 0 && off_c % 4 == 0, &rtol, &model);
   guarded_buf da = gbuf_alloc((size_t)M * K, off_a), db = gbuf_alloc((size_t)K * N, off_b), dc = gbuf_alloc(nc, off_c);
   gbuf_upload(&da, p->a);
   gbuf_upload(&db, p->b);
@@ -185,11 +259,11 @@ static void check_variant(int v, const problem *p, size_t off_a, size_t off_b, s
   CUDA_OK(cudaDeviceSynchronize());
   check_inputs(matmul_variants[v].name, p, &da, &db);
   gbuf_download(&dc, got);
-  compare_report r = compare_f32(got, p->want, p->scale, nc, (tolerance){.rel = rtol, .rel_to_scale = 1});
+  compare_report r = compare_f32(got, want, p->scale, nc, (tolerance){.rel = rtol, .rel_to_scale = 1});
   char line[256];
   format_report(&r, line, sizeof line);
-  printf("%-9s M=%-4d N=%-4d K=%-4d offsets a=%zu b=%zu c=%zu rtol=%.2g*S: %s %s\n", matmul_variants[v].name, M, N, K,
-         off_a, off_b, off_c, rtol, line, r.bad ? "FAIL" : "ok");
+  printf("%-9s M=%-4d N=%-4d K=%-4d offsets a=%zu b=%zu c=%zu %s rtol=%.2g*S: %s %s\n", matmul_variants[v].name, M, N,
+         K, off_a, off_b, off_c, model, rtol, line, r.bad ? "FAIL" : "ok");
   fflush(stdout);
   ck_assert_msg(r.bad == 0, "%s M=%d N=%d K=%d offsets %zu/%zu/%zu: %s", matmul_variants[v].name, M, N, K, off_a, off_b,
                 off_c, line);
@@ -353,6 +427,28 @@ START_TEST(wgmma_persistent_grid) {
 }
 END_TEST
 
+/* The TF32 conversion each of our tensor-core variants documents, seen in its result. On inputs all positive with
+ * their 13 low fraction bits set, rounding to the nearest and truncating differ by 2^-11 to 2^-10 of every term,
+ * all in one direction: about 16 times the 2 K u S_ij the check allows (asserted on every element), so a path
+ * that took A or B another way than `expected` says fails. 256 x 256 x 256 is whole tiles of tf32_mma,
+ * tf32_wgmma and tf32_wgmma_rs: their own paths (the wgmma kernels' on compute capability 9.0). */
+START_TEST(tf32_rounding_as_documented) {
+  problem p = make_problem_of(256, 256, 256, 1);
+  const double rtol = 2.0 * p.K * 0x1p-24;
+  double least = INFINITY;
+  for (size_t i = 0; i < (size_t)p.M * p.N; i++) {
+    double apart = fabs(p.want_rna[i] - p.want_trunc[i]) / (rtol * p.scale[i]);
+    if (apart < least) least = apart;
+  }
+  printf("rounding probe: A rounded and A truncated differ by %.1f x the tolerance or more on every element\n", least);
+  ck_assert_msg(least > 4, "the probe's two TF32 models differ by only %.2f x the tolerance: it cannot tell them apart",
+                least);
+  for (int v = 0; v < NVARIANTS; v++)
+    if (matmul_variants[v].inputs != MATMUL_FP32 && !matmul_variants[v].reference) check_variant(v, &p, 0, 0, 0);
+  free_problem(&p);
+}
+END_TEST
+
 /* A problem on the device for one variant: A, B uploaded, C poisoned before each run. */
 typedef struct {
   const matmul_variant *v;
@@ -399,8 +495,10 @@ static void run_case_check(run_case *c, cudaStream_t stream, const char *what) {
   CUDA_OK(cudaStreamSynchronize(stream));
   check_inputs(c->v->name, p, &c->a, &c->b);
   gbuf_download(&c->c, c->got);
-  compare_report r =
-      compare_f32(c->got, p->want, p->scale, nc, (tolerance){.rel = matmul_rtol(c->v, p->K), .rel_to_scale = 1});
+  double rtol;
+  const char *model;
+  const double *want = expected(c->v, p, 1, &rtol, &model);
+  compare_report r = compare_f32(c->got, want, p->scale, nc, (tolerance){.rel = rtol, .rel_to_scale = 1});
   char line[256];
   format_report(&r, line, sizeof line);
   printf("%s M=%-4d N=%-4d K=%-4d %s: %s %s\n", c->v->name, p->M, p->N, p->K, what, line, r.bad ? "FAIL" : "ok");
@@ -538,6 +636,9 @@ int main(void) {
   TCase *align = tcase_create("misaligned");
   tcase_add_loop_test(align, misaligned_pointers, 0, NMISALIGNED);
   suite_add_tcase(s, align);
+  TCase *rounding = tcase_create("tf32_rounding");
+  tcase_add_test(rounding, tf32_rounding_as_documented);
+  suite_add_tcase(s, rounding);
   TCase *args = tcase_create("arguments");
   tcase_add_test(args, rejects_bad_arguments);
   suite_add_tcase(s, args);
