@@ -73,4 +73,17 @@ static inline cudaError_t slowdown_extra_launch(const void *p, size_t nvec, cuda
     return s;                                                                        \
   }
 
+// Each kind in 0..100 only: past 100 the work kind's repeated items and the launch kind's reads run past the
+// end of the input (add_float4 would write out of bounds, v7 read), and a negative percentage means nothing.
+// Checked here at the end, so that the code above keeps its line numbers (-lineinfo) in a normal build.
+#if SLOWDOWN_WORK_PCT < 0 || SLOWDOWN_WORK_PCT > 100
+#error "--//kernels/common:slowdown_work_pct must be in 0..100"
+#endif
+#if SLOWDOWN_GRID_PCT < 0 || SLOWDOWN_GRID_PCT > 100
+#error "--//kernels/common:slowdown_grid_pct must be in 0..100"
+#endif
+#if SLOWDOWN_LAUNCH_PCT < 0 || SLOWDOWN_LAUNCH_PCT > 100
+#error "--//kernels/common:slowdown_launch_pct must be in 0..100"
+#endif
+
 #endif

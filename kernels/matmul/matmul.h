@@ -102,6 +102,12 @@ cudaError_t matmul_tf32_wgmma(const float *A, const float *B, float *C, int M, i
  * C 16-byte aligned) on compute capability 9.0; anything else is computed by matmul_tf32_wgmma. */
 cudaError_t matmul_tf32_wgmma_rs(const float *A, const float *B, float *C, int M, int N, int K, cudaStream_t stream);
 
+/* The persistent grid that matmul_tf32_wgmma (rs == 0) or matmul_tf32_wgmma_rs (rs != 0) launches for M x N x K
+ * with 16-byte aligned operands on the current device: *tiles of C (128 x 256; rs: 256 x 128) walked by *blocks
+ * blocks, min(tiles, SMs); both 0 when that call computes through its fallback instead (not compute capability
+ * 9.0, not whole tiles, a size 0, ...). Negative sizes or a NULL pointer give cudaErrorInvalidValue. */
+cudaError_t matmul_tf32_wgmma_grid(int M, int N, int K, int rs, unsigned long long *tiles, unsigned *blocks);
+
 /* Library reference: cuBLAS sgemm in pedantic fp32 (CUBLAS_PEDANTIC_MATH: no
  * TF32, no reduced-precision or emulated paths), mapped to row-major as
  * C^T = B^T * A^T, through the current CUDA context's cuBLAS handle

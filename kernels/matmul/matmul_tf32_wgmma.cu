@@ -569,6 +569,41 @@ static cudaError_t wg_device(int *cc, int *sms) {
   return cudaSuccess;
 }
 
+// Whether the persistent kernel of matmul_tf32_wgmma (rs: matmul_tf32_wgmma_rs) computes M x N x K (K > 0)
+// on a device of compute capability cc with sms SMs, 16-byte alignment aside: whole tiles (SS 128 x 256 and
+// K a multiple of 32, RS 256 x 128), fewer than 2^31 of them (the kernels' 32-bit tile counter) and, SS, K
+// within the transpose grid's y limit (K <= 4 194 240). Then *tiles of C and the *grid of blocks that walk
+// them: persistent, one block per SM (one fits) or one per tile when there are fewer, so that a tile's loads
+// overlap the previous tile's epilogue (one block per tile was 12 % slower at 4096^3). The launchers and
+// matmul_tf32_wgmma_grid (the Check test's view of the grid) share it.
+static bool wg_plan(int M, int N, int K, bool rs, int cc, int sms, unsigned long long *tiles, unsigned *grid) {
+  const int bm = rs ? RS_BM : WG_BM, bn = rs ? RS_BN : WG_BN;
+  if (cc != 90 || M % bm != 0 || N % bn != 0 || K % WG_BK != 0) return false;
+  if (!rs && matmul_tiles(K, TR_TILE) > 65535u) return false;
+  *tiles = (unsigned long long)(M / bm) * (unsigned long long)(N / bn);
+  if (*tiles > 0x7fffffffull) return false;
+  *grid = *tiles > (unsigned long long)sms ? (unsigned)sms : (unsigned)*tiles;
+  return true;
+}
+
+extern "C" cudaError_t matmul_tf32_wgmma_grid(int M, int N, int K, int rs, unsigned long long *tiles,
+                                              unsigned *blocks) {
+  if (!tiles || !blocks || M < 0 || N < 0 || K < 0) return cudaErrorInvalidValue;
+  *tiles = 0;
+  *blocks = 0;
+  if (M == 0 || N == 0 || K == 0) return cudaSuccess; // no kernel: matmul_prepare's no-op or memset
+  int cc, sms;
+  cudaError_t err = wg_device(&cc, &sms);
+  if (err != cudaSuccess) return err;
+  unsigned long long t;
+  unsigned g;
+  if (wg_plan(M, N, K, rs != 0, cc, sms, &t, &g)) {
+    *tiles = t;
+    *blocks = g;
+  }
+  return cudaSuccess;
+}
+
 extern "C" cudaError_t matmul_tf32_wgmma(const float *A, const float *B, float *C, int M, int N, int K,
                                          cudaStream_t stream) {
   int run;
@@ -576,12 +611,12 @@ extern "C" cudaError_t matmul_tf32_wgmma(const float *A, const float *B, float *
   if (err != cudaSuccess || !run) return err;
   int cc, sms;
   if ((err = wg_device(&cc, &sms)) != cudaSuccess) return err;
-  const unsigned long long tiles = (unsigned long long)(M / WG_BM) * (unsigned long long)(N / WG_BN);
-  const unsigned tr_y = matmul_tiles(K, TR_TILE); // K > 0 here
-  const bool whole =
-      M % WG_BM == 0 && N % WG_BN == 0 && K % WG_BK == 0 && is_aligned(A, 16) && is_aligned(B, 16) && is_aligned(C, 16);
-  // Also past the kernels' 32-bit tile counter or the transpose grid's y limit (K > 4 194 240).
-  if (cc != 90 || !whole || tiles > 0x7fffffffull || tr_y > 65535u) return matmul_tf32_mma(A, B, C, M, N, K, stream);
+  unsigned long long tiles;
+  unsigned grid;
+  if (!is_aligned(A, 16) || !is_aligned(B, 16) || !is_aligned(C, 16) ||
+      !wg_plan(M, N, K, false, cc, sms, &tiles, &grid))
+    return matmul_tf32_mma(A, B, C, M, N, K, stream);
+  const unsigned tr_y = matmul_tiles(K, TR_TILE); // K > 0 here; at most 65535 (wg_plan)
 
   // Bt: 4 N K bytes (64 MB at 4096^2), kept per context and stream for the next call.
   void *ws;
@@ -600,9 +635,7 @@ extern "C" cudaError_t matmul_tf32_wgmma(const float *A, const float *B, float *
   tf32_transpose_kernel<<<dim3((unsigned)(N / TR_TILE), tr_y), TR_THREADS, 0, stream>>>(B, Bt, (unsigned)N,
                                                                                         (unsigned)K);
   if ((err = cudaGetLastError()) != cudaSuccess) return err;
-  // Persistent: one block per SM (one fits), each walking its tiles, so a tile's loads can overlap the
-  // previous tile's epilogue (one block per tile was 12 % slower at 4096^3).
-  const unsigned grid = tiles > (unsigned long long)sms ? (unsigned)sms : (unsigned)tiles;
+  // Persistent (wg_plan's grid): one block per SM, each walking its tiles.
   tf32_wgmma_kernel<<<grid, WG_THREADS, WG_SMEM, stream>>>(tmA, tmB, C, (unsigned)N, (unsigned)(K / WG_BK),
                                                            (unsigned)(M / WG_BM), (unsigned)(N / WG_BN), WG_GROUP);
   return cudaGetLastError();
@@ -615,10 +648,10 @@ extern "C" cudaError_t matmul_tf32_wgmma_rs(const float *A, const float *B, floa
   if (err != cudaSuccess || !run) return err;
   int cc, sms;
   if ((err = wg_device(&cc, &sms)) != cudaSuccess) return err;
-  const unsigned long long tiles = (unsigned long long)(M / RS_BM) * (unsigned long long)(N / RS_BN);
-  const bool whole =
-      M % RS_BM == 0 && N % RS_BN == 0 && K % WG_BK == 0 && is_aligned(A, 16) && is_aligned(B, 16) && is_aligned(C, 16);
-  if (cc != 90 || !whole || tiles > 0x7fffffffull) return matmul_tf32_wgmma(A, B, C, M, N, K, stream);
+  unsigned long long tiles;
+  unsigned grid;
+  if (!is_aligned(A, 16) || !is_aligned(B, 16) || !is_aligned(C, 16) || !wg_plan(M, N, K, true, cc, sms, &tiles, &grid))
+    return matmul_tf32_wgmma(A, B, C, M, N, K, stream);
   // No transpose and no workspace: B's tiles are read as they are, in 32 x 32 boxes.
   CUtensorMap tmA, tmB;
   if ((err = wg_tensor_map(&tmA, A, M, K, RS_BM)) != cudaSuccess) return err;
@@ -626,7 +659,6 @@ extern "C" cudaError_t matmul_tf32_wgmma_rs(const float *A, const float *B, floa
   if ((err = cudaFuncSetAttribute(tf32_wgmma_rs_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)RS_SMEM)) !=
       cudaSuccess)
     return err;
-  const unsigned grid = tiles > (unsigned long long)sms ? (unsigned)sms : (unsigned)tiles;
   tf32_wgmma_rs_kernel<<<grid, WG_THREADS, RS_SMEM, stream>>>(tmA, tmB, C, (unsigned)N, (unsigned)(K / WG_BK),
                                                               (unsigned)(M / RS_BM), (unsigned)(N / RS_BN), WG_GROUP);
   return cudaGetLastError();

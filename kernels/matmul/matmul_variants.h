@@ -18,7 +18,9 @@ typedef enum {
   MATMUL_FP32 = 0,       /* fp32 FMA throughout */
   MATMUL_TF32_ROUND = 1, /* each input rounded to the nearest TF32 (cvt.rna.tf32) before the tensor cores */
   MATMUL_TF32_TRUNC = 2  /* inputs given to the tensor cores as fp32 bits, which use their TF32 part only:
-                            truncated (wgmma reading shared memory; cuBLAS, which does not say) */
+                            truncated (our wgmma kernels' A, read from shared memory, their B being rounded;
+                            cuBLAS, which does not say). matmul_test.c checks ours against their inputs as
+                            taken, and tells rounded from truncated */
 } matmul_inputs;
 
 typedef struct {

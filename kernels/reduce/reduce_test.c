@@ -156,6 +156,11 @@ int main(void) {
   tcase_add_test(args, rejects_bad_arguments);
   suite_add_tcase(s, args);
   int status = run_gpu_suite(s);
-  cudaStreamDestroy(g_stream);
+  /* Outside any test: CUDA_OK's ck_assert cannot be used here. */
+  cudaError_t err = cudaStreamDestroy(g_stream);
+  if (err != cudaSuccess) {
+    fprintf(stderr, "FAIL reduce_test: cudaStreamDestroy: %s (%s)\n", cudaGetErrorName(err), cudaGetErrorString(err));
+    return EXIT_FAILURE;
+  }
   return status;
 }

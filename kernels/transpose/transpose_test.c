@@ -1,6 +1,7 @@
 /* Correctness of kernels/transpose against an exact CPU reference.
  * Every variant runs on every shape below; outputs are poisoned before each
- * run, every element is checked, and guard zones catch writes past either end.
+ * run, every element is checked, guard zones catch writes past either end, and
+ * the input must come back unchanged after every variant.
  * A transpose only moves values, so the tolerance is 0: each output element
  * must equal its input element exactly (rtol = atol = 0 in compare_f32; the
  * poison NaN never passes). */
@@ -19,7 +20,11 @@
 /* nx x ny (in has ny rows of nx). None is a multiple of a tile (32, 64, 128)
  * except where said; rectangular both ways. The first group has odd sizes (the
  * scalar paths); the second has nx, ny multiples of 4 so that tile64_vec takes
- * its float4 path, with ragged tile edges. */
+ * its float4 path, with ragged tile edges. The last two have ny past the grid's
+ * y limit of 65535 tiles, which the kernels launched with tiles of ny in grid y
+ * cover with grid-stride loops: naive_row and unroll4_row (tiles of 8 rows:
+ * 524289), smem_tiled and smem_padded (32: 131073), tile64_vec (64: 65537; its
+ * scalar path at nx = 2, its float4 path at nx = 4). */
 static const struct {
   int nx, ny;
 } kShapes[] = {
@@ -28,20 +33,28 @@ static const struct {
     {4, 4},       {4, 8},    {68, 132}, {132, 68},    {1028, 516},  {4100, 2052}, {128, 64}, /* whole 64x64 tiles: the unguarded case */
     {2097153, 2}, /* more than 65535 tiles of 32 along x: out_order launches twice */
     {4194305, 2}, /* more than 65535 tiles of 64 along x: out_order_wide launches twice */
+    {2, 4194305}, /* more than 65535 tiles along y (the grid's y limit): the loops over grid y run again */
+    {4, 4194308}, /* the same with nx, ny multiples of 4: tile64_vec's float4 path */
 };
 #define NSHAPES (int)(sizeof kShapes / sizeof kShapes[0])
 
 /* Runs variant v on in (nx x ny, already on the device at in_buf) and checks
  * every element of its output (allocated with `out_off` floats of misalignment).
  * Returns 1 if it was wrong, after printing which elements: the caller checks every
- * variant before it fails, so one broken variant cannot hide another. */
-static int check_variant(int v, const guarded_buf *in_buf, const double *want, int nx, int ny, size_t out_off) {
+ * variant before it fails, so one broken variant cannot hide another. The input
+ * must come back unchanged, guards included (else the test fails here, naming v:
+ * the variants after it would see another input). */
+static int check_variant(int v, const guarded_buf *in_buf, const float *in, const double *want, int nx, int ny,
+                         size_t out_off) {
   size_t n = (size_t)nx * (size_t)ny;
   float *got = malloc((n + 1) * sizeof(float));
   ck_assert_ptr_nonnull(got);
   guarded_buf out = gbuf_alloc(n, out_off);
   CUDA_OK(transpose_variants[v].fn(in_buf->ptr, out.ptr, nx, ny, 0));
   CUDA_OK(cudaDeviceSynchronize());
+  gbuf_download(in_buf, got);
+  ck_assert_msg(n == 0 || memcmp(got, in, n * sizeof(float)) == 0, "%s nx=%d ny=%d: the input was modified",
+                transpose_variants[v].name, nx, ny);
   gbuf_download(&out, got);
   compare_report r = compare_f32(got, want, NULL, n, TOL_EXACT);
   char line[256];
@@ -56,11 +69,12 @@ static int check_variant(int v, const guarded_buf *in_buf, const double *want, i
 }
 
 /* Every variant on one input; fails naming each wrong variant. */
-static void check_all_variants(const guarded_buf *in_buf, const double *want, int nx, int ny, size_t out_off) {
+static void check_all_variants(const guarded_buf *in_buf, const float *in, const double *want, int nx, int ny,
+                               size_t out_off) {
   char wrong[512] = "";
   int failed = 0;
   for (int v = 0; v < NVARIANTS; v++)
-    if (check_variant(v, in_buf, want, nx, ny, out_off)) {
+    if (check_variant(v, in_buf, in, want, nx, ny, out_off)) {
       failed++;
       size_t used = strlen(wrong);
       snprintf(wrong + used, sizeof wrong - used, " %s", transpose_variants[v].name);
@@ -89,7 +103,7 @@ START_TEST(all_variants_one_shape) {
   float *in = make_input(nx, ny, &want);
   guarded_buf d_in = gbuf_alloc((size_t)nx * ny, 0);
   gbuf_upload(&d_in, in);
-  check_all_variants(&d_in, want, nx, ny, 0);
+  check_all_variants(&d_in, in, want, nx, ny, 0);
   gbuf_free(&d_in);
   free(in);
   free(want);
@@ -108,7 +122,7 @@ START_TEST(misaligned_pointers) {
     for (int o = 0; o < 3; o++) {
       guarded_buf d_in = gbuf_alloc((size_t)nx * ny, offsets[o][0]);
       gbuf_upload(&d_in, in);
-      check_all_variants(&d_in, want, nx, ny, offsets[o][1]);
+      check_all_variants(&d_in, in, want, nx, ny, offsets[o][1]);
       gbuf_free(&d_in);
     }
     free(in);

@@ -226,6 +226,8 @@ int bench_scalar_setup(bench_scalar_case *s, size_t n, int ninputs, size_t work_
       rc = -1;
     }
     s->work_bytes = work_bytes;
+    /* Poisoned as bench_scalar_reuse does: a variant must not count on what the allocation held. */
+    if (!rc && work_bytes) rc = bench_poison(s->work, work_bytes, err, errlen);
   }
   free(host[0]);
   free(host[1]);

@@ -71,7 +71,10 @@ void run_case(runner *R, size_t idx, const measure_cfg *cfg, const measure_cfg *
     snprintf(r->error, sizeof r->error, "self-check run: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
   } else if (check && c->ops->verify(state, err, sizeof err) != 0) {
     r->failed = 1;
-    snprintf(r->error, sizeof r->error, "self-check failed, not timed: %s", err);
+    /* The seed of the run's inputs: BENCH_SEED set to it makes them again (each case's own seed derives
+     * from it and the case's index), so the failure can be reproduced from this message alone. */
+    snprintf(r->error, sizeof r->error, "self-check failed, not timed: %s (rerun with BENCH_SEED=%llu)", err,
+             (unsigned long long)R->ctx.seed);
   }
   t[3] = now_s();
   if (!r->failed) {
