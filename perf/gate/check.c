@@ -85,23 +85,24 @@ static void refuse_out_flags(const options *o) {
   }
 }
 
-/* out_dir/summary.md holding one note (a family NOT JUDGED, and why), or exit 2: a failed write fails the check. */
+/* out_dir/summary.md holding one note (a family NOT JUDGED, and why), or exit 2: a failed write fails the check and
+ * leaves no part of the file (write_report_text). */
 __attribute__((format(printf, 2, 3))) static void write_summary_note(const char *out_dir, const char *fmt, ...) {
-  char path[4200], err[1024];
+  char path[4200], err[1024], *text;
   format_path(path, sizeof path, "%s/summary.md", out_dir);
-  FILE *md = fopen(path, "w");
-  if (!md) {
-    fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
-    exit(EXIT_BAD_INPUT);
-  }
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(md, fmt, ap);
+  int n = vasprintf(&text, fmt, ap);
   va_end(ap);
-  if (close_report(md, path, err, sizeof err)) {
+  if (n < 0) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  if (write_report_text(path, text, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     exit(EXIT_BAD_INPUT);
   }
+  free(text);
 }
 
 /* No baseline for this GPU in the folder: a loud warning, a candidate baseline, and a summary.md that says so (the

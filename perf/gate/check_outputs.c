@@ -58,16 +58,22 @@ static int write_one(const gate_reporter *rep, const gate_report *r, const char 
 }
 
 int write_reports(const char *out_dir, const gate_report *r) {
-  char path[4200];
+  char summary[4200], verdicts[4200];
+  format_path(summary, sizeof summary, "%s/summary.md", out_dir);
+  format_path(verdicts, sizeof verdicts, "%s/verdicts.json", out_dir);
   int failed = 0;
-  format_path(path, sizeof path, "%s/summary.md", out_dir);
-  failed += write_one(&summary_md_reporter, r, path);
-  /* Nothing measured (A/B, every benchmark unchanged or new): no run names the GPU and date that
-   * verdicts.json and the history need; summary.md and the JUnit XML say what was judged. */
-  format_path(path, sizeof path, "%s/verdicts.json", out_dir);
-  if (r->run) failed += write_one(&verdicts_json_reporter, r, path);
+  /* verdicts.json first, the rest only after it: a summary.md saying "passed" must not stand without its verdicts.
+   * Nothing measured (A/B, every benchmark unchanged or new): no run names the GPU and date that verdicts.json and
+   * the history need; summary.md and the JUnit XML say what was judged. */
+  if (r->run) failed += write_one(&verdicts_json_reporter, r, verdicts);
+  if (!failed) failed += write_one(&summary_md_reporter, r, summary);
   const char *xml = getenv("XML_OUTPUT_FILE");
-  if (xml && *xml) failed += write_one(&junit_reporter, r, xml);
+  if (!failed && xml && *xml) failed += write_one(&junit_reporter, r, xml);
+  if (failed) { /* a failed command leaves no report that reads as its result */
+    remove_stale(out_dir, "verdicts.json");
+    remove_stale(out_dir, "summary.md");
+    fprintf(stderr, "gate: neither %s nor %s is left: this run's reports would be incomplete\n", verdicts, summary);
+  }
   return failed;
 }
 

@@ -73,8 +73,10 @@ void confirm_slower(const gate_figures *family_base, const gate_figures *again, 
  * o->against when set; o->summary_note above summary.md's title), of the run `run` of bench_name. */
 gate_report report_of(const options *o, const char *bench_name, const gate_figures *run, const comparison *c, size_t n,
                       const char *const *notes);
-/* r's summary.md and verdicts.json in out_dir, and its JUnit XML to $XML_OUTPUT_FILE when set; the number
- * that could not be written (each said on stderr). r->run NULL (nothing was measured): no verdicts.json. */
+/* r's verdicts.json and summary.md in out_dir, then its JUnit XML to $XML_OUTPUT_FILE when set, each written whole
+ * or not at all; the number that could not be written (each said on stderr), after which none of the rest is
+ * written and out_dir's summary.md and verdicts.json are removed. r->run NULL (nothing was measured): no
+ * verdicts.json. */
 int write_reports(const char *out_dir, const gate_report *r);
 
 /* Prints each slower or missing verdict (REGRESSION, or ENVIRONMENT CHANGED for a library

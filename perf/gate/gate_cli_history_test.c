@@ -3,10 +3,8 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -182,27 +180,6 @@ START_TEST(history_rows_stay_parseable) {
   ck_assert_msg(system(cmd) == 0, "CRLF history: not 5 rows all ending in CRLF");
 }
 END_TEST
-
-/* Runs `gate ARGS` with its files limited to `bytes` (RLIMIT_FSIZE; SIGXFSZ ignored, so that a
- * write past it fails with EFBIG, as on a full disk), output in gate_output; its exit status. */
-static int gate_with_file_limit(rlim_t bytes, const char *args) {
-  char out[1024], cmd[8192];
-  FORMAT(out, "%s/gate.out", dir);
-  FORMAT(cmd, "%s %s >'%s' 2>&1", gate_bin, args, out);
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    struct rlimit rl = {bytes, bytes};
-    signal(SIGXFSZ, SIG_IGN);
-    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
-    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-    _exit(127);
-  }
-  int st;
-  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-  read_gate_output(out);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static long file_size(const char *path) {
   struct stat st;
