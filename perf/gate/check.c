@@ -198,32 +198,6 @@ static void no_testbed_runs(const char *base_path, const gate_figures *run, cons
           base_path, testbed);
 }
 
-/* When none of the run's benchmarks is in the baseline (every verdict "new", and not for want of runs of
- * this testbed: no_testbed_runs says that), nothing was compared: a family renamed, or never blessed.
- * The warning (malloc'ed; in markdown for summary.md when md), or NULL when something was compared. */
-static char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, const char *bench_name, int md,
-                                 int strict) {
-  if (n == 0 || count_verdicts(c, n, VERDICT_NEW) != n) return NULL;
-  for (size_t i = 0; i < n; i++)
-    if (c[i].no_testbed_runs) return NULL;
-  char families[512] = "";
-  size_t nfam = 0, used = 0;
-  for (size_t i = 0; i < n; i++) { /* the distinct families, "a|b" */
-    size_t len = strcspn(c[i].name, "/");
-    int seen = 0;
-    for (size_t j = 0; j < i && !seen; j++) seen = strncmp(c[j].name, c[i].name, len) == 0 && c[j].name[len] == '/';
-    if (seen || used + len + 2 >= sizeof families) continue;
-    used += (size_t)snprintf(families + used, sizeof families - used, "%s%.*s", nfam++ ? "|" : "", (int)len, c[i].name);
-  }
-  const char *bold = md ? "**" : "", *code = md ? "`" : "";
-  return xasprintf(
-      "%sWARNING: none of %s's %zu benchmarks (family %s) is in the baseline %s: all are new, nothing "
-      "was compared.%s A new family: bless it in with several runs, %sci/bless.sh --only='^%s%s%s/' "
-      "ARTIFACTS_DIR...%s; a renamed family: re-bless it under its new name the same way. %s",
-      bold, bench_name, n, families, base_path, bold, code, nfam > 1 ? "(" : "", families, nfam > 1 ? ")" : "", code,
-      strict ? "With --strict the check fails." : "With --strict it would fail.");
-}
-
 /* OTHER_KINDS: a reading against other GPU kinds alone (the testbed has no run of this GPU, and too few or none
  * of its GPU kind: REF_ALL_GPUS, REF_OTHER_KINDS) can be the kinds' difference, not the change's: on a 2-GPU H200 host
  * of no GPU kind in the baseline, unchanged code read reduce/v7_shuffle_vec4 2^28 +4.37 %, and +4.12 % re-measured,

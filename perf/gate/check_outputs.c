@@ -1,6 +1,6 @@
 /* What a gate check leaves behind (check.c, ab.c, compare_cmd.c): the confirmation of slower verdicts by a re-measure,
- * and its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML), and the failures said on
- * stderr. */
+ * its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML), and the failures and a run with
+ * nothing in the baseline said on stderr. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +75,29 @@ int write_reports(const char *out_dir, const gate_report *r) {
     fprintf(stderr, "gate: neither %s nor %s is left: this run's reports would be incomplete\n", verdicts, summary);
   }
   return failed;
+}
+
+char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, const char *bench_name, int md,
+                          int strict) {
+  if (n == 0 || count_verdicts(c, n, VERDICT_NEW) != n) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].no_testbed_runs) return NULL;
+  char families[512] = "";
+  size_t nfam = 0, used = 0;
+  for (size_t i = 0; i < n; i++) { /* the distinct families, "a|b" */
+    size_t len = strcspn(c[i].name, "/");
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) seen = strncmp(c[j].name, c[i].name, len) == 0 && c[j].name[len] == '/';
+    if (seen || used + len + 2 >= sizeof families) continue;
+    used += (size_t)snprintf(families + used, sizeof families - used, "%s%.*s", nfam++ ? "|" : "", (int)len, c[i].name);
+  }
+  const char *bold = md ? "**" : "", *code = md ? "`" : "";
+  return xasprintf(
+      "%sWARNING: none of %s's %zu benchmarks (family %s) is in the baseline %s: all are new, nothing "
+      "was compared.%s A new family: bless it in with several runs, %sci/bless.sh --only='^%s%s%s/' "
+      "ARTIFACTS_DIR...%s; a renamed family: re-bless it under its new name the same way. %s",
+      bold, bench_name, n, families, base_path, bold, code, nfam > 1 ? "(" : "", families, nfam > 1 ? ")" : "", code,
+      strict ? "With --strict the check fails." : "With --strict it would fail.");
 }
 
 int report_failures(const comparison *c, size_t n) {

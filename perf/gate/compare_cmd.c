@@ -70,10 +70,14 @@ int cmd_compare(options *o) {
       if (c[i].v == VERDICT_SLOWER) notes[i] = xasprintf("(not re-measured: unconfirmed)");
   }
   char *bench_name = bench_name_of(o->rest[0]);
+  /* As gate check: a run none of whose benchmarks is in the baseline is said, and fails with --strict. */
+  char *none_in_base = nothing_in_baseline(c, n, base_path, bench_name, 0, o->strict);
+  o->summary_note = nothing_in_baseline(c, n, base_path, bench_name, 1, o->strict);
   gate_report report = report_of(o, bench_name, &run, c, n, (const char *const *)notes);
   console_table_reporter.write(stdout, &report, NULL, 0);
   int unwritten = out_dir ? write_reports(out_dir, &report) : 0;
   free(bench_name);
+  free((char *)o->summary_note);
   free(family_base.b);
   int bad = 0;
   for (size_t i = 0; i < n; i++)
@@ -83,6 +87,9 @@ int cmd_compare(options *o) {
       printf("%s %s\n", failure_label(&c[i]), msg);
       bad |= verdict_fails(&c[i]);
     }
+  if (none_in_base) fprintf(stderr, "\n*** %s ***\n\n", none_in_base);
+  bad |= none_in_base && o->strict;
+  free(none_in_base);
   for (size_t i = 0; i < n; i++) free(notes[i]);
   free(notes);
   free(c);

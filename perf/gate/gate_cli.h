@@ -79,6 +79,12 @@ gate_report report_of(const options *o, const char *bench_name, const gate_figur
  * verdicts.json. */
 int write_reports(const char *out_dir, const gate_report *r);
 
+/* When none of the run's benchmarks is in the baseline (every verdict "new", and not for want of runs of
+ * this testbed: gate check's no_testbed_runs says that), nothing was compared: a family renamed, or never
+ * blessed. The warning (malloc'ed; in markdown for summary.md when md), or NULL when something was compared;
+ * gate check and gate compare both say it and, with --strict, fail. */
+char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, const char *bench_name, int md,
+                          int strict);
 /* Prints each slower or missing verdict (REGRESSION, or ENVIRONMENT CHANGED for a library
  * reference); 1 when one of them fails the gate (verdict_fails). */
 int report_failures(const comparison *c, size_t n);

@@ -138,8 +138,8 @@ END_TEST
 
 /* A family renamed, or never blessed, has none of its benchmarks in the baseline: every verdict is
  * "new" and nothing is compared. That is said loudly, on stderr and at the top of summary.md, naming
- * the family, the baseline and the fix, and fails with --strict; a run with only some new benchmarks
- * says how many are not gated. */
+ * the family, the baseline and the fix, and fails with --strict, by gate check and gate compare alike; a run
+ * with only some new benchmarks says how many are not gated. */
 START_TEST(a_family_not_in_the_baseline_is_said) {
   const char *bl = baseline_dir("renamed/bl"), *out = make_dir("renamed/out");
   const fake_bench renamed[] = {
@@ -167,6 +167,13 @@ START_TEST(a_family_not_in_the_baseline_is_said) {
   expect_output("With --strict the check fails.");
   expect_output("FAIL: 3 benchmarks, 0 compared");
   ck_assert(file_has(at("renamed/out/summary.md"), "With --strict the check fails."));
+  /* gate compare of that run says it alike, and fails with --strict. */
+  const char *cmp = make_dir("renamed/compare");
+  expect_gate(0, "compare --baselines=%s --out_dir=%s %s", bl, cmp, at("renamed/run.json"));
+  expect_output("WARNING: none of run's 3 benchmarks (family elemwise) is in the baseline ");
+  ck_assert(strncmp(file_text(at("renamed/compare/summary.md")), "**WARNING: none of run's 3 benchmarks", 37) == 0);
+  expect_gate(1, "compare --strict --baselines=%s --out_dir=%s %s", bl, cmp, at("renamed/run.json"));
+  expect_output("With --strict the check fails.");
   /* One new benchmark among compared ones: no warning, the PASS line says how many are not gated. */
   const fake_bench more[] = {base_set[0], base_set[1], base_set[2], {"elementwise/add_vec8/N:1", 1500}};
   write_run("renamed/more.json", H100, 132, 3000.0, more, 4, 22);

@@ -28,12 +28,13 @@
  *       (BENCH --fingerprint_out), are "unchanged", not measured (perf/gate/ab.c). --against_uncovered
  *       (PERF_AB_BASE without PERF_AB_ALL=1): judge against the baseline, and A/B only the benchmarks
  *       it has no run of this testbed of.
- *   gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json
+ *   gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--strict] [--recheck=FILE] [--out_dir=DIR] RUN.json
  *       Judges a run already measured, as gate check did or would now: against FILE, or the
  *       baseline of its GPU in DIR; --recheck gives the re-measure gate check wrote beside it
  *       (<bench>.recheck.json), which must confirm a slower verdict as in gate check (without it a
  *       slower verdict stands, noted "not re-measured: unconfirmed"); --out_dir
- *       writes summary.md and verdicts.json there, made first if missing, as in gate check. Re-judges
+ *       writes summary.md and verdicts.json there, made first if missing, as in gate check. A run none of
+ *       whose benchmarks is in the baseline is warned of, as in gate check (--strict: exit 1). Re-judges
  *       soak rounds offline (ci/soak.sh --rejudge) after a change to the gate or a baseline.
  *   gate bless   --baselines=DIR [--add] [--only=REGEX] RUN.json...
  *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
