@@ -1,4 +1,4 @@
-/* What the gate's commands (check.c, ab.c, compare_cmd.c, bless.c, history.c, testbeds.c,
+/* What the gate's commands (check.c, ab.c, compare_cmd.c, bless.c, failing_cmd.c, history.c, testbeds.c,
  * trends_cmd.c) share: exit codes, options, paths given by the user, loading inputs or exiting 2
  * (cli.c); running a benchmark binary (bench_process.c) and a gate check's confirmation and outputs
  * (check_outputs.c), which check.c and ab.c both use. gate_main.c parses the options and dispatches
@@ -128,6 +128,7 @@ int lock_folder(const char *dir);
 
 int cmd_check(options *o);
 int cmd_compare(options *o); /* compare_cmd.c */
+int cmd_failing(options *o); /* failing_cmd.c */
 int cmd_testbeds(options *o);
 int cmd_migrate(options *o);
 int cmd_bless(options *o);

@@ -65,6 +65,9 @@
  *       Lists the testbeds the baseline has runs of (runs, GPUs, testbed per line; "(none)" for runs
  *       made before the field); --label names the testbed of those runs (a migration), under the
  *       folder's lock, and saves the baseline atomically.
+ *   gate failing VERDICTS.json...
+ *       Prints "NAME: VERDICT" for each verdict that fails the gate ("fails": true; in files from before that field,
+ *       slower or missing); exit 2 when a file is missing or not the verdicts.json gate check writes (ci/bless.sh).
  *   gate --help, gate COMMAND --help
  *
  * verdicts.json: {"metric": "time" | "copy_ratio", "gpu": {"name", "uuid"},
@@ -229,6 +232,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "history")) return cmd_history(&o);
   if (!strcmp(argv[1], "testbeds")) return cmd_testbeds(&o);
   if (!strcmp(argv[1], "migrate")) return cmd_migrate(&o);
-  usage("unknown command (want check, compare, bless, history, migrate, testbeds or trends)");
+  if (!strcmp(argv[1], "failing")) return cmd_failing(&o);
+  usage("unknown command (want check, compare, bless, history, migrate, testbeds, trends or failing)");
   return EXIT_BAD_INPUT;
 }
