@@ -39,7 +39,8 @@
 # is started: exit 2, naming it, if one is missing or holds no perf runs. The gate is $GATE, else
 # //perf/gate:gate built with $BAZEL.
 set -euo pipefail
-usage() { echo "usage: ci/bless.sh [--workspace=DIR] [--baselines=DIR] [--add] [--accept-slower] [--only=REGEX] ARTIFACTS_DIR..." >&2; exit 2; }
+usage_text="usage: ci/bless.sh [--workspace=DIR] [--baselines=DIR] [--add] [--accept-slower] [--only=REGEX] ARTIFACTS_DIR..."
+usage() { echo "$usage_text" >&2; exit 2; }
 baselines=""
 workspace=""
 add=()
@@ -59,6 +60,7 @@ for a in "$@"; do
     --add) add=(--add) ;;
     --accept-slower) accept=(--accept-slower) ;;
     --only=*) only=("$a") ;;
+    -h | --help) echo "$usage_text"; echo "(the header of ci/bless.sh says more)"; exit 0 ;;
     -*) echo "bless: unknown option $a" >&2; usage ;;
     *)
       [ -d "$a" ] || {

@@ -35,6 +35,9 @@ check() {  # check WHAT EXPECTED_TEXT ARGS...: exit 2, the text in the message, 
   grep -q 'artifacts folder of a gate run' <<<"$out" || fail "$1: the message does not say what to give"
   [ ! -e "$work/bazel_called" ] || fail "$1: Bazel was started before the folders were checked"
 }
+# --help is no error: the usage on stdout, exit 0.
+help="$(bash "$bless" --help 2>/dev/null)" || fail "ci/bless.sh --help exited $?"
+grep -q '^usage: ci/bless.sh ' <<<"$help" || fail "ci/bless.sh --help printed: $help"
 check "missing folder" "no folder no-such-artifacts" no-such-artifacts
 check "folder with no runs" "no perf runs in $work/empty" empty
 # A missing folder after a good-looking one is still caught before Bazel.
