@@ -216,7 +216,7 @@ START_TEST(baselines_folder_must_exist) {
 }
 END_TEST
 
-/* A benchmark binary that is not there is bad input (exit 2), not a failed benchmark (1). */
+/* A benchmark binary that is not there, or that finds no GPU, is bad input (exit 2), not a failed benchmark (1). */
 START_TEST(missing_benchmark_is_bad_input) {
   const char *bl = make_dir("nobench/bl");
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", at("nobench/fake_bench"), bl, at("nobench"));
@@ -227,6 +227,11 @@ START_TEST(missing_benchmark_is_bad_input) {
   expect_output("nobench/fake_bench: not executable");
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bl, bl, at("nobench"));
   expect_output("nobench/bl: not a file");
+  /* A benchmark that finds no GPU exits 2, as the runner does: bad input, said so, not a failed benchmark. */
+  write_text("nobench/fake_bench", "#!/bin/sh\necho 'error: no usable CUDA device' >&2\nexit 2\n");
+  ck_assert_int_eq(chmod(at("nobench/fake_bench"), 0755), 0);
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", at("nobench/fake_bench"), bl, at("nobench"));
+  expect_output("exited with status 2: bad flags or no usable GPU");
 }
 END_TEST
 
