@@ -15,29 +15,6 @@
 #include "perf/gate/gate_reporter.h"
 #include "perf/gate/report.h"
 
-/* A --baselines that is not a folder (a typo) would make every perf test pass with nothing
- * compared: it is an error, found before the benchmark runs. */
-static void check_baselines_folder(const char *dir) {
-  struct stat st;
-  if (stat(dir, &st) != 0) {
-    if (errno == ENOENT)
-      fprintf(stderr,
-              "gate: --baselines=%s: no such folder (a typo? nothing would be compared); give the folder "
-              "that holds the baselines, <gpu-slug>.json\n",
-              dir);
-    else
-      fprintf(stderr, "gate: --baselines=%s: cannot read it: %s\n", dir, strerror(errno));
-    exit(EXIT_BAD_INPUT);
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    fprintf(stderr,
-            "gate: --baselines=%s: not a folder: give the folder that holds the baselines, "
-            "<gpu-slug>.json\n",
-            dir);
-    exit(EXIT_BAD_INPUT);
-  }
-}
-
 /* A benchmark binary that is not there is bad input, found before the fork; after it, a
  * failed exec would look like a failed benchmark. */
 static void check_bench_binary(const char *bench) {

@@ -120,6 +120,31 @@ void make_out_dir_or_die(const char *dir) {
   }
 }
 
+void check_baselines_folder(const char *dir) {
+  struct stat st;
+  if (!*dir) {
+    fprintf(stderr, "gate: --baselines= is empty: give the folder that holds the baselines, <gpu-slug>.json\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  if (stat(dir, &st) != 0) {
+    if (errno == ENOENT)
+      fprintf(stderr,
+              "gate: --baselines=%s: no such folder (a typo? nothing would be compared); give the folder "
+              "that holds the baselines, <gpu-slug>.json\n",
+              dir);
+    else
+      fprintf(stderr, "gate: --baselines=%s: cannot read it: %s\n", dir, strerror(errno));
+    exit(EXIT_BAD_INPUT);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr,
+            "gate: --baselines=%s: not a folder: give the folder that holds the baselines, "
+            "<gpu-slug>.json\n",
+            dir);
+    exit(EXIT_BAD_INPUT);
+  }
+}
+
 void load_or_die(const char *path, gate_figures *f, int baseline) {
   char err[1024];
   if ((baseline ? load_baseline : load_run)(path, f, err, sizeof err)) {

@@ -26,6 +26,9 @@ int cmd_compare(options *o) {
   /* Made (or refused) first, as gate check does: not found missing after the run was judged. */
   const char *out_dir = o->out_dir ? user_path(o->out_dir, b5, sizeof b5) : NULL;
   if (out_dir) make_out_dir_or_die(out_dir);
+  const char *baselines = o->baselines ? user_path(o->baselines, b4, sizeof b4) : NULL;
+  if (baselines) check_baselines_folder(baselines); /* as gate check: a typo is not a missing <gpu>.json */
+  if (o->baseline && !*o->baseline) usage("--baseline= is empty: give the baseline file (or folder of families)");
   gate_figures base, run, again;
   int have_again = 0;
   load_or_die(user_path(o->rest[0], b2, sizeof b2), &run, 0);
@@ -33,7 +36,7 @@ int cmd_compare(options *o) {
    * the run's family alone); --baseline: that file, or that folder of families. */
   baseline_place place = {.per_family = 0};
   if (o->baselines) {
-    find_baseline_or_die(user_path(o->baselines, b4, sizeof b4), run.gpu.slug, &place);
+    find_baseline_or_die(baselines, run.gpu.slug, &place);
   } else {
     baseline_place_of(user_path(o->baseline, b1, sizeof b1), &place);
   }

@@ -55,6 +55,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* --out_dir: makes the folder dir and its parents when missing (mkdir -p), or exits 2 naming the flag and
  * the part of the path that is not a folder or cannot be made; before anything is measured or judged. */
 void make_out_dir_or_die(const char *dir);
+/* --baselines=DIR: exits 2 naming the flag unless DIR is a folder. A typo would otherwise pass with nothing
+ * compared (gate check: before the benchmark runs), or be told as a missing <gpu-slug>.json. */
+void check_baselines_folder(const char *dir);
 /* Loads a run (baseline == 0) or a baseline, or prints why not and exits 2. */
 void load_or_die(const char *path, gate_figures *f, int baseline);
 /* 1 when path exists, 0 when it does not (ENOENT); any other failure to look (a symlink

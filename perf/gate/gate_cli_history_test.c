@@ -97,6 +97,22 @@ START_TEST(history_takes_accepted_runs_only) {
 }
 END_TEST
 
+/* Bad places are named: an empty --history_dir= or --verdicts=, and a folder where the history file goes. */
+START_TEST(history_names_bad_places) {
+  make_dir("place");
+  write_run("place/run.json", H100, 132, 3000.0, base_set, 3, 12);
+  verdicts_for("place/run.json", "place/verdicts.json", "same");
+  expect_gate(2, "history --history_dir= --verdicts=%s %s", at("place/verdicts.json"), at("place/run.json"));
+  expect_output("--history_dir= is empty");
+  expect_gate(2, "history --history_dir=%s --verdicts= %s", at("place/hist"), at("place/run.json"));
+  expect_output("--verdicts= is empty");
+  make_dir("place/hist/nvidia-h100-80gb-hbm3.csv");
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", at("place/hist"), at("place/verdicts.json"),
+              at("place/run.json"));
+  expect_output("nvidia-h100-80gb-hbm3.csv: a folder, not a history file");
+}
+END_TEST
+
 /* History rows are plain CSV, appended forever: a field that would break a row, or a file
  * whose last row is cut or that is not a history file, is refused and nothing is appended. */
 START_TEST(history_rows_stay_parseable) {
@@ -271,6 +287,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, history_takes_accepted_runs_only);
+  tcase_add_test(tc, history_names_bad_places);
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, history_appends_all_or_nothing);
   suite_add_tcase(s, tc);

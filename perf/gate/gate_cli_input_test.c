@@ -200,6 +200,13 @@ START_TEST(baselines_folder_must_exist) {
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, at("typo/file"), at("typo"));
   expect_output("typo/file: not a folder");
   ck_assert_int_ne(access(at("typo/ran"), F_OK), 0); /* the benchmark never ran */
+  /* gate compare says the same of the folder, and both name an empty --baselines=. */
+  expect_gate(2, "compare --baselines=%s %s", at("typo/baselinez"), at("typo/run.json"));
+  expect_output("typo/baselinez: no such folder");
+  expect_gate(2, "compare --baselines= %s", at("typo/run.json"));
+  expect_output("--baselines= is empty");
+  expect_gate(2, "check --bench=%s --baselines= --out_dir=%s", bench, at("typo"));
+  expect_output("--baselines= is empty");
   const char *empty = make_dir("typo/empty");
   expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, empty, at("typo"));
   expect_output("WARNING: no baseline");
