@@ -30,10 +30,17 @@
 # With --only, a slower or missing verdict of a benchmark outside the pattern is named and not counted: it is not
 # blessed. The folder's exit_status still counts.
 #
-# Every folder is checked before Bazel is started: exit 2, naming it, if one is missing or holds
-# no perf runs.
+# The verdicts are read by the gate (`gate failing`, a JSON parser): a perf test's verdicts.json that is missing
+# beside its run JSON (unless its summary.md says NOT JUDGED: nothing was compared, as for a GPU or testbed with
+# no baseline yet), empty, cut short or not the gate's is exit 2, naming it, --accept-slower or not: whether that
+# round's gate passed is unknown.
+#
+# Every folder, and --baselines (default: the workspace's baselines/, which must exist), is checked before Bazel
+# is started: exit 2, naming it, if one is missing or holds no perf runs. The gate is $GATE, else
+# //perf/gate:gate built with $BAZEL.
 set -euo pipefail
-usage() { echo "usage: ci/bless.sh [--workspace=DIR] [--baselines=DIR] [--add] [--accept-slower] [--only=REGEX] ARTIFACTS_DIR..." >&2; exit 2; }
+usage_text="usage: ci/bless.sh [--workspace=DIR] [--baselines=DIR] [--add] [--accept-slower] [--only=REGEX] ARTIFACTS_DIR..."
+usage() { echo "$usage_text" >&2; exit 2; }
 baselines=""
 workspace=""
 add=()
@@ -42,7 +49,9 @@ only=()
 dirs=()
 for a in "$@"; do
   case "$a" in
-    --baselines=*) baselines="${a#--baselines=}" ;;
+    --baselines=*)
+      baselines="${a#--baselines=}"
+      [ -n "$baselines" ] || { echo "bless: --baselines= is empty: give the folder that holds the baselines" >&2; exit 2; } ;;
     --workspace=*)
       workspace="${a#--workspace=}"
       [ -f "$workspace/WORKSPACE" ] || [ -f "$workspace/WORKSPACE.bazel" ] ||
@@ -51,6 +60,7 @@ for a in "$@"; do
     --add) add=(--add) ;;
     --accept-slower) accept=(--accept-slower) ;;
     --only=*) only=("$a") ;;
+    -h | --help) echo "$usage_text"; echo "(the header of ci/bless.sh says more)"; exit 0 ;;
     -*) echo "bless: unknown option $a" >&2; usage ;;
     *)
       [ -d "$a" ] || {
@@ -72,19 +82,35 @@ for d in "${dirs[@]}"; do
     exit 2
   }
 done
-# A round whose gate failed: its exit status, and the benchmarks its verdicts fail (verdicts.json as gate check
-# writes it: each entry's "name" line, then "verdict", then "fails"; files from before "fails": slower or missing).
-# A slower library reference does not fail ("environment changed"), and is not called a failure here.
-failed_verdicts() {  # failed_verdicts VERDICTS.json: "  NAME: VERDICT" per failing verdict
-  local name='/"name":/ { name = $0; sub(/^[^:]*: *"/, "", name); sub(/",?$/, "", name) }'
-  if grep -q '"fails":' "$1"; then
-    awk "$name"' /"verdict":/ { v = $0; sub(/^[^:]*: *"/, "", v); sub(/",?$/, "", v) }
-      /"fails": *true/ { print "  " name ": " v }' "$1"
-  else
-    awk "$name"' /"verdict": *"(slower|missing)"/ { v = $0; sub(/^[^:]*: *"/, "", v); sub(/",?$/, "", v)
-      print "  " name ": " v }' "$1"
-  fi
+[ -n "$baselines" ] || baselines="${workspace:-.}/baselines"
+# A typo must not make a new, empty baselines folder (gate bless refuses a missing one too).
+[ -d "$baselines" ] || {
+  echo "bless: --baselines=$baselines: no such folder (a typo?); give the folder that holds the baselines" \
+    "(<gpu-slug>.json), or create it first for the first baseline" >&2
+  exit 2
 }
+baselines="$(cd "$baselines" && pwd)"
+suite="$(cd "$(dirname "$0")/.." && pwd)"
+cd "${workspace:-$suite}"
+# The gate: $GATE, else //perf/gate:gate in the suite, @cuda_perf//perf/gate:gate in a workspace that pulls it in.
+if [ -n "${GATE:-}" ]; then
+  gate="$GATE"
+else
+  suite_repo="" suite_bin=""
+  if [ "$(pwd -P)" != "$(cd "$suite" && pwd -P)" ]; then suite_repo="@cuda_perf" suite_bin="external/cuda_perf/"; fi
+  read -r -a bazel <<<"${BAZEL:-bazel}"
+  "${bazel[@]}" build "$suite_repo//perf/gate:gate"
+  gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/${suite_bin}perf/gate/gate"
+fi
+# A perf test whose summary.md says NOT JUDGED compared nothing and wrote no verdicts.json (gate check: no baseline
+# of this GPU or testbed yet).
+not_judged() {
+  local first=""
+  [ -f "$1/summary.md" ] && IFS= read -r first <"$1/summary.md"
+  [[ "$first" == *": NOT JUDGED ("* ]]
+}
+# A round whose gate failed: its exit status, and the benchmarks its verdicts fail ("  NAME: VERDICT", from
+# `gate failing`). A slower library reference does not fail ("environment changed"), and is not called a failure.
 # With --only, a failing verdict of a benchmark the pattern leaves out is not blessed and widens nothing: it is named,
 # not counted (a 4-GPU H200's unchanged matmul/naive read slower than the baseline's other GPU kind, and refused the
 # bless of the new matmul steps, 2026-11-28). The round's exit status still counts.
@@ -92,7 +118,25 @@ only_re="${only[0]:-}"; only_re="${only_re#--only=}"
 failed=0
 for d in "${dirs[@]}"; do
   status="$(cat "$d/exit_status" 2>/dev/null || echo 0)"
-  bad="$(for vf in "$d"/perf/*_perf_test/verdicts.json; do [ -f "$vf" ] && failed_verdicts "$vf"; done || true)"
+  verdicts=()
+  for t in "$d"/perf/*_perf_test; do
+    if [ -e "$t/verdicts.json" ]; then
+      verdicts+=("$t/verdicts.json")
+    elif compgen -G "$t/*_bench.json" >/dev/null && ! not_judged "$t"; then
+      echo "bless: $t/verdicts.json: missing beside its run JSON, so whether its gate passed is unknown (the perf" \
+        "test killed, or its reports not written); re-run that round, or leave $d out" >&2
+      exit 2
+    fi
+  done
+  bad=""
+  if [ ${#verdicts[@]} -gt 0 ]; then
+    bad="$("$gate" failing "${verdicts[@]}")" || {
+      echo "bless: $d: a verdicts.json that is not the gate's (above), so whether its gate passed is unknown;" \
+        "re-run that round, or leave it out" >&2
+      exit 2
+    }
+    [ -z "$bad" ] || bad="$(sed 's/^/  /' <<<"$bad")"
+  fi
   if [ ${#only[@]} -gt 0 ] && [ -n "$bad" ]; then
     inside="" outside=""
     while IFS= read -r line; do
@@ -118,13 +162,4 @@ if [ "$failed" -eq 1 ] && [ ${#accept[@]} -eq 0 ]; then
     "to bless it anyway" >&2
   exit 2
 fi
-[ -n "$baselines" ] || baselines="${workspace:-.}/baselines"
-baselines="$(mkdir -p "$baselines" && cd "$baselines" && pwd)"
-suite="$(cd "$(dirname "$0")/.." && pwd)"
-cd "${workspace:-$suite}"
-# The gate: //perf/gate:gate in the suite, @cuda_perf//perf/gate:gate in a workspace that pulls it in.
-suite_repo="" suite_bin=""
-if [ "$(pwd -P)" != "$(cd "$suite" && pwd -P)" ]; then suite_repo="@cuda_perf" suite_bin="external/cuda_perf/"; fi
-read -r -a bazel <<<"${BAZEL:-bazel}"
-"${bazel[@]}" build "$suite_repo//perf/gate:gate"
-exec "$("${bazel[@]}" info bazel-bin 2>/dev/null)/${suite_bin}perf/gate/gate" bless --baselines="$baselines" "${add[@]}" "${accept[@]}" "${only[@]}" "${runs[@]}"
+exec "$gate" bless --baselines="$baselines" "${add[@]}" "${accept[@]}" "${only[@]}" "${runs[@]}"

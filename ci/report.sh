@@ -16,9 +16,10 @@
 # @cuda_perf//perf/gate:gate and @cuda_perf//plots:render. //ci:report_test runs this script on the
 # tree's real baselines.
 # Exit status: the renderer's (0 drawn, 1 drawing failed, 2 bad input), or 2 on bad usage or when the trends
-# cannot be decided.
+# cannot be decided; --help prints the usage on stdout (exit 0).
 set -euo pipefail
 
+usage_text="usage: ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT] [--suite_repo=@cuda_perf] [--tolerance=F] [--family_tolerance=FAMILY=F] [--k_noise=K]"
 artifacts=""
 baselines=baselines
 title="Kernel performance"
@@ -30,12 +31,13 @@ for a in "$@"; do
     --title=*) title="${a#--title=}" ;;
     --suite_repo=*) suite_repo="${a#--suite_repo=}" ;;
     --tolerance=* | --family_tolerance=* | --k_noise=*) policy+=("$a") ;;
-    -*) echo "report: unknown flag $a (usage: ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT] [--suite_repo=@cuda_perf] [--tolerance=F] [--family_tolerance=FAMILY=F] [--k_noise=K])" >&2; exit 2 ;;
+    -h | --help) echo "$usage_text"; exit 0 ;;
+    -*) echo "report: unknown flag $a ($usage_text)" >&2; exit 2 ;;
     *) [ -z "$artifacts" ] || { echo "report: one ARTIFACTS_DIR, not '$artifacts' and '$a'" >&2; exit 2; }
        artifacts="$a" ;;
   esac
 done
-[ -n "$artifacts" ] || { echo "usage: ci/report.sh ARTIFACTS_DIR [--baselines=DIR] [--title=TEXT]" >&2; exit 2; }
+[ -n "$artifacts" ] || { echo "$usage_text" >&2; exit 2; }
 [ -d "$artifacts" ] || { echo "report: $artifacts: no such folder (the artifacts of ci/gate.sh)" >&2; exit 2; }
 [ -d "$baselines" ] || { echo "report: $baselines: no such folder (--baselines=DIR: the baselines folder)" >&2; exit 2; }
 

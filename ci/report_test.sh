@@ -30,6 +30,9 @@ help="$("$gate_bin" trends --help 2>&1)" || true
 grep -qF -- '--tolerance=F (0.03)' <<<"$help" && grep -qF -- '--k_noise=K (3)' <<<"$help" ||
   { echo "FAIL: gate trends --help does not give the gate's defaults (tolerance 0.03, k_noise 3): $help"; exit 1; }
 if "$render" --tolerance=0.05 x y >/dev/null 2>&1; then echo "FAIL: the renderer takes a policy flag"; exit 1; fi
+# --help is no error: the usage on stdout, exit 0.
+help="$(bash "$repo/ci/report.sh" --help 2>/dev/null)" || { echo "FAIL: ci/report.sh --help exited $?"; exit 1; }
+grep -q '^usage: ci/report.sh ARTIFACTS_DIR' <<<"$help" || { echo "FAIL: ci/report.sh --help printed: $help"; exit 1; }
 
 bases="$(ls "$repo"/baselines/*.json | wc -l)"
 [ "$bases" -ge 2 ] || { echo "FAIL: the tree holds $bases baseline(s); this test is about more GPUs than the run's"; exit 1; }

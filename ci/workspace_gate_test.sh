@@ -83,6 +83,15 @@ mkdir -p "$work/bazel-bin/external/cuda_perf/perf/tools" "$work/bazel-bin/extern
 printf '#!/bin/sh\necho "%s"\n' "$testbed" >"$work/bazel-bin/external/cuda_perf/perf/tools/testbed"
 ln -s "$gate_bin" "$work/bazel-bin/external/cuda_perf/perf/gate/gate"
 printf '#!/bin/sh\necho "%s"\n' "$run_gpu" >"$work/bin/nvidia-smi"
+# The families' benchmark binaries as the build leaves them, which list their benchmarks (ci/gate.sh asks the gate
+# which of them the baseline has no run of this testbed of).
+for fam in $families; do
+  mkdir -p "$work/bazel-bin/kernels/$fam"
+  { printf "#!/bin/sh\ncat <<'NAMES'\n"
+    sed -n 's/^ *"run_name": *"\([^"]*\)".*/\1/p' "$work/fixture/$fam/${fam}_bench.json" | sort -u
+    printf 'NAMES\n'; } >"$work/bazel-bin/kernels/$fam/${fam}_bench"
+  chmod +x "$work/bazel-bin/kernels/$fam/${fam}_bench"
+done
 cat >"$work/bin/bazel" <<'BAZEL'
 #!/usr/bin/env bash
 # Stand-in Bazel of the workspace $WS (and of the base's worktree): STANDIN_WORK holds its outputs.

@@ -7,7 +7,7 @@
  * baseline (baselines/<gpu>.json), a history CSV (baselines/history/<gpu>.csv),
  * or a directory of them (baselines/ gives its baselines and history).
  * Everything is read and checked before anything is drawn.
- * Exit status: 0 done, 1 drawing failed (gnuplot missing or failing, OUTDIR
+ * Exit status: 0 done (or --help, the usage on stdout), 1 drawing failed (gnuplot missing or failing, OUTDIR
  * unwritable), 2 bad input or usage (nothing is written).
  */
 #define _GNU_SOURCE
@@ -25,9 +25,8 @@
 #include "plots/inputs.h"
 #include "plots/model.h"
 
-static void usage(const char *msg) {
-  if (msg) fprintf(stderr, "render: %s\n", msg);
-  fprintf(stderr,
+static void print_usage(FILE *out) {
+  fprintf(out,
           "usage: render [FLAGS] INPUT... OUTDIR\n"
           "  INPUT  run JSON (benchmark runner), verdicts.json (gate check), baseline JSON (baselines/<gpu>.json),\n"
           "         history CSV (baselines/history/<gpu>.csv) with the trends `gate trends --json` wrote of it\n"
@@ -36,7 +35,14 @@ static void usage(const char *msg) {
           "FLAGS:\n"
           "  --title=TEXT          title of index.html\n"
           "  --scripts=DIR         where ladder.gp, size.gp, history.gp are (default: the runfiles, then ./plots)\n"
-          "  --gnuplot=PROGRAM     (default: $GNUPLOT, else gnuplot on PATH)\n");
+          "  --gnuplot=PROGRAM     (default: $GNUPLOT, else gnuplot on PATH)\n"
+          "  --help                this text, on stdout (exit 0)\n");
+}
+
+/* A usage error: msg and the usage on stderr, exit 2. */
+static void usage(const char *msg) {
+  fprintf(stderr, "render: %s\n", msg);
+  print_usage(stderr);
   exit(RENDER_BAD_INPUT);
 }
 
@@ -112,7 +118,7 @@ static int parse_flags(int argc, char **argv, render_options *o) {
       case 'T': o->title = optarg; break;
       case 's': o->scripts = optarg; break;
       case 'g': o->gnuplot = optarg; break;
-      case 'h': usage(NULL); break;
+      case 'h': print_usage(stdout); exit(RENDER_OK);
       default: usage("unknown flag");
     }
   }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "plots/inputs.h"
@@ -189,6 +190,15 @@ START_TEST(bad_input_writes_nothing) {
   ck_assert_int_eq(run_render(FIX "/runs/elementwise.json ''", errfile), 2); /* empty OUTDIR */
   char *msg = slurp(errfile, NULL);
   ck_assert_msg(strstr(msg, "OUTDIR is empty") != NULL, "%s", msg);
+  free(msg);
+  /* --help is no error: the usage on stdout, exit 0. */
+  char cmd[4096], help[1200];
+  snprintf(help, sizeof help, "%s/help.out", tmp);
+  snprintf(cmd, sizeof cmd, "'%s' --help >'%s' 2>'%s'", render_bin, help, errfile);
+  int st = system(cmd);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "render --help: exit status %d", st);
+  msg = slurp(help, NULL);
+  ck_assert_msg(strncmp(msg, "usage: render", 13) == 0, "render --help printed on stdout: %s", msg);
   free(msg);
 }
 END_TEST

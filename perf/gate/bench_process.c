@@ -220,7 +220,7 @@ static void measure(const options *o, const char *json_out, int again) {
             "gate: %s%s exited with status %d: %s (its output above says why; the run JSON, if any, is kept "
             "at %s)\n",
             o->bench, again ? " (re-measuring)" : "", rc,
-            rc == 2 ? "bad flags" : "a benchmark failed its self-check, or no usable GPU", json_out);
+            rc == 2 ? "bad flags or no usable GPU" : "a benchmark failed its self-check, or a CUDA error", json_out);
     exit(rc == 2 ? EXIT_BAD_INPUT : EXIT_REGRESSION);
   }
   if (access(json_out, F_OK) != 0) {

@@ -15,29 +15,6 @@
 #include "perf/gate/gate_reporter.h"
 #include "perf/gate/report.h"
 
-/* A --baselines that is not a folder (a typo) would make every perf test pass with nothing
- * compared: it is an error, found before the benchmark runs. */
-static void check_baselines_folder(const char *dir) {
-  struct stat st;
-  if (stat(dir, &st) != 0) {
-    if (errno == ENOENT)
-      fprintf(stderr,
-              "gate: --baselines=%s: no such folder (a typo? nothing would be compared); give the folder "
-              "that holds the baselines, <gpu-slug>.json\n",
-              dir);
-    else
-      fprintf(stderr, "gate: --baselines=%s: cannot read it: %s\n", dir, strerror(errno));
-    exit(EXIT_BAD_INPUT);
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    fprintf(stderr,
-            "gate: --baselines=%s: not a folder: give the folder that holds the baselines, "
-            "<gpu-slug>.json\n",
-            dir);
-    exit(EXIT_BAD_INPUT);
-  }
-}
-
 /* A benchmark binary that is not there is bad input, found before the fork; after it, a
  * failed exec would look like a failed benchmark. */
 static void check_bench_binary(const char *bench) {
@@ -85,23 +62,24 @@ static void refuse_out_flags(const options *o) {
   }
 }
 
-/* out_dir/summary.md holding one note (a family NOT JUDGED, and why), or exit 2: a failed write fails the check. */
+/* out_dir/summary.md holding one note (a family NOT JUDGED, and why), or exit 2: a failed write fails the check and
+ * leaves no part of the file (write_report_text). */
 __attribute__((format(printf, 2, 3))) static void write_summary_note(const char *out_dir, const char *fmt, ...) {
-  char path[4200], err[1024];
+  char path[4200], err[1024], *text;
   format_path(path, sizeof path, "%s/summary.md", out_dir);
-  FILE *md = fopen(path, "w");
-  if (!md) {
-    fprintf(stderr, "gate: cannot write %s: %s\n", path, strerror(errno));
-    exit(EXIT_BAD_INPUT);
-  }
   va_list ap;
   va_start(ap, fmt);
-  vfprintf(md, fmt, ap);
+  int n = vasprintf(&text, fmt, ap);
   va_end(ap);
-  if (close_report(md, path, err, sizeof err)) {
+  if (n < 0) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  if (write_report_text(path, text, err, sizeof err)) {
     fprintf(stderr, "gate: %s\n", err);
     exit(EXIT_BAD_INPUT);
   }
+  free(text);
 }
 
 /* No baseline for this GPU in the folder: a loud warning, a candidate baseline, and a summary.md that says so (the
@@ -195,32 +173,6 @@ static void no_testbed_runs(const char *base_path, const gate_figures *run, cons
           "--against=REV); to gate it against a baseline, bless the host in: ci/soak.sh 2, then "
           "ci/bless.sh --add soak/round*. ***\n\n",
           base_path, testbed);
-}
-
-/* When none of the run's benchmarks is in the baseline (every verdict "new", and not for want of runs of
- * this testbed: no_testbed_runs says that), nothing was compared: a family renamed, or never blessed.
- * The warning (malloc'ed; in markdown for summary.md when md), or NULL when something was compared. */
-static char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, const char *bench_name, int md,
-                                 int strict) {
-  if (n == 0 || count_verdicts(c, n, VERDICT_NEW) != n) return NULL;
-  for (size_t i = 0; i < n; i++)
-    if (c[i].no_testbed_runs) return NULL;
-  char families[512] = "";
-  size_t nfam = 0, used = 0;
-  for (size_t i = 0; i < n; i++) { /* the distinct families, "a|b" */
-    size_t len = strcspn(c[i].name, "/");
-    int seen = 0;
-    for (size_t j = 0; j < i && !seen; j++) seen = strncmp(c[j].name, c[i].name, len) == 0 && c[j].name[len] == '/';
-    if (seen || used + len + 2 >= sizeof families) continue;
-    used += (size_t)snprintf(families + used, sizeof families - used, "%s%.*s", nfam++ ? "|" : "", (int)len, c[i].name);
-  }
-  const char *bold = md ? "**" : "", *code = md ? "`" : "";
-  return xasprintf(
-      "%sWARNING: none of %s's %zu benchmarks (family %s) is in the baseline %s: all are new, nothing "
-      "was compared.%s A new family: bless it in with several runs, %sci/bless.sh --only='^%s%s%s/' "
-      "ARTIFACTS_DIR...%s; a renamed family: re-bless it under its new name the same way. %s",
-      bold, bench_name, n, families, base_path, bold, code, nfam > 1 ? "(" : "", families, nfam > 1 ? ")" : "", code,
-      strict ? "With --strict the check fails." : "With --strict it would fail.");
 }
 
 /* OTHER_KINDS: a reading against other GPU kinds alone (the testbed has no run of this GPU, and too few or none

@@ -1,6 +1,6 @@
 /* What a gate check leaves behind (check.c, ab.c, compare_cmd.c): the confirmation of slower verdicts by a re-measure,
- * and its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML), and the failures said on
- * stderr. */
+ * its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML), and the failures and a run with
+ * nothing in the baseline said on stderr. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,17 +58,46 @@ static int write_one(const gate_reporter *rep, const gate_report *r, const char 
 }
 
 int write_reports(const char *out_dir, const gate_report *r) {
-  char path[4200];
+  char summary[4200], verdicts[4200];
+  format_path(summary, sizeof summary, "%s/summary.md", out_dir);
+  format_path(verdicts, sizeof verdicts, "%s/verdicts.json", out_dir);
   int failed = 0;
-  format_path(path, sizeof path, "%s/summary.md", out_dir);
-  failed += write_one(&summary_md_reporter, r, path);
-  /* Nothing measured (A/B, every benchmark unchanged or new): no run names the GPU and date that
-   * verdicts.json and the history need; summary.md and the JUnit XML say what was judged. */
-  format_path(path, sizeof path, "%s/verdicts.json", out_dir);
-  if (r->run) failed += write_one(&verdicts_json_reporter, r, path);
+  /* verdicts.json first, the rest only after it: a summary.md saying "passed" must not stand without its verdicts.
+   * Nothing measured (A/B, every benchmark unchanged or new): no run names the GPU and date that verdicts.json and
+   * the history need; summary.md and the JUnit XML say what was judged. */
+  if (r->run) failed += write_one(&verdicts_json_reporter, r, verdicts);
+  if (!failed) failed += write_one(&summary_md_reporter, r, summary);
   const char *xml = getenv("XML_OUTPUT_FILE");
-  if (xml && *xml) failed += write_one(&junit_reporter, r, xml);
+  if (!failed && xml && *xml) failed += write_one(&junit_reporter, r, xml);
+  if (failed) { /* a failed command leaves no report that reads as its result */
+    remove_stale(out_dir, "verdicts.json");
+    remove_stale(out_dir, "summary.md");
+    fprintf(stderr, "gate: neither %s nor %s is left: this run's reports would be incomplete\n", verdicts, summary);
+  }
   return failed;
+}
+
+char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, const char *bench_name, int md,
+                          int strict) {
+  if (n == 0 || count_verdicts(c, n, VERDICT_NEW) != n) return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (c[i].no_testbed_runs) return NULL;
+  char families[512] = "";
+  size_t nfam = 0, used = 0;
+  for (size_t i = 0; i < n; i++) { /* the distinct families, "a|b" */
+    size_t len = strcspn(c[i].name, "/");
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) seen = strncmp(c[j].name, c[i].name, len) == 0 && c[j].name[len] == '/';
+    if (seen || used + len + 2 >= sizeof families) continue;
+    used += (size_t)snprintf(families + used, sizeof families - used, "%s%.*s", nfam++ ? "|" : "", (int)len, c[i].name);
+  }
+  const char *bold = md ? "**" : "", *code = md ? "`" : "";
+  return xasprintf(
+      "%sWARNING: none of %s's %zu benchmarks (family %s) is in the baseline %s: all are new, nothing "
+      "was compared.%s A new family: bless it in with several runs, %sci/bless.sh --only='^%s%s%s/' "
+      "ARTIFACTS_DIR...%s; a renamed family: re-bless it under its new name the same way. %s",
+      bold, bench_name, n, families, base_path, bold, code, nfam > 1 ? "(" : "", families, nfam > 1 ? ")" : "", code,
+      strict ? "With --strict the check fails." : "With --strict it would fail.");
 }
 
 int report_failures(const comparison *c, size_t n) {

@@ -36,10 +36,12 @@ void print_usage(FILE *out) {
           "  gate testbeds [--label=TESTBED] BASELINE.json\n"
           "      list the testbeds (runner host classes) the baseline has runs of; --label names the testbed\n"
           "      of its runs that have none (a migration of baselines made before testbeds)\n"
-          "  gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json\n"
+          "  gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--strict] [--recheck=FILE] [--out_dir=DIR]\n"
+          "               RUN.json\n"
           "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
           "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts (without it they stand,\n"
-          "      noted unconfirmed); --out_dir: write summary.md and verdicts.json there (made if missing)\n"
+          "      noted unconfirmed); --out_dir: write summary.md and verdicts.json there (made if missing);\n"
+          "      --strict: fail when none of the run's benchmarks is in the baseline, as gate check does\n"
           "  gate bless   --baselines=DIR [--add [--accept-slower]] [--only=REGEX] RUN.json...\n"
           "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"
           "      (--add: the runs join the baseline's runs of those families instead of replacing them;\n"
@@ -47,6 +49,9 @@ void print_usage(FILE *out) {
           "      a run the gate judges slower than the baseline unless --accept-slower)\n"
           "  gate history --history_dir=DIR --verdicts=FILE RUN.json\n"
           "      append a row per benchmark to DIR/<gpu>.csv; FILE is the verdicts.json of RUN.json\n"
+          "  gate failing VERDICTS.json...\n"
+          "      print NAME: VERDICT for each verdict that fails the gate; exit 2 for a file that is not a\n"
+          "      verdicts.json of gate check (missing, cut short, not JSON)\n"
           "  gate trends [--since=DATE] [...] HISTORY.csv...\n"
           "      change points and creep over the history (gate trends --help)\n"
           "  gate --help\n"
@@ -112,6 +117,31 @@ void make_out_dir_or_die(const char *dir) {
     }
     if (!c) return;
     *p = c;
+  }
+}
+
+void check_baselines_folder(const char *dir) {
+  struct stat st;
+  if (!*dir) {
+    fprintf(stderr, "gate: --baselines= is empty: give the folder that holds the baselines, <gpu-slug>.json\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  if (stat(dir, &st) != 0) {
+    if (errno == ENOENT)
+      fprintf(stderr,
+              "gate: --baselines=%s: no such folder (a typo? nothing would be compared); give the folder "
+              "that holds the baselines, <gpu-slug>.json\n",
+              dir);
+    else
+      fprintf(stderr, "gate: --baselines=%s: cannot read it: %s\n", dir, strerror(errno));
+    exit(EXIT_BAD_INPUT);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr,
+            "gate: --baselines=%s: not a folder: give the folder that holds the baselines, "
+            "<gpu-slug>.json\n",
+            dir);
+    exit(EXIT_BAD_INPUT);
   }
 }
 

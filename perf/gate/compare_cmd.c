@@ -26,6 +26,9 @@ int cmd_compare(options *o) {
   /* Made (or refused) first, as gate check does: not found missing after the run was judged. */
   const char *out_dir = o->out_dir ? user_path(o->out_dir, b5, sizeof b5) : NULL;
   if (out_dir) make_out_dir_or_die(out_dir);
+  const char *baselines = o->baselines ? user_path(o->baselines, b4, sizeof b4) : NULL;
+  if (baselines) check_baselines_folder(baselines); /* as gate check: a typo is not a missing <gpu>.json */
+  if (o->baseline && !*o->baseline) usage("--baseline= is empty: give the baseline file (or folder of families)");
   gate_figures base, run, again;
   int have_again = 0;
   load_or_die(user_path(o->rest[0], b2, sizeof b2), &run, 0);
@@ -33,7 +36,7 @@ int cmd_compare(options *o) {
    * the run's family alone); --baseline: that file, or that folder of families. */
   baseline_place place = {.per_family = 0};
   if (o->baselines) {
-    find_baseline_or_die(user_path(o->baselines, b4, sizeof b4), run.gpu.slug, &place);
+    find_baseline_or_die(baselines, run.gpu.slug, &place);
   } else {
     baseline_place_of(user_path(o->baseline, b1, sizeof b1), &place);
   }
@@ -70,10 +73,14 @@ int cmd_compare(options *o) {
       if (c[i].v == VERDICT_SLOWER) notes[i] = xasprintf("(not re-measured: unconfirmed)");
   }
   char *bench_name = bench_name_of(o->rest[0]);
+  /* As gate check: a run none of whose benchmarks is in the baseline is said, and fails with --strict. */
+  char *none_in_base = nothing_in_baseline(c, n, base_path, bench_name, 0, o->strict);
+  o->summary_note = nothing_in_baseline(c, n, base_path, bench_name, 1, o->strict);
   gate_report report = report_of(o, bench_name, &run, c, n, (const char *const *)notes);
   console_table_reporter.write(stdout, &report, NULL, 0);
   int unwritten = out_dir ? write_reports(out_dir, &report) : 0;
   free(bench_name);
+  free((char *)o->summary_note);
   free(family_base.b);
   int bad = 0;
   for (size_t i = 0; i < n; i++)
@@ -83,6 +90,9 @@ int cmd_compare(options *o) {
       printf("%s %s\n", failure_label(&c[i]), msg);
       bad |= verdict_fails(&c[i]);
     }
+  if (none_in_base) fprintf(stderr, "\n*** %s ***\n\n", none_in_base);
+  bad |= none_in_base && o->strict;
+  free(none_in_base);
   for (size_t i = 0; i < n; i++) free(notes[i]);
   free(notes);
   free(c);

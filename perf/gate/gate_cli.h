@@ -1,4 +1,4 @@
-/* What the gate's commands (check.c, ab.c, compare_cmd.c, bless.c, history.c, testbeds.c,
+/* What the gate's commands (check.c, ab.c, compare_cmd.c, bless.c, failing_cmd.c, history.c, testbeds.c,
  * trends_cmd.c) share: exit codes, options, paths given by the user, loading inputs or exiting 2
  * (cli.c); running a benchmark binary (bench_process.c) and a gate check's confirmation and outputs
  * (check_outputs.c), which check.c and ab.c both use. gate_main.c parses the options and dispatches
@@ -55,6 +55,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* --out_dir: makes the folder dir and its parents when missing (mkdir -p), or exits 2 naming the flag and
  * the part of the path that is not a folder or cannot be made; before anything is measured or judged. */
 void make_out_dir_or_die(const char *dir);
+/* --baselines=DIR: exits 2 naming the flag unless DIR is a folder. A typo would otherwise pass with nothing
+ * compared (gate check: before the benchmark runs), or be told as a missing <gpu-slug>.json. */
+void check_baselines_folder(const char *dir);
 /* Loads a run (baseline == 0) or a baseline, or prints why not and exits 2. */
 void load_or_die(const char *path, gate_figures *f, int baseline);
 /* 1 when path exists, 0 when it does not (ENOENT); any other failure to look (a symlink
@@ -73,10 +76,18 @@ void confirm_slower(const gate_figures *family_base, const gate_figures *again, 
  * o->against when set; o->summary_note above summary.md's title), of the run `run` of bench_name. */
 gate_report report_of(const options *o, const char *bench_name, const gate_figures *run, const comparison *c, size_t n,
                       const char *const *notes);
-/* r's summary.md and verdicts.json in out_dir, and its JUnit XML to $XML_OUTPUT_FILE when set; the number
- * that could not be written (each said on stderr). r->run NULL (nothing was measured): no verdicts.json. */
+/* r's verdicts.json and summary.md in out_dir, then its JUnit XML to $XML_OUTPUT_FILE when set, each written whole
+ * or not at all; the number that could not be written (each said on stderr), after which none of the rest is
+ * written and out_dir's summary.md and verdicts.json are removed. r->run NULL (nothing was measured): no
+ * verdicts.json. */
 int write_reports(const char *out_dir, const gate_report *r);
 
+/* When none of the run's benchmarks is in the baseline (every verdict "new", and not for want of runs of
+ * this testbed: gate check's no_testbed_runs says that), nothing was compared: a family renamed, or never
+ * blessed. The warning (malloc'ed; in markdown for summary.md when md), or NULL when something was compared;
+ * gate check and gate compare both say it and, with --strict, fail. */
+char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, const char *bench_name, int md,
+                          int strict);
 /* Prints each slower or missing verdict (REGRESSION, or ENVIRONMENT CHANGED for a library
  * reference); 1 when one of them fails the gate (verdict_fails). */
 int report_failures(const comparison *c, size_t n);
@@ -120,6 +131,7 @@ int lock_folder(const char *dir);
 
 int cmd_check(options *o);
 int cmd_compare(options *o); /* compare_cmd.c */
+int cmd_failing(options *o); /* failing_cmd.c */
 int cmd_testbeds(options *o);
 int cmd_migrate(options *o);
 int cmd_bless(options *o);

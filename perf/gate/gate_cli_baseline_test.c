@@ -130,6 +130,9 @@ START_TEST(rebless_keeps_other_testbeds_runs) {
   expect_gate(1, "testbeds --has_runs='tb three' %s/nvidia-h100-80gb-hbm3.json", bl);
   expect_gate(1, "testbeds --has_runs='tb' %s/nvidia-h100-80gb-hbm3.json", bl); /* whole names only */
   expect_gate(2, "testbeds --has_runs='tb two' %s/no-such-gpu.json", bl);
+  /* --uncovered with no benchmark binary would list nothing: a usage error, not "all covered". */
+  expect_gate(2, "testbeds --uncovered='tb three' %s/nvidia-h100-80gb-hbm3.json", bl);
+  expect_output("needs BASELINE.json and one or more benchmark binaries");
   const fake_bench slow[] = {
       {"elementwise/add/N:1", 1000 * 1.5}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
   write_run("rb/slow.json", H100, 132, 3000.0, slow, 3, 50);

@@ -138,8 +138,8 @@ END_TEST
 
 /* A family renamed, or never blessed, has none of its benchmarks in the baseline: every verdict is
  * "new" and nothing is compared. That is said loudly, on stderr and at the top of summary.md, naming
- * the family, the baseline and the fix, and fails with --strict; a run with only some new benchmarks
- * says how many are not gated. */
+ * the family, the baseline and the fix, and fails with --strict, by gate check and gate compare alike; a run
+ * with only some new benchmarks says how many are not gated. */
 START_TEST(a_family_not_in_the_baseline_is_said) {
   const char *bl = baseline_dir("renamed/bl"), *out = make_dir("renamed/out");
   const fake_bench renamed[] = {
@@ -167,6 +167,13 @@ START_TEST(a_family_not_in_the_baseline_is_said) {
   expect_output("With --strict the check fails.");
   expect_output("FAIL: 3 benchmarks, 0 compared");
   ck_assert(file_has(at("renamed/out/summary.md"), "With --strict the check fails."));
+  /* gate compare of that run says it alike, and fails with --strict. */
+  const char *cmp = make_dir("renamed/compare");
+  expect_gate(0, "compare --baselines=%s --out_dir=%s %s", bl, cmp, at("renamed/run.json"));
+  expect_output("WARNING: none of run's 3 benchmarks (family elemwise) is in the baseline ");
+  ck_assert(strncmp(file_text(at("renamed/compare/summary.md")), "**WARNING: none of run's 3 benchmarks", 37) == 0);
+  expect_gate(1, "compare --strict --baselines=%s --out_dir=%s %s", bl, cmp, at("renamed/run.json"));
+  expect_output("With --strict the check fails.");
   /* One new benchmark among compared ones: no warning, the PASS line says how many are not gated. */
   const fake_bench more[] = {base_set[0], base_set[1], base_set[2], {"elementwise/add_vec8/N:1", 1500}};
   write_run("renamed/more.json", H100, 132, 3000.0, more, 4, 22);
@@ -343,6 +350,9 @@ START_TEST(failed_writes_fail_the_check) {
     expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, out);
     expect_output(reports[i]);
     expect_output(strerror(ENOSPC));
+    /* Neither is left: a summary.md saying "passed" beside no verdicts would read as the result. */
+    ck_assert_msg(access(at("full/out/summary.md"), F_OK) != 0, "summary.md left after a failed write");
+    ck_assert_msg(access(at("full/out/verdicts.json"), F_OK) != 0, "verdicts.json left after a failed write");
   }
   /* The candidate baseline, when there is no baseline: a folder stands where it would go. */
   char body[2048];
@@ -351,6 +361,31 @@ START_TEST(failed_writes_fail_the_check) {
   make_bench("full/fake_bench", body);
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, make_dir("full/empty"), out);
   expect_output("nvidia-h100-80gb-hbm3.candidate.json");
+}
+END_TEST
+
+/* A report cut short by a full disk (here a file size limit: EFBIG) leaves no part of any report, and the errno
+ * named is the write's: each is written to a temporary file and renamed, verdicts.json first. */
+START_TEST(a_failed_write_leaves_no_report) {
+  const char *bl = baseline_dir("cut/bl"), *cmp = make_dir("cut/compare"), *chk = make_dir("cut/check");
+  write_run("cut/run.json", H100, 132, 3000.0, base_set, 3, 11);
+  char args[4096], body[1024], cmd[4096];
+  FORMAT(args, "compare --baselines=%s --out_dir=%s %s", bl, cmp, at("cut/run.json"));
+  int rc = gate_with_file_limit(64, args);
+  ck_assert_msg(rc == 2, "gate compare exited %d, expected 2; its output:\n%s", rc, gate_output);
+  expect_output("verdicts.json");
+  expect_output(strerror(EFBIG));
+  FORMAT(cmd, "test -z \"$(ls -A '%s')\"", cmp);
+  ck_assert_msg(system(cmd) == 0, "gate compare left files in %s after a failed write", cmp);
+  /* gate check: the stand-in benchmark links its run JSON in (a copy would be cut short too). */
+  FORMAT(body, "ln -s '%s' \"$out\"\n", at("cut/run.json"));
+  const char *bench = make_bench("cut/fake_bench", body);
+  FORMAT(args, "check --bench=%s --baselines=%s --out_dir=%s", bench, bl, chk);
+  rc = gate_with_file_limit(64, args);
+  ck_assert_msg(rc == 2, "gate check exited %d, expected 2; its output:\n%s", rc, gate_output);
+  expect_output(strerror(EFBIG));
+  FORMAT(cmd, "test \"$(ls -A '%s')\" = fake_bench.json", chk);
+  ck_assert_msg(system(cmd) == 0, "gate check left more than its run JSON in %s after a failed write", chk);
 }
 END_TEST
 
@@ -485,6 +520,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, compare_rejudges_a_run_with_its_re_measure);
   tcase_add_test(tc, benchmark_dies_with_the_gate);
   tcase_add_test(tc, failed_writes_fail_the_check);
+  tcase_add_test(tc, a_failed_write_leaves_no_report);
   tcase_add_test(tc, warmup_is_given_by_the_gate_and_must_match);
   tcase_add_test(tc, warmup_is_a_familys);
   suite_add_tcase(s, tc);

@@ -3,10 +3,8 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,6 +97,22 @@ START_TEST(history_takes_accepted_runs_only) {
 }
 END_TEST
 
+/* Bad places are named: an empty --history_dir= or --verdicts=, and a folder where the history file goes. */
+START_TEST(history_names_bad_places) {
+  make_dir("place");
+  write_run("place/run.json", H100, 132, 3000.0, base_set, 3, 12);
+  verdicts_for("place/run.json", "place/verdicts.json", "same");
+  expect_gate(2, "history --history_dir= --verdicts=%s %s", at("place/verdicts.json"), at("place/run.json"));
+  expect_output("--history_dir= is empty");
+  expect_gate(2, "history --history_dir=%s --verdicts= %s", at("place/hist"), at("place/run.json"));
+  expect_output("--verdicts= is empty");
+  make_dir("place/hist/nvidia-h100-80gb-hbm3.csv");
+  expect_gate(2, "history --history_dir=%s --verdicts=%s %s", at("place/hist"), at("place/verdicts.json"),
+              at("place/run.json"));
+  expect_output("nvidia-h100-80gb-hbm3.csv: a folder, not a history file");
+}
+END_TEST
+
 /* History rows are plain CSV, appended forever: a field that would break a row, or a file
  * whose last row is cut or that is not a history file, is refused and nothing is appended. */
 START_TEST(history_rows_stay_parseable) {
@@ -182,27 +196,6 @@ START_TEST(history_rows_stay_parseable) {
   ck_assert_msg(system(cmd) == 0, "CRLF history: not 5 rows all ending in CRLF");
 }
 END_TEST
-
-/* Runs `gate ARGS` with its files limited to `bytes` (RLIMIT_FSIZE; SIGXFSZ ignored, so that a
- * write past it fails with EFBIG, as on a full disk), output in gate_output; its exit status. */
-static int gate_with_file_limit(rlim_t bytes, const char *args) {
-  char out[1024], cmd[8192];
-  FORMAT(out, "%s/gate.out", dir);
-  FORMAT(cmd, "%s %s >'%s' 2>&1", gate_bin, args, out);
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    struct rlimit rl = {bytes, bytes};
-    signal(SIGXFSZ, SIG_IGN);
-    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
-    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-    _exit(127);
-  }
-  int st;
-  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-  read_gate_output(out);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static long file_size(const char *path) {
   struct stat st;
@@ -294,6 +287,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, history_takes_accepted_runs_only);
+  tcase_add_test(tc, history_names_bad_places);
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, history_appends_all_or_nothing);
   suite_add_tcase(s, tc);

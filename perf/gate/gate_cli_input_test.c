@@ -200,6 +200,13 @@ START_TEST(baselines_folder_must_exist) {
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bench, at("typo/file"), at("typo"));
   expect_output("typo/file: not a folder");
   ck_assert_int_ne(access(at("typo/ran"), F_OK), 0); /* the benchmark never ran */
+  /* gate compare says the same of the folder, and both name an empty --baselines=. */
+  expect_gate(2, "compare --baselines=%s %s", at("typo/baselinez"), at("typo/run.json"));
+  expect_output("typo/baselinez: no such folder");
+  expect_gate(2, "compare --baselines= %s", at("typo/run.json"));
+  expect_output("--baselines= is empty");
+  expect_gate(2, "check --bench=%s --baselines= --out_dir=%s", bench, at("typo"));
+  expect_output("--baselines= is empty");
   const char *empty = make_dir("typo/empty");
   expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s", bench, empty, at("typo"));
   expect_output("WARNING: no baseline");
@@ -216,7 +223,7 @@ START_TEST(baselines_folder_must_exist) {
 }
 END_TEST
 
-/* A benchmark binary that is not there is bad input (exit 2), not a failed benchmark (1). */
+/* A benchmark binary that is not there, or that finds no GPU, is bad input (exit 2), not a failed benchmark (1). */
 START_TEST(missing_benchmark_is_bad_input) {
   const char *bl = make_dir("nobench/bl");
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", at("nobench/fake_bench"), bl, at("nobench"));
@@ -227,6 +234,11 @@ START_TEST(missing_benchmark_is_bad_input) {
   expect_output("nobench/fake_bench: not executable");
   expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", bl, bl, at("nobench"));
   expect_output("nobench/bl: not a file");
+  /* A benchmark that finds no GPU exits 2, as the runner does: bad input, said so, not a failed benchmark. */
+  write_text("nobench/fake_bench", "#!/bin/sh\necho 'error: no usable CUDA device' >&2\nexit 2\n");
+  ck_assert_int_eq(chmod(at("nobench/fake_bench"), 0755), 0);
+  expect_gate(2, "check --bench=%s --baselines=%s --out_dir=%s", at("nobench/fake_bench"), bl, at("nobench"));
+  expect_output("exited with status 2: bad flags or no usable GPU");
 }
 END_TEST
 

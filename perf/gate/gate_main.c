@@ -28,12 +28,13 @@
  *       (BENCH --fingerprint_out), are "unchanged", not measured (perf/gate/ab.c). --against_uncovered
  *       (PERF_AB_BASE without PERF_AB_ALL=1): judge against the baseline, and A/B only the benchmarks
  *       it has no run of this testbed of.
- *   gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--recheck=FILE] [--out_dir=DIR] RUN.json
+ *   gate compare (--baseline=FILE | --baselines=DIR) [POLICY] [--strict] [--recheck=FILE] [--out_dir=DIR] RUN.json
  *       Judges a run already measured, as gate check did or would now: against FILE, or the
  *       baseline of its GPU in DIR; --recheck gives the re-measure gate check wrote beside it
  *       (<bench>.recheck.json), which must confirm a slower verdict as in gate check (without it a
  *       slower verdict stands, noted "not re-measured: unconfirmed"); --out_dir
- *       writes summary.md and verdicts.json there, made first if missing, as in gate check. Re-judges
+ *       writes summary.md and verdicts.json there, made first if missing, as in gate check. A run none of
+ *       whose benchmarks is in the baseline is warned of, as in gate check (--strict: exit 1). Re-judges
  *       soak rounds offline (ci/soak.sh --rejudge) after a change to the gate or a baseline.
  *   gate bless   --baselines=DIR [--add] [--only=REGEX] RUN.json...
  *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
@@ -64,6 +65,9 @@
  *       Lists the testbeds the baseline has runs of (runs, GPUs, testbed per line; "(none)" for runs
  *       made before the field); --label names the testbed of those runs (a migration), under the
  *       folder's lock, and saves the baseline atomically.
+ *   gate failing VERDICTS.json...
+ *       Prints "NAME: VERDICT" for each verdict that fails the gate ("fails": true; in files from before that field,
+ *       slower or missing); exit 2 when a file is missing or not the verdicts.json gate check writes (ci/bless.sh).
  *   gate --help, gate COMMAND --help
  *
  * verdicts.json: {"metric": "time" | "copy_ratio", "gpu": {"name", "uuid"},
@@ -228,6 +232,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "history")) return cmd_history(&o);
   if (!strcmp(argv[1], "testbeds")) return cmd_testbeds(&o);
   if (!strcmp(argv[1], "migrate")) return cmd_migrate(&o);
-  usage("unknown command (want check, compare, bless, history, migrate, testbeds or trends)");
+  if (!strcmp(argv[1], "failing")) return cmd_failing(&o);
+  usage("unknown command (want check, compare, bless, history, migrate, testbeds, trends or failing)");
   return EXIT_BAD_INPUT;
 }

@@ -42,8 +42,13 @@ extern const gate_reporter summary_md_reporter;    /* summary_md.c */
 extern const gate_reporter verdicts_json_reporter; /* verdicts_json.c */
 extern const gate_reporter junit_reporter;         /* junit.c */
 
-/* rep's report r to the file path, made or emptied: composed in memory first, so that the file is left as it
- * was when rep fails. 0 when all of it was written; else 1 and a message naming path. */
+/* rep's report r to the file path: composed in memory first, then written as write_report_text does, so that the
+ * file is left as it was when rep or the write fails. 0 when all of it was written; else 1 and a message naming
+ * path and the errno. */
 int write_report_file(const gate_reporter *rep, const gate_report *r, const char *path, char *err, size_t errlen);
+/* text to the report file path: a regular file (or none yet) through a temporary file beside it, renamed over it
+ * (write_file_atomically), so that a failed write leaves no part of it; a device or pipe in place. 0, or 1 and a
+ * message naming path and the errno of the step that failed. */
+int write_report_text(const char *path, const char *text, char *err, size_t errlen);
 
 #endif

@@ -326,7 +326,10 @@ static int read_whole(const char *path, char **text, size_t *len, mode_t *mode) 
   FILE *f = fopen(path, "re");
   int e = f || errno == ENOENT ? 0 : errno;
   struct stat st;
-  if (f && fstat(fileno(f), &st) == 0) *mode = st.st_mode & 0777;
+  if (f && fstat(fileno(f), &st) == 0) {
+    *mode = st.st_mode & 0777;
+    if (S_ISDIR(st.st_mode)) e = EISDIR; /* fopen opens a folder; its read then failed, said as EIO */
+  }
   char chunk[65536];
   size_t got;
   while (f && !e && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
@@ -363,8 +366,11 @@ static int append_rows(const char *dir, const char *path, const char *rows, size
   mode_t mode;
   int crlf = 0;
   if (read_whole(path, &old, &old_len, &mode) != 0) {
-    fprintf(stderr, "gate: cannot read %s: %s; fix its permissions or move it away, then re-run\n", path,
-            strerror(errno));
+    if (errno == EISDIR)
+      fprintf(stderr, "gate: %s: a folder, not a history file: move it away, then re-run\n", path);
+    else
+      fprintf(stderr, "gate: cannot read %s: %s; fix its permissions or move it away, then re-run\n", path,
+              strerror(errno));
     close(dfd);
     return 1;
   }
@@ -422,6 +428,8 @@ static int append_rows(const char *dir, const char *path, const char *rows, size
 int cmd_history(options *o) {
   if (!o->history_dir || !o->verdicts || o->nrest != 1)
     usage("history needs --history_dir, --verdicts and one RUN.json");
+  if (!*o->history_dir) usage("--history_dir= is empty: give the folder of the history files (baselines/history)");
+  if (!*o->verdicts) usage("--verdicts= is empty: give the verdicts.json gate check wrote for RUN.json");
   char b1[4096], b2[4096], b3[4096], path[4300];
   gate_figures run;
   const char *run_path = user_path(o->rest[0], b1, sizeof b1);

@@ -1,22 +1,9 @@
-/* What the gate's reports share (report.h): the verdict and why in words, the evidence, a failure in one line,
- * closing a report file. The formats are gate_reporter.h's, a file each. */
+/* What the gate's reports share (report.h): the verdict and why in words, the evidence, a failure in one line.
+ * The formats are gate_reporter.h's, a file each. */
 #include "perf/gate/report.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
-
-int close_report(FILE *f, const char *path, char *err, size_t errlen) {
-  errno = 0;
-  int failed = fflush(f) != 0 || ferror(f);
-  int e = errno;
-  if (fclose(f) != 0 && !failed) {
-    failed = 1;
-    e = errno;
-  }
-  if (failed) snprintf(err, errlen, "%s: writing it failed: %s", path, strerror(e ? e : EIO));
-  return failed;
-}
 
 const char *metric_words(gate_metric m) { return m == METRIC_TIME ? "time" : "time relative to copy"; }
 

@@ -1,5 +1,5 @@
 /* What the gate's reports share (#57): the verdict and why in words (verdict_reason), the evidence and a
- * failure in one line, what a row shows, and how a report file is closed. The formats themselves are behind
+ * failure in one line, and what a row shows. The formats themselves are behind
  * one interface, gate_reporter.h, a file each; the descriptions of their columns, verdict_fields.h. */
 #ifndef PERF_GATE_REPORT_H
 #define PERF_GATE_REPORT_H
@@ -9,9 +9,6 @@
 
 #include "perf/gate/compare.h"
 
-/* Flushes and closes a report written through f: 0 when every write reached path; else 1
- * and a message naming path and the errno (a full disk shows only here, or at fclose). */
-int close_report(FILE *f, const char *path, char *err, size_t errlen);
 /* The verdict and why, in words a reader can check against the row's figures: "same: +5.78 % is within the
  * 22.2 % allowed: 3 x the baseline's noise of 7.40 %", "slower: +8.40 % > 3.0 % allowed: the tolerance; p 1e-06 <
  * 0.01; +0.52 us > the 0.25 us floor; confirmed in a fresh process" (#57). */

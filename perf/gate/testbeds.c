@@ -67,7 +67,8 @@ static void load_place_or_die(const baseline_place *pl, gate_figures *f) {
 
 int cmd_testbeds(options *o) {
   if (o->uncovered_testbed) {
-    if (o->nrest < 1) usage("testbeds --uncovered=TESTBED needs BASELINE.json and benchmark binaries");
+    /* No binaries would list nothing, read as "every benchmark has runs of TESTBED". */
+    if (o->nrest < 2) usage("testbeds --uncovered=TESTBED needs BASELINE.json and one or more benchmark binaries");
     gate_figures f;
     baseline_place pl;
     baseline_place_of(o->rest[0], &pl);

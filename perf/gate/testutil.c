@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -322,4 +324,40 @@ int test_setup(int argc, char **argv) {
   const char *tmp = getenv("TEST_TMPDIR");
   int n = snprintf(dir, sizeof dir, "%s/gate_test_XXXXXX", tmp ? tmp : "/tmp");
   return n < 0 || (size_t)n >= sizeof dir || mkdtemp(dir) == NULL;
+}
+
+int gate_with_file_limit(rlim_t bytes, const char *args) {
+  char cmd[8192];
+  FORMAT(cmd, "exec %s %s 2>&1", gate_bin, args);
+  int out[2];
+  ck_assert_int_eq(pipe(out), 0);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) { /* output to a pipe, which the limit does not cut short */
+    struct rlimit rl = {bytes, bytes};
+    close(out[0]);
+    dup2(out[1], 1);
+    signal(SIGXFSZ, SIG_IGN);
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  close(out[1]);
+  size_t len = 0;
+  char chunk[4096];
+  ssize_t got;
+  while ((got = read(out[0], chunk, sizeof chunk)) != 0) {
+    if (got < 0) {
+      ck_assert_int_eq(errno, EINTR);
+      continue;
+    }
+    size_t keep = (size_t)got < sizeof gate_output - 1 - len ? (size_t)got : sizeof gate_output - 1 - len;
+    memcpy(gate_output + len, chunk, keep);
+    len += keep;
+  }
+  gate_output[len] = '\0';
+  close(out[0]);
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "perf/gate/compare.h"
@@ -77,6 +78,9 @@ void read_gate_output(const char *path);
 void expect_gate(int want, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Fails the test unless gate_output contains needle. */
 void expect_output(const char *needle);
+/* Runs `gate ARGS` with its files limited to `bytes` (RLIMIT_FSIZE; SIGXFSZ ignored, so that a
+ * write past it fails with EFBIG, as on a full disk), output in gate_output; its exit status. */
+int gate_with_file_limit(rlim_t bytes, const char *args);
 /* mkdir -p dir/rel; returns dir/rel (a copy of its own). */
 const char *make_dir(const char *rel);
 /* An executable shell script dir/rel: BENCH_ARGS then body; returns dir/rel (a copy of its own). */

@@ -149,7 +149,7 @@ void bench_plan_inputs(const size_t *cases, size_t n, size_t *leader, unsigned c
 void bench_registry_clear(void);
 
 /* The runner: parses the flags, runs the selected cases, reports. Returns the
- * process exit status: 0 ok, 1 a benchmark failed or no GPU, 2 usage error. */
+ * process exit status: 0 ok, 1 a benchmark failed (self-check or CUDA error), 2 usage error or no usable GPU. */
 int bench_main(int argc, char **argv);
 
 #ifdef __cplusplus

@@ -7,8 +7,8 @@ reuse_test="$1"
 work="${TEST_TMPDIR:-$(mktemp -d)}"
 cat >"$work/bench" <<'BENCH'
 #!/bin/sh
-echo "$0: error: no usable CUDA device (cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version). The benchmarks need an NVIDIA GPU with its driver; --benchmark_list_tests and --help work without one." >&2
-exit 1
+echo "$0: error: no usable CUDA device (cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version): no CUDA device is visible. The benchmarks need an NVIDIA GPU with its driver: check CUDA_VISIBLE_DEVICES and nvidia-smi, or run the tests with --config=cpu (GPU tests left out); --benchmark_list_tests and --help work without one." >&2
+exit 2
 BENCH
 chmod +x "$work/bench"
 out="$(bash "$reuse_test" "$work/bench" 2>&1)"

@@ -398,16 +398,18 @@ static int parse_flags(int argc, char **argv, const char *prog, bench_options *o
   return -1;
 }
 
-/* A GPU, and the one --device names: -1 if there is, else the exit status after a message. */
+/* A GPU, and the one --device names: -1 if there is, else the exit status after a message. No GPU is exit 2, as a
+ * bad flag: the machine, not a benchmark, is wrong (1 is a failed self-check, which the gate calls a regression). */
 static int check_device(const char *prog, const bench_options *o) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
     fprintf(stderr,
-            "%s: error: no usable CUDA device (cudaGetDeviceCount: %s). The benchmarks need an NVIDIA GPU with its "
-            "driver; --benchmark_list_tests and --help work without one.\n",
+            "%s: error: no usable CUDA device (cudaGetDeviceCount: %s): no CUDA device is visible. The benchmarks "
+            "need an NVIDIA GPU with its driver: check CUDA_VISIBLE_DEVICES and nvidia-smi, or run the tests with "
+            "--config=cpu (GPU tests left out); --benchmark_list_tests and --help work without one.\n",
             prog, e == cudaSuccess ? "0 devices" : cudaGetErrorString(e));
-    return 1;
+    return 2;
   }
   if (o->device >= count) {
     char err[256];
