@@ -20,6 +20,12 @@ const gpu_fields kBaselineGpu = {"gpu", "mem_clock_mhz", "driver", "runtime"};
 
 const gpu_fields kRunGpu = {"context.gpu", "mem_clock_max_mhz", "driver_version", "runtime_version"};
 
+/* "a string", "an integer", "null", ...: what a JSON value is, for messages. */
+const char *jr_type_name(const json_t *v) {
+  static const char *names[] = {"an object", "an array", "a string", "an integer", "a number", "true", "false", "null"};
+  return v ? names[json_typeof(v)] : "nothing";
+}
+
 json_t *jr_field(ctx *c, json_t *obj, const char *where, const char *key, int type) {
   if (c->failed) return NULL;
   json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
@@ -216,11 +222,32 @@ void jr_read_flush_method(ctx *c, json_t *o, const char *where, const char *key,
   snprintf(dst, len, "%s", s);
 }
 
-/* An optional string; `otherwise` when missing. */
+/* An optional string; `otherwise` when missing. One of another type (null too: no writer writes one) is an
+ * error: read as `otherwise`, a testbed of 5 was "" and matched runs of every testbed. */
 void jr_optional_str(ctx *c, json_t *o, const char *where, const char *key, const char *otherwise, char *dst,
                      size_t len) {
   json_t *v = json_object_get(o, key);
-  jr_store_str(c, where, key, json_is_string(v) ? json_string_value(v) : otherwise, dst, len);
+  if (v && !json_is_string(v) && !c->failed) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected a string or no field, got %s: %s", c->path, where,
+                     key, jr_type_name(v),
+                     c->baseline ? "an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
+                                 : "a hand-edited run file? Re-run the benchmark");
+    return;
+  }
+  jr_store_str(c, where, key, v ? json_string_value(v) : otherwise, dst, len);
+}
+
+/* A run's testbed: "" when missing (a file from before the field, compared with every run). A present "" would
+ * read as that and match runs of every testbed; no runner or bless writes one. */
+void jr_read_testbed(ctx *c, json_t *o, const char *where, char *dst, size_t len) {
+  jr_optional_str(c, o, where, "testbed", "", dst, len);
+  if (!c->failed && json_object_get(o, "testbed") && !dst[0])
+    c->failed = fail(c->err, c->errlen,
+                     "%s: field %s.testbed: empty; a run names its testbed (1 to 200 printable characters) or has "
+                     "no such field: %s",
+                     c->path, where,
+                     c->baseline ? "an edited baseline? Re-bless it (ci/bless.sh) or restore it from git"
+                                 : "a hand-edited run file? Re-run the benchmark");
 }
 
 /* The GPU's name and its slug, which names the baseline and history files: a name

@@ -44,7 +44,7 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
   json_t *gpu_cx = json_object_get(cx, "gpu");
   if (json_is_object(gpu_cx))
     jr_optional_str(c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
-  jr_optional_str(c, cx, "context", "testbed", "", info->testbed, sizeof info->testbed);
+  jr_read_testbed(c, cx, "context", info->testbed, sizeof info->testbed);
   json_t *timing = json_object_get(cx, "timing");
   jr_read_contexts_method(c, json_is_object(timing) ? timing : cx, "context.timing", info, 0);
   info->warmup_s = jr_optional_warmup(c, timing, "context.timing", "min_warmup_time_s", "re-run the benchmark");
