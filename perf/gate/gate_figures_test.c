@@ -124,6 +124,47 @@ START_TEST(bad_input_is_named) {
 }
 END_TEST
 
+/* error_occurred is a boolean and repetition_index an integer >= 0, a missing one 0 (Google Benchmark leaves it out of
+ * one repetition): "true" as a string let a failed entry be judged, and "0" or a missing index beside 0 pooled one
+ * repetition twice. */
+START_TEST(failures_and_repetitions_are_typed) {
+  gate_figures f;
+  char err[1024];
+  json_t *flags[] = {json_string("true"), json_integer(1), json_null()};
+  for (size_t i = 0; i < 3; i++) {
+    write_run("typed.json", H100, 132, 3000.0, base_set, 3, 1);
+    set_bench("typed.json", 1, "error_occurred", flags[i]);
+    expect_error(load_run(at("typed.json"), &f, err, sizeof err), err,
+                 "typed.json: field benchmarks[1].error_occurred: expected true or false");
+  }
+  write_run("typed.json", H100, 132, 3000.0, base_set, 3, 1);
+  set_bench("typed.json", 1, "error_occurred", json_false());
+  f = load_ok("typed.json");
+  free_figures(&f);
+  json_t *indices[] = {json_string("0"), json_integer(-1), json_real(1.0), json_null()};
+  for (size_t i = 0; i < 4; i++) {
+    write_run("typed.json", H100, 132, 3000.0, base_set, 3, 1);
+    set_bench("typed.json", 2, "repetition_index", indices[i]);
+    expect_error(load_run(at("typed.json"), &f, err, sizeof err), err,
+                 "typed.json: field benchmarks[2].repetition_index: expected an integer >= 0");
+  }
+  /* One entry without an index and a copy of it with index 0: one repetition twice, either way round. */
+  for (int order = 0; order < 2; order++) {
+    write_run("typed.json", H100, 132, 3000.0, base_set, 3, 1);
+    json_error_t jerr;
+    json_t *doc = json_load_file(at("typed.json"), 0, &jerr);
+    ck_assert_ptr_nonnull(doc);
+    json_t *list = json_object_get(doc, "benchmarks"), *copy = json_deep_copy(json_array_get(list, 0));
+    json_object_set_new(order ? copy : json_array_get(list, 0), "repetition_index", json_integer(0));
+    json_array_append_new(list, copy);
+    ck_assert_int_eq(json_dump_file(doc, at("typed.json"), 0), 0);
+    json_decref(doc);
+    expect_error(load_run(at("typed.json"), &f, err, sizeof err), err,
+                 "a second entry of 'elementwise/add/N:1' for the same repetition (repetition_index 0");
+  }
+}
+END_TEST
+
 /* A string longer than the gate keeps is refused, not cut short (a cut commit or host names another). */
 START_TEST(long_strings_are_refused) {
   gate_figures f;
@@ -455,6 +496,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, run_file_is_read);
   tcase_add_test(tc, baseline_round_trips_atomically);
   tcase_add_test(tc, bad_input_is_named);
+  tcase_add_test(tc, failures_and_repetitions_are_typed);
   tcase_add_test(tc, long_strings_are_refused);
   tcase_add_test(tc, wrong_gpu_is_refused);
   tcase_add_test(tc, flush_methods_do_not_mix);
