@@ -81,6 +81,7 @@ void jr_optional_str(ctx *c, json_t *o, const char *where, const char *key, cons
                      size_t len);
 void jr_read_testbed(ctx *c, json_t *o, const char *where, char *dst, size_t len);
 void jr_read_gpu_name(ctx *c, json_t *g, const char *where, gate_gpu *gpu);
+int jr_int_in(ctx *c, json_t *v, const char *where, const char *key, int lo, int hi);
 void jr_read_gpu(ctx *c, json_t *g, const gpu_fields *k, gate_gpu *gpu);
 void jr_read_contexts_method(ctx *c, json_t *o, const char *where, gate_run_info *info, int required);
 double jr_optional_nonnegative(ctx *c, json_t *o, const char *where, const char *key, const char *what,
