@@ -64,7 +64,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       out->runs[i].copy_bytes_per_second = jr_positive(&c, r, where, "copy_bytes_per_second");
       jr_read_flush_method(&c, r, where, "l2_flush", out->runs[i].l2_flush, sizeof out->runs[i].l2_flush);
       jr_optional_str(&c, r, where, "gpu_uuid", "", out->runs[i].gpu_uuid, sizeof out->runs[i].gpu_uuid);
-      jr_optional_str(&c, r, where, "testbed", "", out->runs[i].testbed, sizeof out->runs[i].testbed);
+      jr_read_testbed(&c, r, where, out->runs[i].testbed, sizeof out->runs[i].testbed);
       jr_read_contexts_method(&c, r, where, &out->runs[i], 1);
       out->runs[i].launch_first_ns = jr_optional_probe(&c, r, where, "launch_first_ns");
       out->runs[i].launch_contexts_ns = jr_optional_probe(&c, r, where, "launch_contexts_ns");

@@ -68,6 +68,7 @@ typedef struct {
 extern const gpu_fields kBaselineGpu, kRunGpu;
 
 /* The JSON field readers (json_read.c): each sets c->failed with a message naming the file and field. */
+const char *jr_type_name(const json_t *v);
 json_t *jr_field(ctx *c, json_t *obj, const char *where, const char *key, int type);
 double jr_positive(ctx *c, json_t *obj, const char *where, const char *key);
 void jr_store_str(ctx *c, const char *where, const char *key, const char *s, char *dst, size_t len);
@@ -78,7 +79,9 @@ int jr_read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate_mea
 void jr_read_flush_method(ctx *c, json_t *o, const char *where, const char *key, char *dst, size_t len);
 void jr_optional_str(ctx *c, json_t *o, const char *where, const char *key, const char *otherwise, char *dst,
                      size_t len);
+void jr_read_testbed(ctx *c, json_t *o, const char *where, char *dst, size_t len);
 void jr_read_gpu_name(ctx *c, json_t *g, const char *where, gate_gpu *gpu);
+int jr_int_in(ctx *c, json_t *v, const char *where, const char *key, int lo, int hi);
 void jr_read_gpu(ctx *c, json_t *g, const gpu_fields *k, gate_gpu *gpu);
 void jr_read_contexts_method(ctx *c, json_t *o, const char *where, gate_run_info *info, int required);
 double jr_optional_nonnegative(ctx *c, json_t *o, const char *where, const char *key, const char *what,

@@ -46,6 +46,32 @@ START_TEST(one_run_counts_once) {
 }
 END_TEST
 
+/* A run date that is not the runner's ISO 8601 is refused: such a date was taken for no date, and a run dated 2099
+ * with a space for the T was blessed past the future-date check. The runner's forms are taken. */
+START_TEST(bless_refuses_a_date_it_cannot_read) {
+  const char *bl = make_dir("date/bl");
+  write_run("date/a.json", H100, 132, 3000.0, base_set, 3, 1);
+  const char *bad[] = {
+      "2099-11-25 16:52:12+00:00", "2099-11-25T16:52:12+05",    "yesterday", "2099-11-25T16:52:12+00:00 and more",
+      "2026-02-30T00:00:00+00:00", "2026-11-25T16:52:12+24:00", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    write_run("date/b.json", H100, 132, 3000.0, base_set, 3, 2);
+    set_context("date/b.json", "date", json_string(bad[i]));
+    expect_gate(2, "bless --baselines=%s %s %s", bl, at("date/a.json"), at("date/b.json"));
+    char want[256];
+    FORMAT(want, "date/b.json: field context.date: '%s' is not a date as the runner writes it", bad[i]);
+    expect_output(want);
+    ck_assert_int_ne(access(at("date/bl/nvidia-h100-80gb-hbm3.json"), F_OK), 0);
+  }
+  const char *good[] = {"2026-11-25T16:52:12-08:00", "2026-11-25T16:52:12.250Z", "2026-11-25T16:52:12"};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    write_run("date/b.json", H100, 132, 3000.0, base_set, 3, 2);
+    set_context("date/b.json", "date", json_string(good[i]));
+    expect_gate(0, "bless --baselines=%s %s %s", bl, at("date/a.json"), at("date/b.json"));
+  }
+}
+END_TEST
+
 /* bless --add brings a runner into the baseline: its runs join the old runs of their families
  * (a plain bless replaces them), a run already there or one made another way is refused, and
  * a benchmark only the new runs have comes with those alone. */
@@ -364,6 +390,7 @@ int main(int argc, char **argv) {
   TCase *tc = tcase_create("cli_bless");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, one_run_counts_once);
+  tcase_add_test(tc, bless_refuses_a_date_it_cannot_read);
   tcase_add_test(tc, bless_add_joins_the_old_runs);
   tcase_add_test(tc, bless_add_refuses_a_slower_run);
   tcase_add_test(tc, bless_only_replaces_the_benchmarks_it_names);

@@ -113,6 +113,51 @@ START_TEST(history_names_bad_places) {
 }
 END_TEST
 
+/* A verdicts file that lacks a verdict of a run's benchmark, or has one gate check does not write (a name of 5, a
+ * verdict of null, "fails": "true"), is refused and nothing is appended: such rows were appended as "unknown", and
+ * "true" read as an accepted run. */
+START_TEST(history_refuses_verdicts_it_cannot_read) {
+  const char *hist = make_dir("vbad/hist");
+  char csv[1200];
+  FORMAT(csv, "%s/nvidia-h100-80gb-hbm3.csv", hist);
+  write_run("vbad/run.json", H100, 132, 3000.0, base_set, 3, 12);
+  struct {
+    const char *key;
+    json_t *value;
+    const char *message;
+  } bad[] = {
+      {NULL, NULL, "field verdicts: no verdict of elementwise/add_float4/N:1, a benchmark of "},
+      {"name", json_integer(5), "field verdicts[1].name: expected the benchmark's name, a string"},
+      {"name", json_string("elementwise/add/N:1"), "field verdicts[1].name: a second verdict of elementwise/add/N:1"},
+      {"verdict", json_null(), "field verdicts[1].verdict: expected a string"},
+      {"fails", json_string("true"), "field verdicts[1].fails: expected true or false"},
+      {"threshold", json_string("0.03"), "field verdicts[1].threshold: expected a number >= 0"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    verdicts_for("vbad/run.json", "vbad/verdicts.json", "same");
+    json_error_t jerr;
+    json_t *v = json_load_file(at("vbad/verdicts.json"), 0, &jerr);
+    ck_assert_ptr_nonnull(v);
+    json_t *list = json_object_get(v, "verdicts");
+    if (bad[i].key)
+      json_object_set_new(json_array_get(list, 1), bad[i].key, bad[i].value);
+    else
+      json_array_remove(list, 1);
+    ck_assert_int_eq(json_dump_file(v, at("vbad/verdicts.json"), 0), 0);
+    json_decref(v);
+    expect_gate(2, "history --history_dir=%s --verdicts=%s %s", hist, at("vbad/verdicts.json"), at("vbad/run.json"));
+    expect_output(bad[i].message);
+    expect_output("nothing was appended");
+    ck_assert_int_ne(access(csv, F_OK), 0);
+  }
+  verdicts_for("vbad/run.json", "vbad/verdicts.json", "same");
+  expect_gate(0, "history --history_dir=%s --verdicts=%s %s", hist, at("vbad/verdicts.json"), at("vbad/run.json"));
+  char cmd[1400];
+  FORMAT(cmd, "test $(grep -c ',same,write,,$' '%s') -eq 3", csv);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* History rows are plain CSV, appended forever: a field that would break a row, or a file
  * whose last row is cut or that is not a history file, is refused and nothing is appended. */
 START_TEST(history_rows_stay_parseable) {
@@ -288,6 +333,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, history_takes_its_own_runs_verdicts);
   tcase_add_test(tc, history_takes_accepted_runs_only);
   tcase_add_test(tc, history_names_bad_places);
+  tcase_add_test(tc, history_refuses_verdicts_it_cannot_read);
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, history_appends_all_or_nothing);
   suite_add_tcase(s, tc);

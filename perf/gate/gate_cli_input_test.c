@@ -185,6 +185,59 @@ START_TEST(unphysical_figures_are_refused) {
 }
 END_TEST
 
+/* Sets runs[run].<key> of the baseline dir/file to value. */
+static void set_baseline_run(const char *file, size_t run, const char *key, json_t *value) {
+  json_error_t jerr;
+  json_t *doc = json_load_file(at(file), 0, &jerr);
+  ck_assert_ptr_nonnull(doc);
+  ck_assert_int_eq(json_object_set_new(json_array_get(json_object_get(doc, "runs"), run), key, value), 0);
+  ck_assert_int_eq(json_dump_file(doc, at(file), 0), 0);
+  json_decref(doc);
+}
+
+/* An optional string field of another type is refused, naming it, not read as its default: a testbed of 5 read as
+ * "" (no testbed) and the run was compared with the runs of every testbed. */
+START_TEST(wrong_typed_optional_strings_are_refused) {
+  const char *bl = baseline_dir("types/bl");
+  struct {
+    const char *key, *field;
+    json_t *value;
+  } bad[] = {{"testbed", "context.testbed", json_integer(5)},        {"testbed", "context.testbed", json_null()},
+             {"testbed", "context.testbed: empty", json_string("")}, {"commit", "context.commit", json_integer(3)},
+             {"uuid", "context.gpu.uuid", json_integer(7)},          {"uuid", "context.gpu.uuid", json_null()}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    write_run("types/run.json", H100, 132, 3000.0, base_set, 3, 5);
+    if (!strcmp(bad[i].key, "uuid")) {
+      json_error_t jerr;
+      json_t *doc = json_load_file(at("types/run.json"), 0, &jerr);
+      ck_assert_ptr_nonnull(doc);
+      json_object_set_new(json_object_get(json_object_get(doc, "context"), "gpu"), "uuid", bad[i].value);
+      ck_assert_int_eq(json_dump_file(doc, at("types/run.json"), 0), 0);
+      json_decref(doc);
+    } else {
+      set_context("types/run.json", bad[i].key, bad[i].value);
+    }
+    expect_gate(2, "compare --baselines=%s %s", bl, at("types/run.json"));
+    expect_output("types/run.json: field ");
+    expect_output(bad[i].field);
+    expect_output("Re-run the benchmark");
+  }
+  /* A baseline's runs alike. */
+  const char *runs[][2] = {{"testbed", "runs[0].testbed"}, {"gpu_uuid", "runs[1].gpu_uuid"}};
+  write_run("types/run.json", H100, 132, 3000.0, base_set, 3, 5);
+  for (size_t i = 0; i < 2; i++) {
+    baseline_dir("types/bl");
+    set_baseline_run("types/bl/nvidia-h100-80gb-hbm3.json", i, runs[i][0], i ? json_null() : json_integer(5));
+    expect_gate(2, "compare --baselines=%s %s", bl, at("types/run.json"));
+    expect_output("nvidia-h100-80gb-hbm3.json: field ");
+    expect_output(runs[i][1]);
+    expect_output("Re-bless it");
+  }
+  baseline_dir("types/bl");
+  expect_gate(0, "compare --baselines=%s %s", bl, at("types/run.json"));
+}
+END_TEST
+
 /* A --baselines folder that is not there (a typo) is an error before anything runs; a folder
  * without this GPU's file keeps passing with a warning (failing with --strict). */
 START_TEST(baselines_folder_must_exist) {
@@ -251,6 +304,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, missing_unreadable_and_bad_inputs_differ);
   tcase_add_test(tc, gpu_name_must_name_a_file);
   tcase_add_test(tc, unphysical_figures_are_refused);
+  tcase_add_test(tc, wrong_typed_optional_strings_are_refused);
   tcase_add_test(tc, baselines_folder_must_exist);
   tcase_add_test(tc, missing_benchmark_is_bad_input);
   suite_add_tcase(s, tc);

@@ -124,6 +124,113 @@ START_TEST(bad_input_is_named) {
 }
 END_TEST
 
+/* error_occurred is a boolean and repetition_index an integer >= 0, a missing one 0 (Google Benchmark leaves it out of
+ * one repetition): "true" as a string let a failed entry be judged, and "0" or a missing index beside 0 pooled one
+ * repetition twice. */
+START_TEST(failures_and_repetitions_are_typed) {
+  gate_figures f;
+  char err[1024];
+  json_t *flags[] = {json_string("true"), json_integer(1), json_null()};
+  for (size_t i = 0; i < 3; i++) {
+    write_run("typed.json", H100, 132, 3000.0, base_set, 3, 1);
+    set_bench("typed.json", 1, "error_occurred", flags[i]);
+    expect_error(load_run(at("typed.json"), &f, err, sizeof err), err,
+                 "typed.json: field benchmarks[1].error_occurred: expected true or false");
+  }
+  write_run("typed.json", H100, 132, 3000.0, base_set, 3, 1);
+  set_bench("typed.json", 1, "error_occurred", json_false());
+  f = load_ok("typed.json");
+  free_figures(&f);
+  json_t *indices[] = {json_string("0"), json_integer(-1), json_real(1.0), json_null()};
+  for (size_t i = 0; i < 4; i++) {
+    write_run("typed.json", H100, 132, 3000.0, base_set, 3, 1);
+    set_bench("typed.json", 2, "repetition_index", indices[i]);
+    expect_error(load_run(at("typed.json"), &f, err, sizeof err), err,
+                 "typed.json: field benchmarks[2].repetition_index: expected an integer >= 0");
+  }
+  /* One entry without an index and a copy of it with index 0: one repetition twice, either way round. */
+  for (int order = 0; order < 2; order++) {
+    write_run("typed.json", H100, 132, 3000.0, base_set, 3, 1);
+    json_error_t jerr;
+    json_t *doc = json_load_file(at("typed.json"), 0, &jerr);
+    ck_assert_ptr_nonnull(doc);
+    json_t *list = json_object_get(doc, "benchmarks"), *copy = json_deep_copy(json_array_get(list, 0));
+    json_object_set_new(order ? copy : json_array_get(list, 0), "repetition_index", json_integer(0));
+    json_array_append_new(list, copy);
+    ck_assert_int_eq(json_dump_file(doc, at("typed.json"), 0), 0);
+    json_decref(doc);
+    expect_error(load_run(at("typed.json"), &f, err, sizeof err), err,
+                 "a second entry of 'elementwise/add/N:1' for the same repetition (repetition_index 0");
+  }
+}
+END_TEST
+
+/* Sets <object>.<key> of the JSON file dir/file ("" : the top level; "context.gpu", "runs[0]"...). */
+static void set_at(const char *file, const char *object, const char *key, json_t *value) {
+  json_error_t jerr;
+  json_t *doc = json_load_file(at(file), 0, &jerr), *o = doc;
+  ck_assert_ptr_nonnull(doc);
+  char path[128];
+  FORMAT(path, "%s", object);
+  for (char *cursor = path, *step; (step = strsep(&cursor, ".")) && *step;) {
+    size_t i = 0;
+    char *bracket = strchr(step, '[');
+    if (bracket) *bracket = '\0', i = strtoul(bracket + 1, NULL, 10);
+    o = json_object_get(o, step);
+    if (bracket) o = json_array_get(o, i);
+  }
+  ck_assert_msg(json_object_set_new(o, key, value) == 0, "%s: no object %s", file, object);
+  ck_assert_int_eq(json_dump_file(doc, at(file), 0), 0);
+  json_decref(doc);
+}
+
+/* Integers are range-checked before they are cast to int: an sm_count of 2^32 + 132 read as 132, and 2^32 + 16
+ * contexts as 16. Present ones of another type are refused, not read as their default. */
+START_TEST(integers_are_range_checked) {
+  gate_figures f, base;
+  char err[1024];
+  const json_int_t wrap = (json_int_t)1 << 32;
+  struct {
+    const char *object, *key, *message;
+    json_t *value;
+  } bad[] = {
+      {"context.gpu", "sm_count", "context.gpu.sm_count: expected an integer from 1 to 65536, got 4294967428",
+       json_integer(wrap + 132)},
+      {"context.gpu", "sm_count", "context.gpu.sm_count: expected an integer from 1 to 65536, got 0", json_integer(0)},
+      {"context.gpu", "bus_width_bits", "context.gpu.bus_width_bits: expected an integer from 1 to 65536, got -1",
+       json_integer(-1)},
+      {"context.timing", "contexts", "context.timing.contexts: expected an integer from 1 to 256, got 4294967312",
+       json_integer(wrap + 16)},
+      {"context.timing", "contexts", "context.timing.contexts: expected an integer from 1 to 256, got a string",
+       json_string("16")},
+      {"context.timing", "long_contexts",
+       "context.timing.long_contexts: expected an integer from 0 to 16, got 4294967300", json_integer(wrap + 4)},
+      {"context.timing", "contexts_below_s", "context.timing.contexts_below_s: expected a number >= 0",
+       json_string("5e-5")},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    write_run("ints.json", H100, 132, 3000.0, base_set, 3, 1);
+    set_context("ints.json", "timing",
+                json_pack("{s:i, s:f, s:i}", "contexts", 16, "contexts_below_s", 50e-6, "long_contexts", 4));
+    f = load_ok("ints.json");
+    free_figures(&f);
+    set_at("ints.json", bad[i].object, bad[i].key, bad[i].value);
+    expect_error(load_run(at("ints.json"), &f, err, sizeof err), err, bad[i].message);
+  }
+  /* A baseline's alike. */
+  make_baseline(&base);
+  ck_assert(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0);
+  free_figures(&base);
+  set_at("nvidia-h100-80gb-hbm3.json", "gpu", "sm_count", json_integer(wrap + 132));
+  expect_error(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err), err,
+               "gpu.sm_count: expected an integer from 1 to 65536, got 4294967428");
+  set_at("nvidia-h100-80gb-hbm3.json", "gpu", "sm_count", json_integer(132));
+  set_at("nvidia-h100-80gb-hbm3.json", "runs[1]", "contexts", json_integer(wrap + 1));
+  expect_error(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err), err,
+               "runs[1].contexts: expected an integer from 1 to 256, got 4294967297");
+}
+END_TEST
+
 /* A string longer than the gate keeps is refused, not cut short (a cut commit or host names another). */
 START_TEST(long_strings_are_refused) {
   gate_figures f;
@@ -455,6 +562,8 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, run_file_is_read);
   tcase_add_test(tc, baseline_round_trips_atomically);
   tcase_add_test(tc, bad_input_is_named);
+  tcase_add_test(tc, failures_and_repetitions_are_typed);
+  tcase_add_test(tc, integers_are_range_checked);
   tcase_add_test(tc, long_strings_are_refused);
   tcase_add_test(tc, wrong_gpu_is_refused);
   tcase_add_test(tc, flush_methods_do_not_mix);

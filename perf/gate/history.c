@@ -51,6 +51,16 @@ static int same_as_run(const char *vpath, const char *rpath, json_t *v, const ch
   return 0;
 }
 
+/* Exits 2 on a verdict's field that is not what gate check writes: read as absent, a name of 5 or a verdict of null
+ * made an "unknown" row, and "fails": "true" an accepted run. */
+static void bad_verdict(const char *vpath, size_t i, const char *key, const char *want) {
+  fprintf(stderr,
+          "gate: %s: field verdicts[%zu]%s%s: expected %s: give the verdicts.json that gate check wrote for this run; "
+          "nothing was appended\n",
+          vpath, i, *key ? "." : "", key, want);
+  exit(EXIT_BAD_INPUT);
+}
+
 /* The verdicts file of this run, or exits 2: another run's verdicts would be recorded as
  * this run's. Returns its "verdicts" array (owned by *root). */
 static json_t *load_verdicts(const char *vpath, const char *rpath, const gate_figures *run, json_t **root) {
@@ -73,8 +83,14 @@ static json_t *load_verdicts(const char *vpath, const char *rpath, const gate_fi
   /* The history holds accepted runs: a gate check that failed, against the baseline or A/B, adds no row (#56 D18: a
    * failed A/B check's verdicts could be appended). */
   for (size_t i = 0; i < json_array_size(list); i++) {
-    json_t *e = json_array_get(list, i);
-    if (json_is_true(json_object_get(e, "fails"))) {
+    json_t *e = json_array_get(list, i), *fails = json_object_get(e, "fails"), *t = json_object_get(e, "threshold");
+    if (!json_is_object(e)) bad_verdict(vpath, i, "", "an object");
+    if (!json_is_string(json_object_get(e, "name"))) bad_verdict(vpath, i, "name", "the benchmark's name, a string");
+    if (!json_is_string(json_object_get(e, "verdict"))) bad_verdict(vpath, i, "verdict", "a string");
+    if (fails && !json_is_boolean(fails)) bad_verdict(vpath, i, "fails", "true or false");
+    if (t && !(json_is_number(t) && json_number_value(t) >= 0 && isfinite(json_number_value(t))))
+      bad_verdict(vpath, i, "threshold", "a number >= 0");
+    if (json_is_true(fails)) {
       fprintf(stderr,
               "gate: %s: verdicts[%zu] (%s) fails the gate: the history holds accepted runs only; nothing "
               "was appended\n",
@@ -122,14 +138,22 @@ static void threshold_of(json_t *list, const char *bench, char *buf, size_t len)
   }
 }
 
-/* The verdict of one benchmark in the verdicts file; "unknown" when it has none. */
-static const char *verdict_of(const char *vpath, json_t *list, const char *bench) {
-  const char *verdict = "unknown";
+/* The verdict of one benchmark in the verdicts file (load_verdicts checked its fields); exits 2 when it has none or
+ * two: gate check writes one per benchmark of the run, so those are not this run's verdicts. */
+static const char *verdict_of(const char *vpath, const char *rpath, json_t *list, const char *bench) {
+  const char *verdict = NULL;
   for (size_t j = 0; j < json_array_size(list); j++) {
     json_t *e = json_array_get(list, j);
     const char *name = json_string_value(json_object_get(e, "name"));
     const char *said = json_string_value(json_object_get(e, "verdict"));
-    if (!name || !said || strcmp(name, bench) != 0) continue;
+    if (strcmp(name, bench) != 0) continue;
+    if (verdict) {
+      fprintf(stderr,
+              "gate: %s: field verdicts[%zu].name: a second verdict of %s; give the verdicts.json that gate "
+              "check wrote for this run; nothing was appended\n",
+              vpath, j, bench);
+      exit(EXIT_BAD_INPUT);
+    }
     char field[64];
     snprintf(field, sizeof field, "verdicts[%zu].verdict", j);
     csv_text(vpath, field, said);
@@ -146,6 +170,13 @@ static const char *verdict_of(const char *vpath, json_t *list, const char *bench
       exit(EXIT_BAD_INPUT);
     }
     verdict = said;
+  }
+  if (!verdict) {
+    fprintf(stderr,
+            "gate: %s: field verdicts: no verdict of %s, a benchmark of %s: not the verdicts gate check wrote for "
+            "this run? Give those; nothing was appended\n",
+            vpath, bench, rpath);
+    exit(EXIT_BAD_INPUT);
   }
   return verdict;
 }
@@ -180,7 +211,7 @@ static char *csv_rows(const gate_figures *run, const char *rpath, json_t *list, 
     char threshold[32];
     threshold_of(list, b->name, threshold, sizeof threshold);
     fprintf(mem, "%s,%s,%s,%s,%.6g,%.6g,%.4g,%s,%s,%s,%s\n", info->date, info->commit, run->gpu.slug, b->name,
-            b->runs[0].time_ns, b->bytes_per_second, spread, verdict_of(vpath, list, b->name), info->l2_flush,
+            b->runs[0].time_ns, b->bytes_per_second, spread, verdict_of(vpath, rpath, list, b->name), info->l2_flush,
             threshold, info->testbed);
   }
   if (fclose(mem) != 0) {

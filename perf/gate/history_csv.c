@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The column median_ns keeps its historical name; it holds the run's time (the mean of its context medians). */
 const char *const kHistoryNeeds[] = {"date", "commit", "benchmark", "median_ns", NULL};
@@ -102,23 +103,59 @@ static int parse_row(const char *path, size_t line, char *text, const layout *c,
   return 0;
 }
 
+/* The longest line a history holds: a row is some 200 characters, a header of MAX_COLUMNS names far less. */
+#define MAX_LINE 65536
+
+/* The whole file, NUL-terminated. A NUL byte in it (where the line parser would stop and drop every later row), a
+ * line longer than MAX_LINE, something other than a regular file (/dev/zero, read forever) and running out of memory
+ * are errors, never a crash or a file read in part. */
 static int read_all(const char *path, char **text, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+    fclose(f);
+    return fail(err, errlen, "%s: not a regular file (%s): give a history CSV (baselines/history/<gpu>.csv)", path,
+                S_ISDIR(st.st_mode) ? "a folder" : "a device, pipe or socket");
+  }
   size_t cap = 1 << 16, len = 0;
   char *buf = malloc(cap);
   size_t got;
-  while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+  while (buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
     len += got;
-    if (cap - len - 1 == 0) buf = realloc(buf, cap *= 2);
+    if (cap - len - 1 == 0) {
+      char *more = realloc(buf, cap *= 2);
+      if (!more) free(buf);
+      buf = more;
+    }
   }
-  int bad = ferror(f);
+  int bad = ferror(f), e = errno;
   fclose(f);
+  if (!buf) return fail(err, errlen, "%s: out of memory after %zu bytes of it: is it a history file?", path, len);
   if (bad) {
     free(buf);
-    return fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    return fail(err, errlen, "%s: cannot read: %s", path, strerror(e));
   }
   buf[len] = '\0';
+  size_t line = 1, start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    if (i < len && buf[i] == '\0') {
+      free(buf);
+      return fail(err, errlen,
+                  "%s: line %zu: a NUL byte (at offset %zu of the file), which no history row holds: a damaged file? "
+                  "Restore it from git, or fix or remove that row",
+                  path, line, i);
+    }
+    if (i < len && buf[i] != '\n') continue;
+    if (i - start > MAX_LINE) {
+      free(buf);
+      return fail(err, errlen,
+                  "%s: line %zu: %zu characters, more than a history row has (at most %d): is it a history file?", path,
+                  line, i - start, MAX_LINE);
+    }
+    line++;
+    start = i + 1;
+  }
   *text = buf;
   return 0;
 }
@@ -138,8 +175,9 @@ static int by_bench_and_flush(const void *a, const void *b) {
   return c ? c : strcmp(x->l2_flush, y->l2_flush);
 }
 
-static void adopt_testbeds(history_table *t) {
+static int adopt_testbeds(history_table *t) {
   size_t *order = malloc((t->n + 1) * sizeof *order);
+  if (!order) return 1;
   for (size_t i = 0; i < t->n; i++) order[i] = i;
   adopt_rows = t->r;
   qsort(order, t->n, sizeof *order, by_bench_and_flush);
@@ -159,6 +197,7 @@ static void adopt_testbeds(history_table *t) {
       if (!t->r[order[k]].testbed[0]) t->r[order[k]].testbed = only;
   }
   free(order);
+  return 0;
 }
 
 static int load_table(const char *path, const char *const *needs, int to_cut, history_table *t, char *err,
@@ -206,7 +245,14 @@ static int load_table(const char *path, const char *const *needs, int to_cut, hi
     len = strlen(line);
     if (len && line[len - 1] == '\r') line[--len] = '\0';
     if (!len) continue;
-    if (t->n == alloc) t->r = realloc(t->r, (alloc = alloc ? 2 * alloc : 256) * sizeof *t->r);
+    if (t->n == alloc) {
+      history_entry *more = realloc(t->r, (alloc = alloc ? 2 * alloc : 256) * sizeof *t->r);
+      if (!more) {
+        history_table_free(t);
+        return fail(err, errlen, "%s: line %zu: out of memory for its rows", path, lineno);
+      }
+      t->r = more;
+    }
     int last = !cursor || only_line_ends(cursor), no_newline = !cursor;
     if (to_cut && last && t->n) {
       /* A cut last row: no newline after it (gate history ends every row with one), or too few or many
@@ -233,7 +279,11 @@ static int load_table(const char *path, const char *const *needs, int to_cut, hi
     history_table_free(t);
     return fail(err, errlen, "%s: no rows after the header: no run was recorded yet", path);
   }
-  adopt_testbeds(t);
+  if (adopt_testbeds(t)) {
+    size_t n = t->n;
+    history_table_free(t);
+    return fail(err, errlen, "%s: out of memory for the series of its %zu rows", path, n);
+  }
   return 0;
 }
 

@@ -20,6 +20,12 @@ const gpu_fields kBaselineGpu = {"gpu", "mem_clock_mhz", "driver", "runtime"};
 
 const gpu_fields kRunGpu = {"context.gpu", "mem_clock_max_mhz", "driver_version", "runtime_version"};
 
+/* "a string", "an integer", "null", ...: what a JSON value is, for messages. */
+const char *jr_type_name(const json_t *v) {
+  static const char *names[] = {"an object", "an array", "a string", "an integer", "a number", "true", "false", "null"};
+  return v ? names[json_typeof(v)] : "nothing";
+}
+
 json_t *jr_field(ctx *c, json_t *obj, const char *where, const char *key, int type) {
   if (c->failed) return NULL;
   json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
@@ -216,11 +222,32 @@ void jr_read_flush_method(ctx *c, json_t *o, const char *where, const char *key,
   snprintf(dst, len, "%s", s);
 }
 
-/* An optional string; `otherwise` when missing. */
+/* An optional string; `otherwise` when missing. One of another type (null too: no writer writes one) is an
+ * error: read as `otherwise`, a testbed of 5 was "" and matched runs of every testbed. */
 void jr_optional_str(ctx *c, json_t *o, const char *where, const char *key, const char *otherwise, char *dst,
                      size_t len) {
   json_t *v = json_object_get(o, key);
-  jr_store_str(c, where, key, json_is_string(v) ? json_string_value(v) : otherwise, dst, len);
+  if (v && !json_is_string(v) && !c->failed) {
+    c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected a string or no field, got %s: %s", c->path, where,
+                     key, jr_type_name(v),
+                     c->baseline ? "an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
+                                 : "a hand-edited run file? Re-run the benchmark");
+    return;
+  }
+  jr_store_str(c, where, key, v ? json_string_value(v) : otherwise, dst, len);
+}
+
+/* A run's testbed: "" when missing (a file from before the field, compared with every run). A present "" would
+ * read as that and match runs of every testbed; no runner or bless writes one. */
+void jr_read_testbed(ctx *c, json_t *o, const char *where, char *dst, size_t len) {
+  jr_optional_str(c, o, where, "testbed", "", dst, len);
+  if (!c->failed && json_object_get(o, "testbed") && !dst[0])
+    c->failed = fail(c->err, c->errlen,
+                     "%s: field %s.testbed: empty; a run names its testbed (1 to 200 printable characters) or has "
+                     "no such field: %s",
+                     c->path, where,
+                     c->baseline ? "an edited baseline? Re-bless it (ci/bless.sh) or restore it from git"
+                                 : "a hand-edited run file? Re-run the benchmark");
 }
 
 /* The GPU's name and its slug, which names the baseline and history files: a name
@@ -238,14 +265,29 @@ void jr_read_gpu_name(ctx *c, json_t *g, const char *where, gate_gpu *gpu) {
 /* Where a file keeps its GPU, and the names of the fields that differ: a baseline's "gpu"
  * is the gate's own; a run's "context.gpu" is the runner's. */
 
+/* The integer v (field where.key) when it lies from lo to hi; else 0 and an error. Checked before the cast to int:
+ * an sm_count of 2^32 + 132 was read as 132. v NULL (missing, said already): 0. */
+int jr_int_in(ctx *c, json_t *v, const char *where, const char *key, int lo, int hi) {
+  if (!v || c->failed) return 0;
+  if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi)
+    return (int)json_integer_value(v);
+  char got[32];
+  snprintf(got, sizeof got, "%lld", (long long)json_integer_value(v));
+  c->failed = fail(c->err, c->errlen, "%s: field %s.%s: expected an integer from %d to %d, got %s: %s", c->path, where,
+                   key, lo, hi, json_is_integer(v) ? got : jr_type_name(v),
+                   c->baseline ? "an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
+                               : "a hand-edited run file? Re-run the benchmark");
+  return 0;
+}
+
 void jr_read_gpu(ctx *c, json_t *g, const gpu_fields *k, gate_gpu *gpu) {
   jr_read_gpu_name(c, g, k->where, gpu);
-  json_t *v = jr_field(c, g, k->where, "sm_count", JSON_INTEGER);
-  gpu->sm_count = v ? (int)json_integer_value(v) : 0;
+  /* Both are positive (the runner's schema); 65536 is far above any GPU's. */
+  gpu->sm_count = jr_int_in(c, jr_field(c, g, k->where, "sm_count", JSON_INTEGER), k->where, "sm_count", 1, 65536);
   gpu->mem_clock_mhz = jr_positive(c, g, k->where, k->mem_clock);
-  v = jr_field(c, g, k->where, "bus_width_bits", JSON_INTEGER);
-  gpu->bus_width_bits = v ? (int)json_integer_value(v) : 0;
-  v = jr_field(c, g, k->where, "ecc", JSON_TRUE);
+  gpu->bus_width_bits =
+      jr_int_in(c, jr_field(c, g, k->where, "bus_width_bits", JSON_INTEGER), k->where, "bus_width_bits", 1, 65536);
+  json_t *v = jr_field(c, g, k->where, "ecc", JSON_TRUE);
   gpu->ecc = v ? json_is_true(v) : 0;
   jr_copy_str(c, g, k->where, k->driver, gpu->driver, sizeof gpu->driver);
   jr_copy_str(c, g, k->where, k->runtime, gpu->runtime, sizeof gpu->runtime);
@@ -259,20 +301,14 @@ void jr_read_contexts_method(ctx *c, json_t *o, const char *where, gate_run_info
   json_t *k = required ? jr_field(c, o, where, "contexts", JSON_INTEGER) : json_object_get(o, "contexts");
   json_t *below =
       required ? jr_field(c, o, where, "contexts_below_s", JSON_REAL) : json_object_get(o, "contexts_below_s");
-  info->contexts = json_is_integer(k) ? (int)json_integer_value(k) : 1;
-  info->contexts_below_s = json_is_number(below) ? json_number_value(below) : 0;
   json_t *l = json_object_get(o, "long_contexts");
-  info->long_contexts = json_is_integer(l) ? (int)json_integer_value(l) : 0;
   if (c->failed) return;
-  if (l && (!json_is_integer(l) || info->long_contexts < 0 || info->long_contexts > info->contexts)) {
-    c->failed = fail(c->err, c->errlen, "%s: field %s.long_contexts: expected an integer from 0 to its contexts (%d)",
-                     c->path, where, info->contexts);
-    return;
-  }
-  if (info->contexts < 1 || info->contexts > 256)
-    c->failed =
-        fail(c->err, c->errlen, "%s: field %s.contexts: %d is not from 1 to 256", c->path, where, info->contexts);
-  else if (!(info->contexts_below_s >= 0) || !isfinite(info->contexts_below_s))
+  /* Present ones are checked, never read as their default ("16" as 1 context). */
+  info->contexts = k ? jr_int_in(c, k, where, "contexts", 1, 256) : 1;
+  info->long_contexts = l ? jr_int_in(c, l, where, "long_contexts", 0, info->contexts) : 0;
+  info->contexts_below_s = json_is_number(below) ? json_number_value(below) : 0;
+  if (!c->failed && below &&
+      !(json_is_number(below) && info->contexts_below_s >= 0 && isfinite(info->contexts_below_s)))
     c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_below_s: expected a number >= 0", c->path, where);
 }
 

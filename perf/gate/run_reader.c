@@ -44,7 +44,7 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
   json_t *gpu_cx = json_object_get(cx, "gpu");
   if (json_is_object(gpu_cx))
     jr_optional_str(c, gpu_cx, "context.gpu", "uuid", "", info->gpu_uuid, sizeof info->gpu_uuid);
-  jr_optional_str(c, cx, "context", "testbed", "", info->testbed, sizeof info->testbed);
+  jr_read_testbed(c, cx, "context", info->testbed, sizeof info->testbed);
   json_t *timing = json_object_get(cx, "timing");
   jr_read_contexts_method(c, json_is_object(timing) ? timing : cx, "context.timing", info, 0);
   info->warmup_s = jr_optional_warmup(c, timing, "context.timing", "min_warmup_time_s", "re-run the benchmark");
@@ -52,19 +52,29 @@ static void read_run_info(ctx *c, json_t *cx, gate_run_info *info) {
 }
 
 /* Entries of one name are pooled only as repetitions of it: each with its own repetition_index. Two
- * entries of one repetition (a file concatenated or edited) would be counted twice (#56 W04). 0, or 1 after
- * saying why. */
+ * entries of one repetition (a file concatenated or edited) would be counted twice (#56 W04). A missing index is
+ * 0: Google Benchmark leaves it out when there is one repetition. 0, or 1 after saying why. */
 static int distinct_repetition(ctx *c, json_t *e, const char *where, const char *name) {
   json_t *index = json_object_get(e, "repetition_index"), *seen = json_object_get(c->repetitions, name);
+  if (index && !(json_is_integer(index) && json_integer_value(index) >= 0)) {
+    char got[32];
+    snprintf(got, sizeof got, "%lld", (long long)json_integer_value(index));
+    c->failed = fail(c->err, c->errlen,
+                     "%s: field %s.repetition_index: expected an integer >= 0 (which repetition, from 0) or no "
+                     "field, got %s: a hand-edited run file? Re-run the benchmark",
+                     c->path, where, json_is_integer(index) ? got : jr_type_name(index));
+    return 1;
+  }
+  json_int_t rep = index ? json_integer_value(index) : 0;
   if (seen) {
     size_t i;
     json_t *v;
     json_array_foreach(seen, i, v) {
-      if (json_equal(v, index ? index : json_null())) {
+      if (json_integer_value(v) == rep) {
         c->failed = fail(c->err, c->errlen,
-                         "%s: field %s: a second entry of '%s' for the same repetition (%s): "
+                         "%s: field %s: a second entry of '%s' for the same repetition (repetition_index %lld%s): "
                          "one run file holds each repetition once; re-run the benchmark rather than join files",
-                         c->path, where, name, index ? "its repetition_index repeats" : "no repetition_index");
+                         c->path, where, name, (long long)rep, index ? "" : ", none read as 0");
         return 1;
       }
     }
@@ -72,7 +82,7 @@ static int distinct_repetition(ctx *c, json_t *e, const char *where, const char 
     seen = json_array();
     json_object_set_new(c->repetitions, name, seen);
   }
-  json_array_append_new(seen, index ? json_deep_copy(index) : json_null());
+  json_array_append_new(seen, json_integer(rep));
   return 0;
 }
 
@@ -257,7 +267,10 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
     json_t *name = jr_field(&c, e, where, "name", JSON_STRING);
     json_t *type = jr_field(&c, e, where, "run_type", JSON_STRING);
     if (!name || !type) break;
-    if (json_is_true(json_object_get(e, "error_occurred"))) {
+    /* Anything but a boolean ("true", a string) would let a failed entry be judged as measured. */
+    int failed = jr_optional_flag(&c, e, where, "error_occurred");
+    if (c.failed) break;
+    if (failed) {
       failed_entry(&c, e, where, json_string_value(name), x);
       continue;
     }

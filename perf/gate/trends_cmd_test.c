@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "perf/gate/trends_file.h"
 #include "tests/support/check_run.h"
@@ -200,6 +202,69 @@ START_TEST(bad_input_is_refused_naming_file_line_and_field) {
 }
 END_TEST
 
+/* Runs `gate trends path` with its address space limited to `bytes` (RLIMIT_AS), output in out; its exit status, or
+ * 128 + the signal that ended it. */
+static int trends_with_memory_limit(rlim_t bytes, const char *path, char *out, size_t len) {
+  char *log = tmp_path("limited.out");
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    struct rlimit rl = {bytes, bytes};
+    if (!freopen(log, "w", stdout) || dup2(fileno(stdout), 2) < 0 || setrlimit(RLIMIT_AS, &rl) != 0) _exit(126);
+    execl(gate, gate, "trends", path, (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  FILE *f = fopen(log, "r");
+  ck_assert_ptr_nonnull(f);
+  out[fread(out, 1, len - 1, f)] = '\0';
+  fclose(f);
+  free(log);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A history is read whole or refused: a NUL byte ended the text there and 35 of 40 rows were dropped without a
+ * word; a line no row has, a device (/dev/zero, read forever) and memory running out are errors, not a crash. */
+START_TEST(damaged_and_endless_files_are_refused) {
+  char *path = step_history("nul.csv", 20, 1020), out[8192];
+  FILE *f = fopen(path, "r+");
+  ck_assert_ptr_nonnull(f);
+  for (int lines = 0; lines < 5;) lines += fgetc(f) == '\n';
+  ck_assert_int_eq(fseek(f, 10, SEEK_CUR), 0);
+  ck_assert_int_eq(fputc('\0', f), 0);
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 2);
+  ck_assert_msg(strstr(out, "nul.csv: line 6: a NUL byte") != NULL, "%s", out);
+  free(path);
+
+  static char text[80000];
+  int n = snprintf(text, sizeof text, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n");
+  memset(text + n, 'x', 70000);
+  snprintf(text + n + 70000, sizeof text - (size_t)n - 70000, ",a,g,f/v,100,1e9,0.01,same,read\n");
+  expect_refused("long.csv", text, "long.csv: line 2: 70031 characters, more than a history row has");
+
+  ck_assert_int_eq(run_trends("/dev/zero", out, sizeof out), 2);
+  ck_assert_msg(strstr(out, "/dev/zero: not a regular file (a device, pipe or socket)") != NULL, "%s", out);
+  char *folder = tmp_path("");
+  ck_assert_int_eq(run_trends(folder, out, sizeof out), 2);
+  ck_assert_msg(strstr(out, "not a regular file (a folder)") != NULL, "%s", out);
+  free(folder);
+
+  /* 512 MiB (sparse: no disk) read in 128 MiB of address space: out of memory, said. */
+  path = tmp_path("huge.csv");
+  f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(ftruncate(fileno(f), (off_t)512 << 20), 0);
+  ck_assert_int_eq(fclose(f), 0);
+  int rc = trends_with_memory_limit((rlim_t)128 << 20, path, out, sizeof out);
+  ck_assert_msg(rc == 2, "gate trends exited %d, expected 2: %s", rc, out);
+  ck_assert_msg(strstr(out, "huge.csv: out of memory after") != NULL, "%s", out);
+  unlink(path);
+  free(path);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s PATH_TO_GATE\n", argv[0]);
@@ -216,6 +281,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, legacy_header_with_a_flush_field);
   tcase_add_test(tc, json_holds_what_was_decided);
   tcase_add_test(tc, bad_input_is_refused_naming_file_line_and_field);
+  tcase_add_test(tc, damaged_and_endless_files_are_refused);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
