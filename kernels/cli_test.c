@@ -165,7 +165,7 @@ static void expect_filtered(int f, const listing *all, const char *filter) {
   snprintf(flag, sizeof flag, "--benchmark_filter=%s", filter);
   if (k == 0) {
     const char *argv[] = {bin, "--benchmark_list_tests", flag, NULL};
-    ck_assert_msg(run(argv) == 1, "%s %s: expected exit 1, nothing matches", bin, flag);
+    ck_assert_msg(run(argv) == 2, "%s %s: expected exit 2 (a bad flag), nothing matches", bin, flag);
     ck_assert_ptr_nonnull(strstr(g_err, "no benchmark matches"));
     return;
   }
@@ -269,7 +269,7 @@ END_TEST
 
 START_TEST(filter_matching_nothing_fails) {
   const char *argv[] = {g_family[0].bin, "--benchmark_filter=nothing_is_called_this", NULL};
-  ck_assert_int_eq(run(argv), 1);
+  ck_assert_int_eq(run(argv), 2);
   ck_assert_ptr_nonnull(strstr(g_err, "no benchmark matches"));
 }
 END_TEST

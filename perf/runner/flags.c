@@ -141,7 +141,8 @@ void flags_usage(FILE *f, const char *prog) {
           "  --help                              this text\n"
           "Environment: BENCH_SEED=<n> fixes the random inputs (default: drawn from the clock; the seed is\n"
           "  in the JSON context); BENCH_NVML_LIBRARY=<path> loads NVML from <path> instead of libnvidia-ml.so.1.\n"
-          "Exit status: 0 success, 1 a benchmark failed (self-check or CUDA error), 2 usage error or no usable GPU.\n",
+          "Exit status: 0 success, 1 a benchmark failed (self-check or CUDA error), 2 usage error (a\n"
+          "--benchmark_filter that matches nothing too) or no usable GPU.\n",
           prog);
 }
 

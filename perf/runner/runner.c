@@ -598,7 +598,7 @@ static int run_selection(runner *R, const selection *sel, const char *prog) {
   if (sel->n == 0) {
     fprintf(stderr, "%s: no benchmark matches --benchmark_filter=%s (--benchmark_list_tests lists them)\n", prog,
             o->filter);
-    return 1;
+    return 2;
   }
   if (o->list_tests) {
     for (size_t i = 0; i < sel->n; i++) printf("%s\n", sel->name_ptrs[i]);
