@@ -24,7 +24,7 @@
 # --accept-slower: a soak round's exit_status (ci/soak.sh) other than 0 (or 5: the tests passed,
 # the report or history was not written), or a perf test's verdicts.json with a slower or missing
 # verdict. Blessed in, a slowdown becomes the baseline's noise and widens every GPU's threshold.
-# --accept-slower is passed on to gate bless, which with --add refuses a run it judges slower
+# With --add, --accept-slower is passed on to gate bless, which refuses a run it judges slower
 # against the current baseline too.
 #
 # With --only, a slower or missing verdict of a benchmark outside the pattern is named and not counted: it is not
@@ -162,4 +162,6 @@ if [ "$failed" -eq 1 ] && [ ${#accept[@]} -eq 0 ]; then
     "to bless it anyway" >&2
   exit 2
 fi
+# Without --add, --accept-slower has done its part (the failed folders above): gate bless takes it only with --add.
+[ ${#add[@]} -gt 0 ] || accept=()
 exec "$gate" bless --baselines="$baselines" "${add[@]}" "${accept[@]}" "${only[@]}" "${runs[@]}"

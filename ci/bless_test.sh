@@ -11,7 +11,7 @@ mkdir -p "$work/empty" "$work/baselines"
 fake_bazel="$work/fake_bazel"
 printf '#!/bin/sh\ntouch "%s/bazel_called"\nexit 1\n' "$work" >"$fake_bazel"
 fake_gate="$work/fake_gate"
-printf '#!/bin/sh\n[ "$1" = bless ] && { touch "%s/bless_called"; exit 0; }\nexec "%s" "$@"\n' "$work" "$real_gate" >"$fake_gate"
+printf '#!/bin/sh\n[ "$1" = bless ] && { echo "$*" >"%s/bless_called"; exit 0; }\nexec "%s" "$@"\n' "$work" "$real_gate" >"$fake_gate"
 chmod +x "$fake_bazel" "$fake_gate"
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -112,12 +112,18 @@ rm "$(vf new_gpu)"
 printf '## dot_bench on NVIDIA H100 80GB HBM3: NOT JUDGED (no baseline of this GPU yet)\n' \
   >"$work/new_gpu/perf/dot_perf_test/summary.md"
 # With --accept-slower, or with rounds that passed (exit 5: tests passed, report not written), gate bless runs.
-for args in "--add --accept-slower good slow failed" "--add good unwritten" "--add good libref" "good new_gpu"; do
+# gate bless takes --accept-slower only with --add (without it, nothing is judged slower there).
+for args in "--add --accept-slower good slow failed" "--accept-slower good slow" "--add good unwritten" \
+  "--add good libref" "good new_gpu"; do
   rm -f "$work/bless_called"
   # shellcheck disable=SC2086
   (cd "$work" && GATE="$fake_gate" bash "$bless" --baselines="$work/baselines" $args >"$work/out" 2>&1) || true
   cat "$work/out"
   [ -e "$work/bless_called" ] || fail "$args: gate bless was not started"
+  case "$args" in
+    --add\ --accept-slower*) grep -q -- "--add --accept-slower" "$work/bless_called" ;;
+    *) ! grep -q -- "--accept-slower" "$work/bless_called" ;;
+  esac || fail "$args: gate bless was given: $(cat "$work/bless_called")"
 done
 grep -qF "blessed anyway (--accept-slower)" "$work/out" && fail "a passed round was called failed"
 echo "ok"

@@ -346,6 +346,10 @@ static void warn_one_gpu(const gate_figures *blessed) {
 
 int cmd_bless(options *o) {
   if (!o->baselines || o->nrest < 1) usage("bless needs --baselines=DIR and at least one RUN.json");
+  if (o->accept_slower && !o->add) /* it would be ignored: only --add judges the runs against the baseline */
+    usage(
+        "bless --accept-slower goes with --add: without --add the runs replace their families' runs and none is "
+        "judged slower; give --add, or leave --accept-slower out");
   char buf[4096], err[1024];
   gate_figures *runs = calloc((size_t)o->nrest, sizeof *runs);
   char **paths = calloc((size_t)o->nrest, sizeof *paths);

@@ -1,8 +1,8 @@
 /* What the gate's commands (check.c, ab.c, compare_cmd.c, bless.c, failing_cmd.c, history.c, testbeds.c,
  * trends_cmd.c) share: exit codes, options, paths given by the user, loading inputs or exiting 2
  * (cli.c); running a benchmark binary (bench_process.c) and a gate check's confirmation and outputs
- * (check_outputs.c), which check.c and ab.c both use. gate_main.c parses the options and dispatches
- * to cmd_*. */
+ * (check_outputs.c), which check.c and ab.c both use. gate_main.c parses the options (each command's own: cli.c's
+ * table of flags) and dispatches to cmd_*. */
 #ifndef PERF_GATE_GATE_CLI_H
 #define PERF_GATE_GATE_CLI_H
 
@@ -42,8 +42,27 @@ typedef struct {
   int nrest;
 } options;
 
-/* The usage of every command (cli.c), to out. */
-void print_usage(FILE *out);
+/* The commands, as bits of a set of them (cli.c names them). */
+enum {
+  CMD_CHECK = 1u << 0,
+  CMD_COMPARE = 1u << 1,
+  CMD_BLESS = 1u << 2,
+  CMD_HISTORY = 1u << 3,
+  CMD_TESTBEDS = 1u << 4,
+  CMD_MIGRATE = 1u << 5,
+  CMD_FAILING = 1u << 6,
+  CMD_TRENDS = 1u << 7,
+  ALL_COMMANDS = (1u << 8) - 1
+};
+/* The command called name (CMD_*), or 0 when there is none. */
+unsigned command_of(const char *name);
+/* The next flag of argv for command cmd (optind = 2 before the first), as getopt_long returns it over every flag of
+ * the gate: its val (optarg set) and *name its long name; -1 after the last; '?' for one that getopt_long has said
+ * is none. A flag of another command is exit 2, naming the flag, cmd and the commands that take it (cli.c's table
+ * of flags says which). */
+int next_flag(int argc, char **argv, unsigned cmd, const char **name);
+/* The usage of the commands cmds (ALL_COMMANDS: every one), to out. */
+void print_usage(FILE *out, unsigned cmds);
 /* Prints msg (if any) and the usage to stderr and exits 2. */
 _Noreturn void usage(const char *msg);
 /* Paths given to `bazel run` are relative to where the user ran it. */

@@ -39,6 +39,82 @@ START_TEST(help_and_repetitions) {
 }
 END_TEST
 
+/* The flags of each command, as its --help lists them (--help aside), and those that take no value. */
+#define POLICY_FLAGS " tolerance own_tolerance family_tolerance k_noise alpha min_delta_us metric"
+static const struct {
+  const char *cmd, *flags;
+} command_flags[] = {
+    {"check",
+     "bench baselines strict repetitions contexts long_contexts warmup out_dir no_recheck against_bench against pairs "
+     "against_uncovered" POLICY_FLAGS},
+    {"compare", "baseline baselines strict recheck out_dir" POLICY_FLAGS},
+    {"bless", "baselines add accept-slower only" POLICY_FLAGS},
+    {"history", "history_dir verdicts"},
+    {"testbeds", "uncovered has_runs label"},
+    {"migrate", "per_family"},
+    {"failing", ""},
+    {"trends", "baseline json tolerance family_tolerance k_noise alpha min_step window since"},
+};
+static const char no_value[] = " strict no_recheck against_uncovered add accept-slower per_family ";
+enum { NCOMMANDS = sizeof command_flags / sizeof *command_flags };
+
+/* 1 when the space-separated list has the word w[0..len). */
+static int has_word(const char *list, const char *w, size_t len) {
+  for (const char *p = list; (p = strchr(p, *w)) != NULL; p++)
+    if ((p == list || p[-1] == ' ') && strncmp(p, w, len) == 0 && (p[len] == ' ' || p[len] == '\0')) return 1;
+  return 0;
+}
+
+/* Each command takes its own flags and refuses every other command's, naming the flag, the command and those that
+ * take it: it used to parse every flag and ignore those it does not use (compare --bench=X, history --tolerance=0.5,
+ * trends --strict), which read as if they took effect. Its --help lists exactly its flags. */
+START_TEST(a_flag_of_another_command_is_refused) {
+  char all[2048] = " ";
+  for (int c = 0; c < NCOMMANDS; c++) {
+    expect_gate(0, "%s --help", command_flags[c].cmd);
+    for (const char *p = gate_output; (p = strstr(p, "--")) != NULL;) { /* every flag its --help names */
+      p += 2;
+      size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyz_-");
+      if (len && strncmp(p, "benchmark", 9) != 0)
+        ck_assert_msg(has_word(command_flags[c].flags, p, len), "gate %s --help lists --%.*s, which it does not take",
+                      command_flags[c].cmd, (int)len, p);
+      p += len;
+    }
+    char word[64];
+    for (const char *p = command_flags[c].flags; sscanf(p, "%63s", word) == 1; p = strstr(p, word) + strlen(word)) {
+      char flag[80];
+      FORMAT(flag, "--%s", word);
+      ck_assert_msg(strstr(gate_output, flag), "gate %s --help does not list %s", command_flags[c].cmd, flag);
+      if (!has_word(all, word, strlen(word))) strcat(strcat(all, word), " ");
+    }
+  }
+  char word[64];
+  for (const char *p = all; sscanf(p, "%63s", word) == 1; p = strstr(p, word) + strlen(word)) {
+    char takers[256] = "";
+    for (int c = 0; c < NCOMMANDS; c++)
+      if (has_word(command_flags[c].flags, word, strlen(word)))
+        strcat(strcat(takers, *takers ? ", " : ""), command_flags[c].cmd);
+    for (int c = 0; c < NCOMMANDS; c++) {
+      if (has_word(command_flags[c].flags, word, strlen(word))) continue;
+      const char *cmd = command_flags[c].cmd;
+      expect_gate(2, "%s --%s%s x.json", cmd, word, has_word(no_value, word, strlen(word)) ? "" : "=1");
+      char want[512];
+      FORMAT(want, "gate %s: --%s is not a flag of %s (it is one of %s)", cmd, word, cmd, takers);
+      expect_output(want);
+    }
+  }
+  /* Flags of one command that are ignored without another: refused too. */
+  const char *bl = make_dir("flags/bl");
+  write_run("flags/run.json", H100, 132, 3000.0, base_set, 3, 1);
+  expect_gate(2, "bless --baselines=%s --accept-slower %s", bl, at("flags/run.json"));
+  expect_output("bless --accept-slower goes with --add");
+  expect_gate(2, "testbeds --label=a --has_runs=b %s", at("flags/run.json"));
+  expect_output("testbeds takes one of --uncovered, --has_runs and --label");
+  expect_gate(2, "testbeds --uncovered=a --label=b %s %s", at("flags/run.json"), at("flags/run.json"));
+  expect_output("testbeds takes one of --uncovered, --has_runs and --label");
+}
+END_TEST
+
 /* A directory where creating a file fails with an errno other than ENOENT (EACCES as a user,
  * /sys as root); *err is that errno. NULL when there is none here. */
 static const char *unwritable_dir(int *err) {
@@ -301,6 +377,7 @@ int main(int argc, char **argv) {
   TCase *tc = tcase_create("cli_input");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, help_and_repetitions);
+  tcase_add_test(tc, a_flag_of_another_command_is_refused);
   tcase_add_test(tc, missing_unreadable_and_bad_inputs_differ);
   tcase_add_test(tc, gpu_name_must_name_a_file);
   tcase_add_test(tc, unphysical_figures_are_refused);

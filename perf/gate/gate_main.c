@@ -36,7 +36,7 @@
  *       writes summary.md and verdicts.json there, made first if missing, as in gate check. A run none of
  *       whose benchmarks is in the baseline is warned of, as in gate check (--strict: exit 1). Re-judges
  *       soak rounds offline (ci/soak.sh --rejudge) after a change to the gate or a baseline.
- *   gate bless   --baselines=DIR [--add] [--only=REGEX] RUN.json...
+ *   gate bless   --baselines=DIR [POLICY] [--add [--accept-slower]] [--only=REGEX] RUN.json...
  *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
  *       of their GPU, replacing only the families they measured; with --add the runs join the
  *       baseline's runs of their families (a runner brought into the baseline: it is then
@@ -44,7 +44,8 @@
  *       has none of there, a run counts once per benchmark); with --only, only the benchmarks whose name
  *       matches REGEX (POSIX extended, anywhere in the name) are replaced or joined, and the rest
  *       of their families keep their runs (a variant changed on purpose). Reads, merges and replaces
- *       DIR/<gpu-slug>.json atomically under an exclusive flock of DIR.
+ *       DIR/<gpu-slug>.json atomically under an exclusive flock of DIR. --add judges each run as gate compare
+ *       would (POLICY) and refuses one slower than the baseline unless --accept-slower (only with --add).
  *   gate history --history_dir=DIR --verdicts=FILE RUN.json
  *       Appends one CSV row per benchmark to DIR/<gpu-slug>.csv, all or nothing (flock of DIR, a temporary
  *       file renamed over the old one); rows carry the threshold each verdict applied and the run's testbed,
@@ -69,6 +70,9 @@
  *       Prints "NAME: VERDICT" for each verdict that fails the gate ("fails": true; in files from before that field,
  *       slower or missing); exit 2 when a file is missing or not the verdicts.json gate check writes (ci/bless.sh).
  *   gate --help, gate COMMAND --help
+ *       The usage of every command, or of COMMAND: the flags it takes. A flag of another command is exit 2 naming
+ *       the commands that take it (cli.c's table of flags), never ignored; so is giving testbeds more than one of
+ *       --uncovered, --has_runs and --label.
  *
  * verdicts.json: {"metric": "time" | "copy_ratio", "gpu": {"name", "uuid"},
  *                 "run": {"date", "host", "commit"}, "verdicts": [{"name", "verdict", ...}]}
@@ -87,13 +91,6 @@
 #include <string.h>
 
 #include "perf/gate/gate_cli.h"
-
-/* The long name of option `c` in opts. */
-static const char *long_name(const struct option *opts, int c) {
-  for (; opts->name; opts++)
-    if (opts->val == c) return opts->name;
-  return "?";
-}
 
 /* Seconds from 0 to hi: "-1", "abc", "0.2s", "inf" or "nan" are refused. */
 static double seconds_arg(const char *flag, const char *v, double hi) {
@@ -121,49 +118,18 @@ static int integer_arg(const char *flag, const char *v, long lo, long hi) {
   return (int)x;
 }
 
-static options parse(int argc, char **argv) {
+/* The flags of command cmd (CMD_*, gate_cli.h): one it does not take is refused (next_flag). */
+static options parse(int argc, char **argv, unsigned cmd) {
   options o = {.policy = default_policy(),
                .repetitions = 1,
                .recheck = 1,
                .contexts = GATE_CONTEXTS,
                .long_contexts = GATE_LONG_CONTEXTS};
-  static const struct option opts[] = {{"tolerance", required_argument, 0, 't'},
-                                       {"family_tolerance", required_argument, 0, 'f'},
-                                       {"own_tolerance", required_argument, 0, 'T'},
-                                       {"k_noise", required_argument, 0, 'k'},
-                                       {"alpha", required_argument, 0, 'a'},
-                                       {"metric", required_argument, 0, 'm'},
-                                       {"bench", required_argument, 0, 'b'},
-                                       {"baselines", required_argument, 0, 'B'},
-                                       {"baseline", required_argument, 0, 'F'},
-                                       {"out_dir", required_argument, 0, 'o'},
-                                       {"history_dir", required_argument, 0, 'H'},
-                                       {"verdicts", required_argument, 0, 'v'},
-                                       {"strict", no_argument, 0, 's'},
-                                       {"repetitions", required_argument, 0, 'r'},
-                                       {"no_recheck", no_argument, 0, 'n'},
-                                       {"min_delta_us", required_argument, 0, 'd'},
-                                       {"contexts", required_argument, 0, 'c'},
-                                       {"add", no_argument, 0, 'A'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {"recheck", required_argument, 0, 'R'},
-                                       {"long_contexts", required_argument, 0, 'L'},
-                                       {"only", required_argument, 0, 'O'},
-                                       {"warmup", required_argument, 0, 'W'},
-                                       {"against_bench", required_argument, 0, 'X'},
-                                       {"against", required_argument, 0, 'Y'},
-                                       {"pairs", required_argument, 0, 'P'},
-                                       {"against_uncovered", no_argument, 0, 'U'},
-                                       {"label", required_argument, 0, 'l'},
-                                       {"uncovered", required_argument, 0, 'V'},
-                                       {"has_runs", required_argument, 0, 'G'},
-                                       {"accept-slower", no_argument, 0, 'S'},
-                                       {"per_family", no_argument, 0, 'Q'},
-                                       {0, 0, 0, 0}};
   int c;
+  const char *name = NULL;
   char err[512];
   optind = 2;
-  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+  while ((c = next_flag(argc, argv, cmd, &name)) != -1) {
     switch (c) {
       case 't':
       case 'T':
@@ -171,7 +137,7 @@ static options parse(int argc, char **argv) {
       case 'k':
       case 'a':
       case 'd': /* the decision rule's flags (POLICY_FLAGS, decide.h) */
-        if (policy_flag(&o.policy, long_name(opts, c), optarg, err, sizeof err)) usage(err);
+        if (policy_flag(&o.policy, name, optarg, err, sizeof err)) usage(err);
         break;
       case 'm':
         if (!strcmp(optarg, "time"))
@@ -205,7 +171,7 @@ static options parse(int argc, char **argv) {
       case 'Q': o.per_family = 1; break;
       case 'P': o.pairs = integer_arg("pairs", optarg, 1, 20); break;
       case 'U': o.against_uncovered = 1; break;
-      case 'h': print_usage(stdout); exit(EXIT_PASS);
+      case 'h': print_usage(stdout, cmd); exit(EXIT_PASS);
       default: usage("unknown flag");
     }
   }
@@ -221,18 +187,20 @@ static options parse(int argc, char **argv) {
 int main(int argc, char **argv) {
   if (argc < 2) usage("a command is needed");
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-    print_usage(stdout);
+    print_usage(stdout, ALL_COMMANDS);
     return EXIT_PASS;
   }
-  if (!strcmp(argv[1], "trends")) return cmd_trends(argc, argv); /* its own flags: trends_cmd.c */
-  options o = parse(argc, argv);
-  if (!strcmp(argv[1], "check")) return cmd_check(&o);
-  if (!strcmp(argv[1], "compare")) return cmd_compare(&o);
-  if (!strcmp(argv[1], "bless")) return cmd_bless(&o);
-  if (!strcmp(argv[1], "history")) return cmd_history(&o);
-  if (!strcmp(argv[1], "testbeds")) return cmd_testbeds(&o);
-  if (!strcmp(argv[1], "migrate")) return cmd_migrate(&o);
-  if (!strcmp(argv[1], "failing")) return cmd_failing(&o);
-  usage("unknown command (want check, compare, bless, history, migrate, testbeds, trends or failing)");
-  return EXIT_BAD_INPUT;
+  unsigned cmd = command_of(argv[1]);
+  if (!cmd) usage("unknown command (want check, compare, bless, history, migrate, testbeds, trends or failing)");
+  if (cmd == CMD_TRENDS) return cmd_trends(argc, argv); /* its own options: trends_cmd.c */
+  options o = parse(argc, argv, cmd);
+  switch (cmd) {
+    case CMD_CHECK: return cmd_check(&o);
+    case CMD_COMPARE: return cmd_compare(&o);
+    case CMD_BLESS: return cmd_bless(&o);
+    case CMD_HISTORY: return cmd_history(&o);
+    case CMD_TESTBEDS: return cmd_testbeds(&o);
+    case CMD_MIGRATE: return cmd_migrate(&o);
+    default: return cmd_failing(&o); /* CMD_FAILING: trends and unknown commands are above */
+  }
 }

@@ -66,6 +66,8 @@ static void load_place_or_die(const baseline_place *pl, gate_figures *f) {
 }
 
 int cmd_testbeds(options *o) {
+  if (!!o->uncovered_testbed + !!o->has_runs_testbed + !!o->label_testbed > 1) /* else all but one were ignored */
+    usage("testbeds takes one of --uncovered, --has_runs and --label: each is a question of its own");
   if (o->uncovered_testbed) {
     /* No binaries would list nothing, read as "every benchmark has runs of TESTBED". */
     if (o->nrest < 2) usage("testbeds --uncovered=TESTBED needs BASELINE.json and one or more benchmark binaries");

@@ -91,33 +91,25 @@ static const char *since_arg(const char *v) {
 
 static trends_options parse_trends(int argc, char **argv, int *first) {
   trends_options o = {.params = trend_defaults(), .policy = default_policy(), .window = TREND_WINDOW};
-  static const struct option opts[] = {{"tolerance", required_argument, 0, 'P'},
-                                       {"family_tolerance", required_argument, 0, 'P'},
-                                       {"k_noise", required_argument, 0, 'P'},
-                                       {"alpha", required_argument, 0, 'a'},
-                                       {"min_step", required_argument, 0, 's'},
-                                       {"window", required_argument, 0, 'w'},
-                                       {"since", required_argument, 0, 'S'},
-                                       {"baseline", required_argument, 0, 'b'},
-                                       {"json", required_argument, 0, 'j'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-  int c, index;
+  int c;
+  const char *name = NULL;
   optind = 2;
-  while ((c = getopt_long(argc, argv, "", opts, &index)) != -1) {
+  while ((c = next_flag(argc, argv, CMD_TRENDS, &name)) != -1) { /* the gate's flags (cli.c): trends' alone */
     char msg[512];
     switch (c) {
-      case 'P':
-        if (policy_flag(&o.policy, opts[index].name, optarg, msg, sizeof msg)) trends_fail(msg);
+      case 't':
+      case 'f':
+      case 'k': /* the gate's policy */
+        if (policy_flag(&o.policy, name, optarg, msg, sizeof msg)) trends_fail(msg);
         break;
       case 'a': o.params.alpha = number_arg("alpha", optarg, 0, 1); break;
-      case 's': o.params.min_step = number_arg("min_step", optarg, 0, 1); break;
+      case 'p': o.params.min_step = number_arg("min_step", optarg, 0, 1); break;
       case 'w':
         o.window = (size_t)number_arg("window", optarg, 0.5, 1000.5);
         if ((double)o.window != strtod(optarg, NULL)) trends_fail("--window=N: want a whole number of rows, 1 to 1000");
         break;
-      case 'S': o.since = since_arg(optarg); break;
-      case 'b':
+      case 'i': o.since = since_arg(optarg); break;
+      case 'F':
         o.baselines = realloc(o.baselines, (o.nbaselines + 1) * sizeof *o.baselines);
         o.baselines[o.nbaselines++] = optarg;
         break;
