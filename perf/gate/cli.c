@@ -84,13 +84,22 @@ int next_flag(int argc, char **argv, unsigned cmd, const char **name) {
   int index = -1, c = getopt_long(argc, argv, "", opts, &index);
   if (c == -1 || index < 0) return c; /* the end, or a flag getopt_long has said is not one ('?') */
   *name = opts[index].name;
+  const char *cmd_name = command_name(cmd);
+  /* getopt_long takes a unique prefix (--tol for --tolerance): refused, since a flag added later can make it another
+   * flag's, or ambiguous, and change what a script's flags mean. The flag is before its value when that is apart. */
+  const char *given = optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+  size_t len = strcspn(given + 2, "=");
+  if (len != strlen(*name)) {
+    fprintf(stderr, "gate %s: --%.*s: write the flag in full, --%s (an abbreviation can come to mean another flag)\n",
+            cmd_name, (int)len, given + 2, *name);
+    exit(EXIT_BAD_INPUT);
+  }
   if (gate_flags[index].commands & cmd) return c;
   char where[256] = "";
   size_t used = 0;
   for (int i = 0; i < NCOMMANDS; i++)
     if (gate_flags[index].commands & 1u << i)
       used += (size_t)snprintf(where + used, sizeof where - used, "%s%s", used ? ", " : "", commands[i]);
-  const char *cmd_name = command_name(cmd);
   fprintf(stderr, "gate %s: --%s is not a flag of %s (it is one of %s); gate %s --help lists its flags\n", cmd_name,
           *name, cmd_name, where, cmd_name);
   exit(EXIT_BAD_INPUT);

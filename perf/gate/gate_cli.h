@@ -59,7 +59,7 @@ unsigned command_of(const char *name);
 /* The next flag of argv for command cmd (optind = 2 before the first), as getopt_long returns it over every flag of
  * the gate: its val (optarg set) and *name its long name; -1 after the last; '?' for one that getopt_long has said
  * is none. A flag of another command is exit 2, naming the flag, cmd and the commands that take it (cli.c's table
- * of flags says which). */
+ * of flags says which); so is an abbreviated flag (--tol for --tolerance), naming it in full. */
 int next_flag(int argc, char **argv, unsigned cmd, const char **name);
 /* The usage of the commands cmds (ALL_COMMANDS: every one), to out. */
 void print_usage(FILE *out, unsigned cmds);

@@ -115,6 +115,24 @@ START_TEST(a_flag_of_another_command_is_refused) {
 }
 END_TEST
 
+/* A flag is written in full: getopt_long took a unique prefix (--tol=0.5 as --tolerance), which a flag added later
+ * can make another flag's or ambiguous, silently changing what a script's flags mean. */
+START_TEST(an_abbreviated_flag_is_refused) {
+  const char *cases[][2] = {
+      {"compare --tol=0.5 --baselines=bl run.json", "gate compare: --tol: write the flag in full, --tolerance"},
+      {"compare --tol 0.5 --baselines=bl run.json", "gate compare: --tol: write the flag in full, --tolerance"},
+      {"check --stri --bench=b --baselines=bl", "gate check: --stri: write the flag in full, --strict"},
+      {"history --history=h --verdicts=v run.json", "gate history: --history: write the flag in full, --history_dir"},
+      {"trends --wind=3 h.csv", "gate trends: --wind: write the flag in full, --window"},
+      {"bless --accept --add --baselines=bl run.json", "gate bless: --accept: write the flag in full, --accept-slower"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    expect_gate(2, "%s", cases[i][0]);
+    expect_output(cases[i][1]);
+  }
+}
+END_TEST
+
 /* A directory where creating a file fails with an errno other than ENOENT (EACCES as a user,
  * /sys as root); *err is that errno. NULL when there is none here. */
 static const char *unwritable_dir(int *err) {
@@ -378,6 +396,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, help_and_repetitions);
   tcase_add_test(tc, a_flag_of_another_command_is_refused);
+  tcase_add_test(tc, an_abbreviated_flag_is_refused);
   tcase_add_test(tc, missing_unreadable_and_bad_inputs_differ);
   tcase_add_test(tc, gpu_name_must_name_a_file);
   tcase_add_test(tc, unphysical_figures_are_refused);

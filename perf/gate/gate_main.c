@@ -72,7 +72,7 @@
  *   gate --help, gate COMMAND --help
  *       The usage of every command, or of COMMAND: the flags it takes. A flag of another command is exit 2 naming
  *       the commands that take it (cli.c's table of flags), never ignored; so is giving testbeds more than one of
- *       --uncovered, --has_runs and --label.
+ *       --uncovered, --has_runs and --label. Flags are written in full: an abbreviation (--tol) is exit 2.
  *
  * verdicts.json: {"metric": "time" | "copy_ratio", "gpu": {"name", "uuid"},
  *                 "run": {"date", "host", "commit"}, "verdicts": [{"name", "verdict", ...}]}
