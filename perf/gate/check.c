@@ -295,6 +295,7 @@ int cmd_check(options *o) {
       return o->strict ? EXIT_REGRESSION : EXIT_PASS;
     }
     if (!none_of_testbed) family_same_method(base_path, bench_name, &run, &family_base);
+    warn_unknown_families(&o->policy, &run, &base, &place);
     n = compare_figures(&family_base, &run, &o->policy, &c);
   } else { /* no baseline of this GPU model at all: every benchmark is new to it */
     memset(&family_base, 0, sizeof family_base);

@@ -1,6 +1,6 @@
 /* What a gate check leaves behind (check.c, ab.c, compare_cmd.c): the confirmation of slower verdicts by a re-measure,
- * its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML), and the failures and a run with
- * nothing in the baseline said on stderr. */
+ * its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML), and the failures, a run with
+ * nothing in the baseline and a --family_tolerance of no family said on stderr. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,4 +110,27 @@ int report_failures(const comparison *c, size_t n) {
     bad |= verdict_fails(&c[i]);
   }
   return bad;
+}
+
+/* 1 when f has a benchmark of family fam. */
+static int has_family(const gate_figures *f, const char *fam) {
+  size_t len = strlen(fam);
+  for (size_t i = 0; i < f->n; i++)
+    if (strcspn(f->b[i].name, "/") == len && strncmp(f->b[i].name, fam, len) == 0) return 1;
+  return 0;
+}
+
+void warn_unknown_families(const gate_policy *p, const gate_figures *run, const gate_figures *base,
+                           const baseline_place *pl) {
+  for (size_t i = 0; i < p->nfam; i++) {
+    const char *fam = p->fam[i].family;
+    char path[4400];
+    format_path(path, sizeof path, "%s/%s.json", pl->path, fam);
+    if (has_family(run, fam) || (pl->per_family ? file_exists(path) : has_family(base, fam))) continue;
+    fprintf(stderr,
+            "gate: warning: --family_tolerance=%s=%g: neither the run nor the baseline %s has a benchmark of family "
+            "'%s', so it applies to nothing here: a typo, or a family not blessed on this GPU yet? (a benchmark's "
+            "family is its name up to the first '/')\n",
+            fam, p->fam[i].tolerance, pl->path, fam);
+  }
 }

@@ -55,6 +55,7 @@ int cmd_compare(options *o) {
     fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], base_path, err);
     return EXIT_BAD_INPUT;
   }
+  warn_unknown_families(&o->policy, &run, &base, &place);
   comparison *c;
   size_t n = compare_figures(&family_base, &run, &o->policy, &c);
   char **notes = calloc(n + 1, sizeof *notes);

@@ -107,6 +107,11 @@ int write_reports(const char *out_dir, const gate_report *r);
  * gate check and gate compare both say it and, with --strict, fail. */
 char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, const char *bench_name, int md,
                           int strict);
+/* Warns of each --family_tolerance of p that names a family which neither the run nor the GPU's baseline at pl (base,
+ * or in the folder layout its families' files) has: it applies to nothing. Not refused: ci/gate.sh gives every perf
+ * test, whose run is one family, every family's tolerance, and a family can be new to this GPU. */
+void warn_unknown_families(const gate_policy *p, const gate_figures *run, const gate_figures *base,
+                           const baseline_place *pl);
 /* Prints each slower or missing verdict (REGRESSION, or ENVIRONMENT CHANGED for a library
  * reference); 1 when one of them fails the gate (verdict_fails). */
 int report_failures(const comparison *c, size_t n);

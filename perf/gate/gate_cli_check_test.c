@@ -189,6 +189,42 @@ END_TEST
 static const fake_bench slow[] = {
     {"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
 
+/* A --family_tolerance of a family that neither the run nor its GPU's baseline has applies to nothing (a typo):
+ * gate compare and gate check warn of it, naming it, and go on, since ci/gate.sh gives every perf test (a family's
+ * run) every family's tolerance. One of the run's family, or of another family of the baseline (a file, or a folder
+ * of a file per family), is not warned of. */
+START_TEST(a_family_tolerance_of_no_family_is_warned_of) {
+  const fake_bench two[] = {
+      {"copy/copy_float4/N:1", 1500}, {"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000}};
+  const char *bl = make_dir("famtol/bl");
+  char args[2048] = "", name[64];
+  for (unsigned k = 0; k < 3; k++) {
+    FORMAT(name, "famtol/r%u.json", k);
+    write_run(name, H100, 132, 3000.0, two, 3, 80 + k);
+    size_t used = strlen(args);
+    snprintf(args + used, sizeof args - used, " %s", at(name));
+  }
+  expect_gate(0, "bless --baselines=%s%s", bl, args);
+  write_run("famtol/run.json", H100, 132, 3000.0, two + 1, 2, 84); /* elementwise alone, as its perf test's */
+  const char *run = strdup(at("famtol/run.json"));
+  for (int per_family = 0; per_family < 2; per_family++) {
+    expect_gate(0, "compare --baselines=%s --family_tolerance=elementwise=0.1 --family_tolerance=copy=0.2 %s", bl, run);
+    ck_assert_msg(!strstr(gate_output, "warning: --family_tolerance"), "%s", gate_output);
+    expect_gate(0, "compare --baselines=%s --family_tolerance=elementwize=0.1 %s", bl, run);
+    expect_output("warning: --family_tolerance=elementwize=0.1: neither the run nor the baseline ");
+    expect_output("has a benchmark of family 'elementwize', so it applies to nothing here");
+    if (!per_family) expect_gate(0, "migrate --per_family %s/nvidia-h100-80gb-hbm3.json", bl);
+  }
+  const char *bench = copy_bench("famtol/fake_bench", run, run);
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s --family_tolerance=copy=0.2", bench, bl,
+              make_dir("famtol/out"));
+  ck_assert_msg(!strstr(gate_output, "warning: --family_tolerance"), "%s", gate_output);
+  expect_gate(0, "check --bench=%s --baselines=%s --out_dir=%s --family_tolerance=elementwize=0.1", bench, bl,
+              at("famtol/out"));
+  expect_output("warning: --family_tolerance=elementwize=0.1: neither the run nor the baseline ");
+}
+END_TEST
+
 /* A benchmark that exits 0 without writing the run JSON (--benchmark_list_tests, or its
  * own --benchmark_out) must not be judged by a stale file of an earlier gate check. */
 START_TEST(stale_outputs_are_never_judged) {
@@ -516,6 +552,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, a_pipe_in_a_name_keeps_the_summary_table);
   tcase_add_test(tc, a_slower_library_reference_says_what_it_was_read_against);
   tcase_add_test(tc, a_family_not_in_the_baseline_is_said);
+  tcase_add_test(tc, a_family_tolerance_of_no_family_is_warned_of);
   tcase_add_test(tc, stale_outputs_are_never_judged);
   tcase_add_test(tc, compare_rejudges_a_run_with_its_re_measure);
   tcase_add_test(tc, benchmark_dies_with_the_gate);
