@@ -1,7 +1,6 @@
 /* gate check: runs a family's benchmark binary and compares it with the baseline of its GPU. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -60,26 +59,6 @@ static void refuse_out_flags(const options *o) {
       exit(EXIT_BAD_INPUT);
     }
   }
-}
-
-/* out_dir/summary.md holding one note (a family NOT JUDGED, and why), or exit 2: a failed write fails the check and
- * leaves no part of the file (write_report_text). */
-__attribute__((format(printf, 2, 3))) static void write_summary_note(const char *out_dir, const char *fmt, ...) {
-  char path[4200], err[1024], *text;
-  format_path(path, sizeof path, "%s/summary.md", out_dir);
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vasprintf(&text, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    fprintf(stderr, "gate: out of memory\n");
-    exit(EXIT_BAD_INPUT);
-  }
-  if (write_report_text(path, text, err, sizeof err)) {
-    fprintf(stderr, "gate: %s\n", err);
-    exit(EXIT_BAD_INPUT);
-  }
-  free(text);
 }
 
 /* No baseline for this GPU in the folder: a loud warning, a candidate baseline, and a summary.md that says so (the
@@ -152,27 +131,6 @@ static void recheck_slower(const options *o, const char *recheck_path, const gat
   gate_figures again;
   load_or_die(recheck_path, &again, 0);
   confirm_slower(family_base, &again, &o->policy, c, n, notes);
-}
-
-/* A run of a testbed that the baseline has no run of at all, and no base revision to A/B against: nothing is
- * compared (another testbed never stands in, compare.h TESTBED); the gate says so and what to do. */
-static void no_testbed_runs(const char *base_path, const gate_figures *run, const char *out_dir,
-                            const char *bench_name) {
-  const char *testbed = testbed_of(run);
-  /* The summary says it too: the report and the job's summary.md are where people look. */
-  write_summary_note(out_dir,
-                     "## %s on %s: NOT JUDGED (no baseline of this testbed, no base revision)\n\nTestbed `%s`: `%s` "
-                     "has no run of it, and runs of other hosts never stand in. `ci/gate.sh` A/B-tests such a runner "
-                     "against its merge base; to gate it against a baseline, bless the host in (`ci/soak.sh 2`, then "
-                     "`ci/bless.sh --add soak/round*`).\n",
-                     bench_name, run->gpu.name, testbed, base_path);
-  fprintf(stderr,
-          "\n*** NOT JUDGED: %s has no run of this testbed, '%s', and no base revision was given: nothing was "
-          "compared (runs of other hosts never stand in: docs/gate.md). ***\n"
-          "*** ci/gate.sh measures such a runner against its merge base instead (A/B on this GPU: ci/gate.sh "
-          "--against=REV); to gate it against a baseline, bless the host in: ci/soak.sh 2, then "
-          "ci/bless.sh --add soak/round*. ***\n\n",
-          base_path, testbed);
 }
 
 /* OTHER_KINDS: a reading against other GPU kinds alone (the testbed has no run of this GPU, and too few or none
@@ -288,12 +246,8 @@ int cmd_check(options *o) {
   size_t n;
   if (have_baseline) {
     family_baseline(&place, &run, &base, &family_base);
-    int none_of_testbed =
-        family_base.nruns > 0 && !has_testbed_runs(&family_base, testbed_of(&run), NULL); /* none: a new family */
-    if (none_of_testbed && !fallback) {
-      no_testbed_runs(base_path, &run, out_dir, bench_name);
-      return o->strict ? EXIT_REGRESSION : EXIT_PASS;
-    }
+    int none_of_testbed = no_runs_of_testbed(&family_base, &run);
+    if (none_of_testbed && !fallback) return no_testbed_runs(o, base_path, &run, out_dir, bench_name);
     if (!none_of_testbed) family_same_method(base_path, bench_name, &run, &family_base);
     warn_unknown_families(&o->policy, &run, &base, &place);
     n = compare_figures(&family_base, &run, &o->policy, &c);

@@ -1,7 +1,9 @@
 /* What a gate check leaves behind (check.c, ab.c, compare_cmd.c): the confirmation of slower verdicts by a re-measure,
- * its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML), and the failures, a run with
- * nothing in the baseline and a --family_tolerance of no family said on stderr. */
+ * its reports through gate_reporter.h (summary.md, verdicts.json and the JUnit XML) or a summary.md that says it was
+ * NOT JUDGED, and the failures, a run with nothing in the baseline and a --family_tolerance of no family said on
+ * stderr. */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +99,54 @@ char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, 
       "was compared.%s A new family: bless it in with several runs, %sci/bless.sh --only='^%s%s%s/' "
       "ARTIFACTS_DIR...%s; a renamed family: re-bless it under its new name the same way. %s",
       bold, bench_name, n, families, base_path, bold, code, nfam > 1 ? "(" : "", families, nfam > 1 ? ")" : "", code,
-      strict ? "With --strict the check fails." : "With --strict it would fail.");
+      strict ? "With --strict this fails." : "With --strict it would fail.");
+}
+
+void write_summary_note(const char *out_dir, const char *fmt, ...) {
+  char path[4200], err[1024], *text;
+  format_path(path, sizeof path, "%s/summary.md", out_dir);
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vasprintf(&text, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    fprintf(stderr, "gate: out of memory\n");
+    exit(EXIT_BAD_INPUT);
+  }
+  if (write_report_text(path, text, err, sizeof err)) {
+    fprintf(stderr, "gate: %s\n", err);
+    exit(EXIT_BAD_INPUT);
+  }
+  free(text);
+}
+
+int no_runs_of_testbed(const gate_figures *family_base, const gate_figures *run) {
+  return family_base->nruns > 0 && !has_testbed_runs(family_base, testbed_of(run), NULL); /* none: a new family */
+}
+
+int no_testbed_runs(const options *o, const char *base_path, const gate_figures *run, const char *out_dir,
+                    const char *bench_name) {
+  const char *testbed = testbed_of(run),
+             *strict = o->strict ? "With --strict this fails." : "With --strict it would fail.";
+  /* The summary says it too: the report and the job's summary.md are where people look. No verdicts.json: nothing
+   * was judged (gate compare's --out_dir may hold an earlier one). */
+  if (out_dir) {
+    remove_stale(out_dir, "verdicts.json");
+    write_summary_note(out_dir,
+                       "## %s on %s: NOT JUDGED (no baseline of this testbed, no base revision)\n\nTestbed `%s`: `%s` "
+                       "has no run of it, and runs of other hosts never stand in. `ci/gate.sh` A/B-tests such a runner "
+                       "against its merge base; to gate it against a baseline, bless the host in (`ci/soak.sh 2`, then "
+                       "`ci/bless.sh --add soak/round*`). %s\n",
+                       bench_name, run->gpu.name, testbed, base_path, strict);
+  }
+  fprintf(stderr,
+          "\n*** NOT JUDGED: %s has no run of this testbed, '%s', and no base revision was given: nothing was "
+          "compared (runs of other hosts never stand in: docs/gate.md). %s ***\n"
+          "*** ci/gate.sh measures such a runner against its merge base instead (A/B on this GPU: ci/gate.sh "
+          "--against=REV); to gate it against a baseline, bless the host in: ci/soak.sh 2, then "
+          "ci/bless.sh --add soak/round*. ***\n\n",
+          base_path, testbed, strict);
+  return o->strict ? EXIT_REGRESSION : EXIT_PASS;
 }
 
 int report_failures(const comparison *c, size_t n) {

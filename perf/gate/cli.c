@@ -142,7 +142,8 @@ static const struct {
      "      judge a run already measured (DIR: the baseline of its GPU); --recheck: the re-measure gate\n"
      "      check wrote beside it (<bench>.recheck.json) confirms slower verdicts (without it they stand,\n"
      "      noted unconfirmed); --out_dir: write summary.md and verdicts.json there (made if missing);\n"
-     "      --strict: fail when none of the run's benchmarks is in the baseline, as gate check does\n"},
+     "      --strict: fail when none of the run's benchmarks is in the baseline, or it has no run of the run's\n"
+     "      testbed (NOT JUDGED), as gate check does\n"},
     {CMD_BLESS,
      "  gate bless   --baselines=DIR [POLICY] [--add [--accept-slower]] [--only=REGEX] RUN.json...\n"
      "      adopt runs (separate processes, each given once) as DIR/<gpu>.json; only their families\n"

@@ -51,6 +51,15 @@ int cmd_compare(options *o) {
   }
   gate_figures family_base;
   families_of(&base, &run, &family_base);
+  char *bench_name = bench_name_of(o->rest[0]);
+  if (no_runs_of_testbed(&family_base, &run)) { /* as gate check without a base revision: NOT JUDGED */
+    int status = no_testbed_runs(o, base_path, &run, out_dir, bench_name);
+    free(bench_name);
+    free(family_base.b);
+    free_figures(&base);
+    free_figures(&run);
+    return status;
+  }
   if (same_method(&family_base, &run, err, sizeof err)) {
     fprintf(stderr, "gate: %s against %s: %s\n", o->rest[0], base_path, err);
     return EXIT_BAD_INPUT;
@@ -73,7 +82,6 @@ int cmd_compare(options *o) {
     for (size_t i = 0; i < n; i++)
       if (c[i].v == VERDICT_SLOWER) notes[i] = xasprintf("(not re-measured: unconfirmed)");
   }
-  char *bench_name = bench_name_of(o->rest[0]);
   /* As gate check: a run none of whose benchmarks is in the baseline is said, and fails with --strict. */
   char *none_in_base = nothing_in_baseline(c, n, base_path, bench_name, 0, o->strict);
   o->summary_note = nothing_in_baseline(c, n, base_path, bench_name, 1, o->strict);

@@ -102,11 +102,22 @@ gate_report report_of(const options *o, const char *bench_name, const gate_figur
 int write_reports(const char *out_dir, const gate_report *r);
 
 /* When none of the run's benchmarks is in the baseline (every verdict "new", and not for want of runs of
- * this testbed: gate check's no_testbed_runs says that), nothing was compared: a family renamed, or never
+ * this testbed: no_testbed_runs says that), nothing was compared: a family renamed, or never
  * blessed. The warning (malloc'ed; in markdown for summary.md when md), or NULL when something was compared;
  * gate check and gate compare both say it and, with --strict, fail. */
 char *nothing_in_baseline(const comparison *c, size_t n, const char *base_path, const char *bench_name, int md,
                           int strict);
+/* out_dir/summary.md holding one note (a family NOT JUDGED, and why), or exit 2: a failed write fails the command and
+ * leaves no part of the file (write_report_text). */
+void write_summary_note(const char *out_dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 when the baseline of the run's family has runs but none of the run's testbed (another testbed never stands in,
+ * compare.h TESTBED); a family never blessed has no benchmark there, and is "new" instead. */
+int no_runs_of_testbed(const gate_figures *family_base, const gate_figures *run);
+/* no_runs_of_testbed, and no base revision to A/B against: nothing is compared. Says NOT JUDGED and what to do on
+ * stderr and, when out_dir is not NULL, as out_dir/summary.md (its verdicts.json removed); gate check and gate compare
+ * both. The exit status: 1 with --strict, else 0. */
+int no_testbed_runs(const options *o, const char *base_path, const gate_figures *run, const char *out_dir,
+                    const char *bench_name);
 /* Warns of each --family_tolerance of p that names a family which neither the run nor the GPU's baseline at pl (base,
  * or in the folder layout its families' files) has: it applies to nothing. Not refused: ci/gate.sh gives every perf
  * test, whose run is one family, every family's tolerance, and a family can be new to this GPU. */

@@ -164,16 +164,16 @@ START_TEST(a_family_not_in_the_baseline_is_said) {
   expect_output("With --strict it would fail.");
   expect_gate(1, "check --bench=%s --baselines=%s --out_dir=%s --strict", bench, bl, out);
   expect_output("WARNING: none of fake_bench's 3 benchmarks");
-  expect_output("With --strict the check fails.");
+  expect_output("With --strict this fails.");
   expect_output("FAIL: 3 benchmarks, 0 compared");
-  ck_assert(file_has(at("renamed/out/summary.md"), "With --strict the check fails."));
+  ck_assert(file_has(at("renamed/out/summary.md"), "With --strict this fails."));
   /* gate compare of that run says it alike, and fails with --strict. */
   const char *cmp = make_dir("renamed/compare");
   expect_gate(0, "compare --baselines=%s --out_dir=%s %s", bl, cmp, at("renamed/run.json"));
   expect_output("WARNING: none of run's 3 benchmarks (family elemwise) is in the baseline ");
   ck_assert(strncmp(file_text(at("renamed/compare/summary.md")), "**WARNING: none of run's 3 benchmarks", 37) == 0);
   expect_gate(1, "compare --strict --baselines=%s --out_dir=%s %s", bl, cmp, at("renamed/run.json"));
-  expect_output("With --strict the check fails.");
+  expect_output("With --strict this fails.");
   /* One new benchmark among compared ones: no warning, the PASS line says how many are not gated. */
   const fake_bench more[] = {base_set[0], base_set[1], base_set[2], {"elementwise/add_vec8/N:1", 1500}};
   write_run("renamed/more.json", H100, 132, 3000.0, more, 4, 22);
@@ -188,6 +188,31 @@ END_TEST
 /* base_set with elementwise/add 20 % slower. */
 static const fake_bench slow[] = {
     {"elementwise/add/N:1", 1000 * 1.2}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
+
+/* A run of a testbed that the baseline has no run of: nothing is compared, and gate compare says NOT JUDGED as gate
+ * check does (on stderr and as summary.md, no verdicts.json) and fails with --strict; it used to pass silently with
+ * every verdict "new". */
+START_TEST(compare_of_a_testbed_without_baseline_runs_is_not_judged) {
+  const char *bl = baseline_dir("tb/bl"), *out = make_dir("tb/out"); /* runs of no testbed */
+  write_run("tb/run.json", H100, 132, 3000.0, base_set, 3, 31);
+  set_context("tb/run.json", "testbed", json_string("tb new"));
+  write_text("tb/out/verdicts.json", "{}\n"); /* an earlier compare's */
+  expect_gate(0, "compare --baselines=%s --out_dir=%s %s", bl, out, at("tb/run.json"));
+  expect_output("NOT JUDGED: ");
+  expect_output("has no run of this testbed, 'tb new', and no base revision was given: nothing was compared");
+  expect_output("With --strict it would fail.");
+  ck_assert(file_has(at("tb/out/summary.md"), "NOT JUDGED (no baseline of this testbed, no base revision)"));
+  ck_assert_int_ne(access(at("tb/out/verdicts.json"), F_OK), 0);
+  expect_gate(1, "compare --strict --baselines=%s --out_dir=%s %s", bl, out, at("tb/run.json"));
+  expect_output("With --strict this fails.");
+  ck_assert(file_has(at("tb/out/summary.md"), "With --strict this fails."));
+  /* gate check alike (its wording is the same). */
+  const char *bench = copy_bench("tb/fake_bench", at("tb/run.json"), at("tb/run.json"));
+  expect_gate(1, "check --strict --bench=%s --baselines=%s --out_dir=%s", bench, bl, out);
+  expect_output("has no run of this testbed, 'tb new', and no base revision was given: nothing was compared");
+  expect_output("With --strict this fails.");
+}
+END_TEST
 
 /* A --family_tolerance of a family that neither the run nor its GPU's baseline has applies to nothing (a typo):
  * gate compare and gate check warn of it, naming it, and go on, since ci/gate.sh gives every perf test (a family's
@@ -552,6 +577,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, a_pipe_in_a_name_keeps_the_summary_table);
   tcase_add_test(tc, a_slower_library_reference_says_what_it_was_read_against);
   tcase_add_test(tc, a_family_not_in_the_baseline_is_said);
+  tcase_add_test(tc, compare_of_a_testbed_without_baseline_runs_is_not_judged);
   tcase_add_test(tc, a_family_tolerance_of_no_family_is_warned_of);
   tcase_add_test(tc, stale_outputs_are_never_judged);
   tcase_add_test(tc, compare_rejudges_a_run_with_its_re_measure);

@@ -34,7 +34,8 @@
  *       (<bench>.recheck.json), which must confirm a slower verdict as in gate check (without it a
  *       slower verdict stands, noted "not re-measured: unconfirmed"); --out_dir
  *       writes summary.md and verdicts.json there, made first if missing, as in gate check. A run none of
- *       whose benchmarks is in the baseline is warned of, as in gate check (--strict: exit 1). Re-judges
+ *       whose benchmarks is in the baseline is warned of, and one of a testbed the baseline has no run of is NOT
+ *       JUDGED (summary.md says so, no verdicts.json), as in gate check (--strict: exit 1). Re-judges
  *       soak rounds offline (ci/soak.sh --rejudge) after a change to the gate or a baseline.
  *   gate bless   --baselines=DIR [POLICY] [--add [--accept-slower]] [--only=REGEX] RUN.json...
  *       Adopts runs (separate processes: one file or run given twice is refused) as the baseline
