@@ -323,6 +323,7 @@ START_TEST(history_methods_do_not_mix) {
   for (size_t k = 0; k < nold; k++) {
     json_t *r = json_deep_copy(json_array_get(runs, k));
     json_object_set_new(r, "l2_flush", json_string("read"));
+    json_object_set_new(r, "host", json_string("fixture-host-read")); /* other runs: each run is in a baseline once */
     json_array_append_new(runs, r);
   }
   json_t *b;
