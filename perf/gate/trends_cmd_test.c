@@ -248,9 +248,12 @@ static void expect_refused(const char *name, const char *text, const char *says)
 START_TEST(bad_input_is_refused_naming_file_line_and_field) {
   static const char kHeader[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n";
   char text[1024];
-  snprintf(text, sizeof text, "%s2026,a,g,f/v,100,1e9,0.01,same,read\n2026,b,g,f/v,fast,1e9,0.01,same,read\n", kHeader);
+  snprintf(text, sizeof text,
+           "%s2026-11-01T00:00:00+00:00,a,g,f/v,100,1e9,0.01,same,read\n"
+           "2026-11-02T00:00:00+00:00,b,g,f/v,fast,1e9,0.01,same,read\n",
+           kHeader);
   expect_refused("bad_number.csv", text, "line 3: field median_ns: expected a positive number, got 'fast'; fix");
-  snprintf(text, sizeof text, "%s2026,a,g,f/v,100,1e9\n", kHeader);
+  snprintf(text, sizeof text, "%s2026-11-01T00:00:00+00:00,a,g,f/v,100,1e9\n", kHeader);
   expect_refused("short_row.csv", text, "line 2: expected 9 comma-separated fields");
   expect_refused("no_median.csv", "date,commit,benchmark\n2026,a,f/v\n", "line 1: expected the header");
   expect_refused("no_median.csv", "date,commit,benchmark\n2026,a,f/v\n", "no column 'median_ns'");
@@ -261,6 +264,64 @@ START_TEST(bad_input_is_refused_naming_file_line_and_field) {
   ck_assert_int_eq(run_trends("--window=2.5 x.csv", out, sizeof out), 2);
   ck_assert_int_eq(run_trends("/no/such/history.csv", out, sizeof out), 2);
   ck_assert_msg(strstr(out, "/no/such/history.csv: cannot open") != NULL, "%s", out);
+}
+END_TEST
+
+/* Rows gate history could not have written: a run's row of a benchmark twice (counted twice in every trend), a date
+ * that is not one (it orders the rows), a time beyond what the gate measures (1e300 ns flattened the chart). Each was
+ * read without a word; the rows gate history writes are read as before. */
+START_TEST(rows_gate_history_never_writes_are_refused) {
+  static const char kHeader[] =
+      "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,threshold,testbed\n";
+  static const char kRow[] =
+      "2026-11-%02dT10:00:00+00:00,c%d,test-gpu,elementwise/add/N:1024,%s,1e9,0.001,same,read,"
+      "0.03,rack1\n";
+  char text[2048], row[256], out[8192];
+  size_t n = (size_t)snprintf(text, sizeof text, "%s", kHeader);
+  for (int i = 1; i <= 12; i++) {
+    snprintf(row, sizeof row, kRow, i, i, i % 2 ? "1000" : "1001");
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s", row);
+  }
+  char *path = tmp_path("fine.csv");
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 0);
+  free(path);
+  /* The row of line 3 again, at line 14 (as a job re-run that appended again). */
+  char dup[4096];
+  snprintf(row, sizeof row, kRow, 2, 2, "1001");
+  snprintf(dup, sizeof dup, "%s%s", text, row);
+  expect_refused("dup.csv", dup,
+                 "line 14: the row of line 3 again (date 2026-11-02T10:00:00+00:00, commit c2, gpu test-gpu, benchmark "
+                 "elementwise/add/N:1024): one run counted twice; remove one of the two lines");
+  /* Another benchmark, GPU or commit of that date is another row. */
+  snprintf(dup, sizeof dup, "%s%s", text,
+           "2026-11-02T10:00:00+00:00,c2,test-gpu,elementwise/add/N:2048,1001,1e9,0.001,"
+           "same,read,0.03,rack1\n");
+  path = tmp_path("other.csv");
+  f = fopen(path, "w");
+  fputs(dup, f);
+  fclose(f);
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 0);
+  free(path);
+  const char *dates[] = {"junk", "2026-11-13", "2026-11-31T10:00:00+00:00", "2026-11-13 10:00:00+00:00"};
+  for (size_t i = 0; i < sizeof dates / sizeof *dates; i++) {
+    char bad[4096], says[200];
+    snprintf(bad, sizeof bad, "%s%s,c13,test-gpu,elementwise/add/N:1024,1000,1e9,0.001,same,read,0.03,rack1\n", text,
+             dates[i]);
+    snprintf(says, sizeof says, "line 14: field date: '%s' is not a date as gate history writes it", dates[i]);
+    expect_refused("date.csv", bad, says);
+  }
+  const char *times[] = {"1e300", "2e12", "0.5"};
+  for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+    char bad[4096], says[200];
+    snprintf(row, sizeof row, kRow, 13, 13, times[i]);
+    snprintf(bad, sizeof bad, "%s%s", text, row);
+    snprintf(says, sizeof says, "line 14: field median_ns: %g ns is not a time the gate measures (1 ns to 1000 s",
+             strtod(times[i], NULL));
+    expect_refused("time.csv", bad, says);
+  }
 }
 END_TEST
 
@@ -344,6 +405,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, json_holds_what_was_decided);
   tcase_add_test(tc, trends_file_must_fit_its_policy_and_rows);
   tcase_add_test(tc, bad_input_is_refused_naming_file_line_and_field);
+  tcase_add_test(tc, rows_gate_history_never_writes_are_refused);
   tcase_add_test(tc, damaged_and_endless_files_are_refused);
   suite_add_tcase(s, tc);
   return run_suite(s);
