@@ -201,6 +201,15 @@ static int attach_verdicts(const render_inputs *in, report_model *m, char *err, 
 
 int build_model(const render_inputs *in, report_model *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
+  /* One baseline per GPU: of two (baselines/<gpu>.json beside the folder baselines/<gpu>/ that `gate migrate
+   * --per_family` makes of it) the later was drawn and the other left out without a word. */
+  for (size_t b = 0; b < in->nbases; b++)
+    for (size_t a = 0; a < b; a++)
+      if (!strcmp(in->bases[a].fig.gpu.slug, in->bases[b].fig.gpu.slug))
+        return fail(err, errlen,
+                    "%s and %s are both baselines of %s: give one (a file and the folder of a file per family that "
+                    "`gate migrate --per_family` made of it? keep the folder and remove the file)",
+                    in->bases[a].path, in->bases[b].path, in->bases[a].fig.gpu.slug);
   for (size_t r = 0; r < in->nruns; r++) {
     const run_file *run = &in->runs[r];
     gpu_view *g = gpu_of(m, run->gpu.slug);
