@@ -225,7 +225,7 @@ static void history_series(family_view *f, const series *s, int first_in_panel, 
     const trend_change *c = &s->tr->changes[i];
     size_t at = 1;
     while (at < s->n && s->r[at]->line != c->line) at++;
-    if (at == s->n) continue; /* checked in series_trends: not reached */
+    if (at == s->n) continue; /* not reached: trends_read and attach_trends (model.c) check each line */
     f->cp = realloc(f->cp, (f->ncp + 1) * sizeof *f->cp);
     f->cp[f->ncp++] = (trend_mark){s->r[at - 1], s->r[at], c->step, c->p, c->since_bless};
     fprintf(o->marks, "%d %.6g %zu %d \"%+.1f%%\"\n", s->x[at], 100 * c->level, s->variant + 1, c->step > 0,

@@ -94,6 +94,23 @@ static void relay_log(const char *log, const char *what) {
   fclose(f);
 }
 
+/* 1 when the chart at path ends as a whole file of its kind does: a PNG with its IEND chunk, an SVG with </svg>.
+ * gnuplot does not check its writes: on a full disk it exited 0 and left a cut chart. */
+static int chart_is_whole(const char *path, int svg) {
+  static const unsigned char kIend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  unsigned char tail[64];
+  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  size_t want = size > (long)sizeof tail ? sizeof tail : size > 0 ? (size_t)size : 0;
+  int ok = want > 0 && fseek(f, -(long)want, SEEK_END) == 0 && fread(tail, 1, want, f) == want;
+  fclose(f);
+  if (!ok) return 0;
+  if (!svg) return want >= sizeof kIend && memcmp(tail + want - sizeof kIend, kIend, sizeof kIend) == 0;
+  while (want > 0 && isspace(tail[want - 1])) want--;
+  return want >= 6 && memcmp(tail + want - 6, "</svg>", 6) == 0;
+}
+
 /* Runs one script for PNG and SVG into OUTDIR/STEM.png/.svg. */
 int chart_run_gnuplot(const render_env *env, const char *script, const vars *v, const char *stem, chart *c, char *err,
                       size_t errlen) {
@@ -130,15 +147,23 @@ int chart_run_gnuplot(const render_env *env, const char *script, const vars *v, 
     if (pid < 0 || waitpid(pid, &status, 0) < 0) return fail(err, errlen, "cannot start gnuplot: %s", strerror(errno));
     relay_log(log, out);
     struct stat st;
-    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(out, &st) == 0 && st.st_size > 0;
-    if (!ok) {
+    int ran = WIFEXITED(status) && WEXITSTATUS(status) == 0, made = ran && stat(out, &st) == 0 && st.st_size > 0;
+    if (!made || !chart_is_whole(out, t == 1)) {
       unlink(out); /* never leave a blank or half-written chart behind */
       if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         return fail(err, errlen, "could not run '%s' for %s: is gnuplot installed (Debian: gnuplot-nox)?", env->gnuplot,
                     out);
-      return fail(err, errlen, "gnuplot %s failed (%s %d) drawing %s; its messages are above and in %s", script_path,
+      if (made)
+        return fail(err, errlen,
+                    "gnuplot %s wrote %s cut short (%lld bytes, not a whole %s; gnuplot does not check its writes): a "
+                    "full disk or a file size limit? Free space, then render again",
+                    script_path, out, (long long)st.st_size, kTerms[t]);
+      if (ran)
+        return fail(err, errlen, "gnuplot %s exited 0 but wrote no %s (%s)", script_path, out,
+                    stat(out, &st) == 0 ? "an empty file" : strerror(errno));
+      return fail(err, errlen, "gnuplot %s failed (%s %d) drawing %s; its messages are above", script_path,
                   WIFEXITED(status) ? "exit status" : "signal",
-                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), out, log);
+                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), out);
     }
   }
   return 0;

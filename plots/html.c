@@ -348,9 +348,10 @@ static void trends_line(FILE *o, const report_model *m) {
   }
 }
 
-int write_trends_text(const char *outdir, const report_model *m, char *err, size_t errlen) {
-  char path[PATH_LEN];
-  snprintf(path, sizeof path, "%s/trends.md", outdir);
+int write_trends_text(const char *dir, const char *outdir, const report_model *m, char *err, size_t errlen) {
+  char path[PATH_LEN], shown_path[PATH_LEN];
+  snprintf(path, sizeof path, "%s/trends.md", dir);
+  snprintf(shown_path, sizeof shown_path, "%s/trends.md", outdir);
   FILE *o = fopen(path, "w");
   if (!o) {
     snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -363,7 +364,7 @@ int write_trends_text(const char *outdir, const report_model *m, char *err, size
     fprintf(o, "## Trends on %s: %zu change point%s since the last bless, %zu crept beyond the tolerance\n\n", g->name,
             since, since == 1 ? "" : "s", ncreep);
     printf("render: trends on %s: %zu change point%s since the last bless, %zu crept beyond the tolerance (%s)\n",
-           g->name, since, since == 1 ? "" : "s", ncreep, path);
+           g->name, since, since == 1 ? "" : "s", ncreep, shown_path);
     for (size_t k = 0; k < g->nf; k++) {
       for (size_t j = 0; j < g->f[k].ncp; j++) {
         const trend_mark *c = &g->f[k].cp[j];
@@ -446,8 +447,8 @@ static void summary(FILE *o, const report_model *m, const render_inputs *in) {
   fprintf(o, "</p>\n");
 }
 
-int write_html(const char *outdir, const char *title, const render_inputs *in, const report_model *m, char *err,
-               size_t errlen) {
+int write_html(const char *dir, const char *outdir, const char *title, const render_inputs *in, const report_model *m,
+               char *err, size_t errlen) {
   char path[PATH_LEN], tmp[PATH_LEN + 16];
   snprintf(report_parent, sizeof report_parent, "%s", outdir);
   char *slash = strrchr(report_parent, '/');
@@ -455,7 +456,7 @@ int write_html(const char *outdir, const char *title, const render_inputs *in, c
     *slash = '\0';
   else
     report_parent[0] = '\0';
-  snprintf(path, sizeof path, "%s/index.html", outdir);
+  snprintf(path, sizeof path, "%s/index.html", dir);
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *o = fopen(tmp, "w");
   if (!o) {

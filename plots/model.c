@@ -94,6 +94,37 @@ const trend_row *trend_row_of(const trend_history *h, const history_row *r, cons
   return NULL;
 }
 
+/* ... and each row of the trends is a row given, once: a change point at a row the history given lacks (trends of a
+ * longer history, or rows removed since) was dropped from the chart and counted all the same. */
+static int trends_rows_given(const gpu_view *g, char *err, size_t errlen) {
+  const trend_history *t = g->trends;
+  char **seen = calloc(t->n + 1, sizeof *seen);
+  int rc = 0;
+  for (size_t i = 0; i < t->n; i++) seen[i] = calloc(t->s[i].nrows + 1, 1);
+  for (size_t k = 0; k < g->nf && !rc; k++)
+    for (size_t r = 0; r < g->f[k].nh && !rc; r++) {
+      const trend_series *s;
+      const trend_row *row = trend_row_of(t, g->f[k].h[r], &s);
+      char *mark = &seen[s - t->s][row - s->rows];
+      if ((*mark)++)
+        rc = fail(err, errlen,
+                  "line %zu of a history of %s is given twice (two history files of one GPU?): give %s once, with "
+                  "the trends `gate trends --json` wrote of it",
+                  row->line, g->slug, t->history);
+    }
+  for (size_t i = 0; i < t->n && !rc; i++)
+    for (size_t j = 0; j < t->s[i].nrows && !rc; j++)
+      if (!seen[i][j])
+        rc = fail(err, errlen,
+                  "the trends of %s (%s) hold %s [l2_flush %s]%s%s at line %zu, a row the history given lacks: they "
+                  "were written from another history; run `gate trends --json` on this one again",
+                  g->slug, t->history, t->s[i].bench, t->s[i].l2_flush, t->s[i].testbed[0] ? " @" : "", t->s[i].testbed,
+                  t->s[i].rows[j].line);
+  for (size_t i = 0; i < t->n; i++) free(seen[i]);
+  free(seen);
+  return rc;
+}
+
 /* Each GPU with history rows takes the trends `gate trends --json` wrote of its history: the over-time chart draws
  * what the gate decided (band, reference level, change points, creep) and decides nothing itself. */
 static int attach_trends(const render_inputs *in, report_model *m, char *err, size_t errlen) {
@@ -127,6 +158,7 @@ static int attach_trends(const render_inputs *in, report_model *m, char *err, si
                       g->slug, g->trends->history, g->trends->history, row->bench, row->l2_flush,
                       row->testbed[0] ? " @" : "", row->testbed, row->line);
       }
+    if (g->trends && trends_rows_given(g, err, errlen)) return 1;
   }
   return 0;
 }
@@ -169,6 +201,15 @@ static int attach_verdicts(const render_inputs *in, report_model *m, char *err, 
 
 int build_model(const render_inputs *in, report_model *m, char *err, size_t errlen) {
   memset(m, 0, sizeof *m);
+  /* One baseline per GPU: of two (baselines/<gpu>.json beside the folder baselines/<gpu>/ that `gate migrate
+   * --per_family` makes of it) the later was drawn and the other left out without a word. */
+  for (size_t b = 0; b < in->nbases; b++)
+    for (size_t a = 0; a < b; a++)
+      if (!strcmp(in->bases[a].fig.gpu.slug, in->bases[b].fig.gpu.slug))
+        return fail(err, errlen,
+                    "%s and %s are both baselines of %s: give one (a file and the folder of a file per family that "
+                    "`gate migrate --per_family` made of it? keep the folder and remove the file)",
+                    in->bases[a].path, in->bases[b].path, in->bases[a].fig.gpu.slug);
   for (size_t r = 0; r < in->nruns; r++) {
     const run_file *run = &in->runs[r];
     gpu_view *g = gpu_of(m, run->gpu.slug);

@@ -8,9 +8,11 @@
  * or a directory of them (baselines/ gives its baselines and history).
  * Everything is read and checked before anything is drawn.
  * Exit status: 0 done (or --help, the usage on stdout), 1 drawing failed (gnuplot missing or failing, OUTDIR
- * unwritable), 2 bad input or usage (nothing is written).
+ * unwritable or full: nothing of this report is left in OUTDIR, and what was there stays), 2 bad input or usage
+ * (nothing is written).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -20,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "perf/common/fail.h"
 #include "plots/charts.h"
 #include "plots/html.h"
 #include "plots/inputs.h"
@@ -96,6 +99,54 @@ static int make_dirs(const char *path) {
     *p = '/';
   }
   return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* The report is drawn into OUTDIR/.render.<pid>/ and moved into OUTDIR once every file of it is whole: a full disk
+ * or a failed chart left cut SVGs and empty data files beside whole ones (and over the last report's). */
+
+/* Removes the files of dir (and of dir/data) and the folders: a folder this render made and alone wrote to. */
+static void discard(const char *dir) {
+  char data[2 * PATH_LEN];
+  snprintf(data, sizeof data, "%s/data", dir);
+  const char *folders[] = {data, dir};
+  for (int i = 0; i < 2; i++) {
+    DIR *d = opendir(folders[i]);
+    if (d) {
+      struct dirent *e;
+      while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlinkat(dirfd(d), e->d_name, 0);
+      closedir(d);
+    }
+    rmdir(folders[i]);
+  }
+}
+
+/* Renames every file of from/sub into to/sub (sub: "data", then "" with index.html last, so that the page never
+ * names a chart not there yet). 0, or 1 and a message naming the file and errno. */
+static int move_files(const char *from, const char *to, const char *sub, char *err, size_t errlen) {
+  char src[2 * PATH_LEN], dst[2 * PATH_LEN];
+  snprintf(src, sizeof src, "%s%s%s", from, *sub ? "/" : "", sub);
+  snprintf(dst, sizeof dst, "%s%s%s", to, *sub ? "/" : "", sub);
+  if (*sub && mkdir(dst, 0755) != 0 && errno != EEXIST)
+    return fail(err, errlen, "cannot create %s: %s", dst, strerror(errno));
+  DIR *d = opendir(src);
+  if (!d) return fail(err, errlen, "cannot read %s: %s", src, strerror(errno));
+  struct dirent *e;
+  int rc = 0;
+  for (int pass = 0; pass < 2 && !rc; pass++) {
+    rewinddir(d);
+    while (!rc && (e = readdir(d)) != NULL) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || (!*sub && !strcmp(e->d_name, "data")) ||
+          (pass == 0) == !strcmp(e->d_name, "index.html"))
+        continue;
+      char a[3 * PATH_LEN], b[3 * PATH_LEN];
+      snprintf(a, sizeof a, "%s/%s", src, e->d_name);
+      snprintf(b, sizeof b, "%s/%s", dst, e->d_name);
+      if (rename(a, b) != 0) rc = fail(err, errlen, "cannot move %s to %s: %s", a, b, strerror(errno));
+    }
+  }
+  closedir(d);
+  return rc;
 }
 
 typedef struct {
@@ -179,12 +230,25 @@ int main(int argc, char **argv) {
     fprintf(stderr, "render: cannot create %s: %s\n", outdir, strerror(errno));
     return RENDER_FAILED;
   }
-  render_env env = {o.gnuplot, script_dir, outdir};
+  char staged[PATH_LEN + 32];
+  snprintf(staged, sizeof staged, "%s/.render.%ld", outdir, (long)getpid());
+  if (mkdir(staged, 0755) != 0) {
+    fprintf(stderr, "render: cannot write in %s (making %s): %s\n", outdir, staged, strerror(errno));
+    return RENDER_FAILED;
+  }
+  render_env env = {o.gnuplot, script_dir, staged};
   rc = render_charts(&env, &in, &m, err, sizeof err);
-  if (rc == RENDER_OK) rc = write_html(outdir, o.title, &in, &m, err, sizeof err);
-  if (rc == RENDER_OK) rc = write_trends_text(outdir, &m, err, sizeof err);
+  if (rc == RENDER_OK) rc = write_html(staged, outdir, o.title, &in, &m, err, sizeof err);
+  if (rc == RENDER_OK) rc = write_trends_text(staged, outdir, &m, err, sizeof err);
+  /* Renames, on one file system: once they start, only a name taken by a folder stops them (said, every file moved
+   * whole). */
+  int drawn = rc == RENDER_OK;
+  if (drawn && (move_files(staged, outdir, "data", err, sizeof err) || move_files(staged, outdir, "", err, sizeof err)))
+    rc = RENDER_FAILED;
+  discard(staged);
   if (rc != RENDER_OK) {
-    fprintf(stderr, "render: %s\n", err);
+    fprintf(stderr, "render: %s; %s\n", err,
+            drawn ? "the files moved before it are whole, the rest were removed" : "nothing of this report was left");
     return RENDER_FAILED;
   }
   size_t charts = 0;

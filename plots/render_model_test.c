@@ -37,6 +37,19 @@ START_TEST(a_baseline_folder_of_families_is_one_baseline) {
     free_inputs(&in);
   }
   free_figures(&f);
+  /* The file the folder was made from, left beside it: two baselines of one GPU, of which the later was drawn. */
+  snprintf(cmd, sizeof cmd, "cp " FIX "/baselines/test-fixture-gpu.json '%s/'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  render_inputs in = {0};
+  ck_assert_msg(load_input(&in, dir, err, sizeof err) == 0, "%s", err);
+  report_model m;
+  ck_assert_int_ne(build_model(&in, &m, err, sizeof err), 0);
+  ck_assert_msg(strstr(err, "/test-fixture-gpu.json and ") &&
+                    strstr(err,
+                           "/test-fixture-gpu are both baselines of "
+                           "test-fixture-gpu: give one"),
+                "%s", err);
+  free_inputs(&in);
 }
 END_TEST
 

@@ -260,6 +260,41 @@ START_TEST(gnuplot_failure_leaves_no_chart) {
 }
 END_TEST
 
+/* A report that cannot be written whole (a full disk: every file limited in size) fails, exit 1, naming the file
+ * and errno, and leaves nothing of itself in OUTDIR: the cut SVG, PNG and empty data files that were left among whole
+ * ones (and over the last report's), which looked complete, are gone, and the last report is as it was. */
+START_TEST(a_full_disk_leaves_no_cut_report) {
+  char args[4096], errfile[1200], out[1200], cmd[4096];
+  snprintf(errfile, sizeof errfile, "%s/full_disk.err", tmp);
+  snprintf(out, sizeof out, "%s/full_disk_out", tmp);
+  snprintf(args, sizeof args, FIX "/runs '%s'", out);
+  ck_assert_int_eq(run_render(args, errfile), 0);
+  snprintf(cmd, sizeof cmd, "cd '%s' && find . -type f | sort | xargs md5sum > '%s.sums'", out, out);
+  ck_assert_int_eq(system(cmd), 0);
+  /* 100 bytes: the first data file fails; 12000: data files fit, the first chart is cut (gnuplot exits 0). */
+  const long limits[] = {100, 12000};
+  const char *says[] = {"File too large", "cut short"};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_int_eq(run_render_with_file_limit(limits[i], args, errfile), 1);
+    snprintf(cmd, sizeof cmd, "cd '%s' && find . | grep -q '/[.]render' || md5sum --quiet -c '%s.sums'", out, out);
+    ck_assert_msg(system(cmd) == 0, "limit %ld: the last report in %s was changed or a staging folder left", limits[i],
+                  out);
+    snprintf(cmd, sizeof cmd, "cd '%s' && [ \"$(find . -type f | wc -l)\" -eq \"$(wc -l < '%s.sums')\" ]", out, out);
+    ck_assert_msg(system(cmd) == 0, "limit %ld: files added to %s", limits[i], out);
+    char *msg = slurp(errfile, NULL);
+    ck_assert_msg(strstr(msg, says[i]) && strstr(msg, "nothing of this report was left"), "%s", msg);
+    free(msg);
+    /* Into a new folder: it stays empty. */
+    char fresh[1300], fresh_args[4096];
+    snprintf(fresh, sizeof fresh, "%s/full_disk_new%d", tmp, i);
+    snprintf(fresh_args, sizeof fresh_args, FIX "/runs '%s'", fresh);
+    ck_assert_int_eq(run_render_with_file_limit(limits[i], fresh_args, errfile), 1);
+    snprintf(cmd, sizeof cmd, "[ -z \"$(ls -A '%s')\" ]", fresh);
+    ck_assert_msg(system(cmd) == 0, "limit %ld: files left in %s", limits[i], fresh);
+  }
+}
+END_TEST
+
 /* A 2-parameter family's shapes of nearly one element count (4093x8191 and 8191x4099, within 0.2 %) each have a
  * place of their own on the size chart's x, in order of size: on a log axis of element counts they sat at one x
  * and their labels overlapped (#58). */
@@ -338,6 +373,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, charts_are_valid_png_and_svg);
   tcase_add_test(tc, html_has_the_table_and_no_script);
   tcase_add_test(tc, gnuplot_failure_leaves_no_chart);
+  tcase_add_test(tc, a_full_disk_leaves_no_cut_report);
   tcase_add_test(tc, shapes_of_one_size_have_places_of_their_own);
   suite_add_tcase(s, tc);
   return run_suite(s);

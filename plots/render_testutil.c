@@ -4,9 +4,12 @@
 
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +48,41 @@ int run_render(const char *args, const char *errfile) {
   char cmd[8192];
   snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>'%s'", render_bin, args, errfile);
   int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int run_render_with_file_limit(long bytes, const char *args, const char *errfile) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "exec '%s' %s 2>&1 >/dev/null", render_bin, args);
+  int out[2];
+  ck_assert_int_eq(pipe(out), 0);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    struct rlimit rl = {(rlim_t)bytes, (rlim_t)bytes};
+    close(out[0]);
+    dup2(out[1], 1);
+    signal(SIGXFSZ, SIG_IGN); /* ignored across exec: render and gnuplot see EFBIG */
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  close(out[1]);
+  FILE *f = fopen(errfile, "w");
+  ck_assert_ptr_nonnull(f);
+  char chunk[4096];
+  ssize_t got;
+  while ((got = read(out[0], chunk, sizeof chunk)) != 0) {
+    if (got < 0) {
+      ck_assert_int_eq(errno, EINTR);
+      continue;
+    }
+    ck_assert_uint_eq(fwrite(chunk, 1, (size_t)got, f), (size_t)got);
+  }
+  close(out[0]);
+  ck_assert_int_eq(fclose(f), 0);
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 

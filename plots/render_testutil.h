@@ -24,6 +24,9 @@ void full_render(void);
 
 /* Runs render with ARGS (already quoted where needed); stderr goes to ERRFILE. */
 int run_render(const char *args, const char *errfile);
+/* run_render with every file it (and gnuplot) writes limited to `bytes` (RLIMIT_FSIZE, SIGXFSZ ignored: a write past
+ * it fails with EFBIG, as on a full disk); stderr through a pipe to ERRFILE, which the limit does not cut. */
+int run_render_with_file_limit(long bytes, const char *args, const char *errfile);
 /* `gate trends --json` of a history (with its baseline, or NULL), as ci/report.sh runs it before the renderer: what
  * the over-time chart draws. The trends file's path, quoted for a command line; NULL when the gate failed. */
 const char *trends_of(const char *name, const char *baseline, const char *history);

@@ -15,6 +15,66 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "perf/gate/iso_date.h"
+
+#define EDITED "an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
+
+/* Orders run indices by date, host and GPU uuid (same_run), for the duplicate check below. */
+static const gate_run_info *sort_runs_of;
+
+static int by_identity(const void *a, const void *b) {
+  const gate_run_info *x = &sort_runs_of[*(const size_t *)a], *y = &sort_runs_of[*(const size_t *)b];
+  int c = strcmp(x->date, y->date);
+  if (!c) c = strcmp(x->host, y->host);
+  if (!c) c = strcmp(x->gpu_uuid, y->gpu_uuid);
+  return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* Each run once: two entries of one process (same date, host and GPU uuid; bless refuses to make them) would count
+ * its measures as two runs' and hide the spread between runs that the noise is. Sorted, not pairwise: at 100 x
+ * today's runs a file holds some 30,000. 0, or 1 after saying which two. */
+static int runs_distinct(ctx *c, const gate_figures *f) {
+  if (c->failed || f->nruns < 2) return c->failed;
+  size_t *order = malloc(f->nruns * sizeof *order);
+  if (!order) return c->failed = fail(c->err, c->errlen, "%s: out of memory checking its runs", c->path);
+  for (size_t i = 0; i < f->nruns; i++) order[i] = i;
+  sort_runs_of = f->runs;
+  qsort(order, f->nruns, sizeof *order, by_identity);
+  for (size_t k = 1; k < f->nruns && !c->failed; k++) {
+    const gate_run_info *x = &f->runs[order[k - 1]];
+    if (same_run(x, &f->runs[order[k]]))
+      c->failed = fail(c->err, c->errlen,
+                       "%s: field runs[%zu]: the same run as runs[%zu] (date %s, host %s, gpu_uuid '%s'): one run "
+                       "counted twice; %s",
+                       c->path, order[k], order[k - 1], x->date, x->host, x->gpu_uuid, EDITED);
+  }
+  free(order);
+  return c->failed;
+}
+
+/* How many context medians a measure of run r can hold. The runner gives a benchmark under contexts_below_s one
+ * median per context of --contexts (K), a longer one one per context of --long_contexts (L >= 2), or, measured in
+ * one context (K <= 1, or L <= 1 for a long one), its one median; a run of N repetitions pools N times as many.
+ * Which benchmarks were short, and N, are not in the baseline, so: 1 where one context is possible, else a whole
+ * multiple of K or of L. 0 when n is such a number, else 1 after saying what it should be. */
+static int contexts_fit(ctx *c, const char *where, size_t n, const gate_run_info *r, size_t run) {
+  size_t k = r->contexts > 1 ? (size_t)r->contexts : 1, l = (size_t)r->long_contexts;
+  int fits = k == 1 ? n == 1 : (n == 1 && l <= 1) || n % k == 0 || (l >= 2 && n % l == 0);
+  if (fits || c->failed) return c->failed;
+  char want[200];
+  if (k == 1)
+    snprintf(want, sizeof want, "1: runs[%zu] was measured in one context (its field contexts)", run);
+  else if (l >= 2)
+    snprintf(want, sizeof want,
+             "%zu or %zu per repetition (runs[%zu].contexts for a short benchmark, long_contexts for "
+             "a long one)",
+             k, l, run);
+  else
+    snprintf(want, sizeof want, "%zu per repetition (runs[%zu].contexts), or 1 for a long benchmark", k, run);
+  return c->failed = fail(c->err, c->errlen, "%s: field %s.contexts_ns: %zu median%s, expected %s; %s", c->path, where,
+                          n, n == 1 ? "" : "s", want, EDITED);
+}
+
 int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   json_t *root = load_json_object(path, err, errlen);
@@ -59,6 +119,13 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       char where[32];
       snprintf(where, sizeof where, "runs[%zu]", i);
       jr_copy_str(&c, r, where, "date", out->runs[i].date, sizeof out->runs[i].date);
+      time_t t;
+      /* Dates order the runs and the history ("since the last bless"): one that does not read orders nothing. */
+      if (!c.failed && iso_date_time(out->runs[i].date, &t) != 0)
+        c.failed = fail(err, errlen,
+                        "%s: field %s.date: '%s' is not a date as the runner writes it (ISO 8601, such as "
+                        "2026-11-25T16:52:12+00:00); %s",
+                        path, where, out->runs[i].date, EDITED);
       jr_copy_str(&c, r, where, "commit", out->runs[i].commit, sizeof out->runs[i].commit);
       jr_copy_str(&c, r, where, "host", out->runs[i].host, sizeof out->runs[i].host);
       out->runs[i].copy_bytes_per_second = jr_positive(&c, r, where, "copy_bytes_per_second");
@@ -70,6 +137,7 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
       out->runs[i].launch_contexts_ns = jr_optional_probe(&c, r, where, "launch_contexts_ns");
       out->runs[i].warmup_s = jr_optional_warmup(&c, r, where, "warmup_s", "re-bless");
     }
+    runs_distinct(&c, out);
   }
   json_t *bs = jr_field(&c, root, "", "benchmarks", JSON_ARRAY);
   if (bs) {
@@ -101,11 +169,25 @@ int load_baseline(const char *path, gate_figures *out, char *err, size_t errlen)
         break;
       }
       out->b[i].runs = calloc(out->b[i].nruns + 1, sizeof *out->b[i].runs);
+      /* A run measures a benchmark once: a second measure of it would count that run twice. */
+      size_t *measure_of = malloc((out->nruns + 1) * sizeof *measure_of);
+      for (size_t r = 0; r < out->nruns; r++) measure_of[r] = (size_t)-1;
       for (size_t r = 0; r < out->b[i].nruns && !c.failed; r++) {
         char w2[96];
         snprintf(w2, sizeof w2, "%s.runs[%zu]", where, r);
-        jr_read_measure(&c, json_array_get(m, r), w2, out->nruns, &out->b[i].runs[r]);
+        gate_measure *me = &out->b[i].runs[r];
+        if (jr_read_measure(&c, json_array_get(m, r), w2, out->nruns, me)) break;
+        if (measure_of[me->run] != (size_t)-1) {
+          c.failed = fail(err, errlen,
+                          "%s: field %s.run: %zu again (%s.runs[%zu] is a measure of runs[%zu] too): one run "
+                          "counted twice; %s",
+                          path, w2, me->run, where, measure_of[me->run], me->run, EDITED);
+          break;
+        }
+        measure_of[me->run] = r;
+        contexts_fit(&c, w2, me->ncontexts, &out->runs[me->run], me->run);
       }
+      free(measure_of);
     }
   }
   json_decref(root);

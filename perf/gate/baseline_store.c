@@ -16,20 +16,32 @@ void family_name(const char *name, char *buf, size_t len) {
   snprintf(buf, len, "%.*s", (int)n, name);
 }
 
-int baseline_find(const char *dir, const char *slug, baseline_place *pl) {
+int baseline_find(const char *dir, const char *slug, baseline_place *pl, char *err, size_t errlen) {
   struct stat st;
-  pl->per_family = 0;
-  snprintf(pl->path, sizeof pl->path, "%s/%s.json", dir, slug);
-  if (stat(pl->path, &st) == 0) return 1;
-  if (errno != ENOENT) return -1;
-  char folder[sizeof pl->path];
+  char file[sizeof pl->path], folder[sizeof pl->path];
+  snprintf(file, sizeof file, "%s/%s.json", dir, slug);
   snprintf(folder, sizeof folder, "%s/%s", dir, slug);
-  if (stat(folder, &st) == 0 && S_ISDIR(st.st_mode)) {
+  snprintf(pl->path, sizeof pl->path, "%s", file);
+  pl->per_family = 0;
+  int has_file = stat(file, &st) == 0;
+  if (!has_file && errno != ENOENT)
+    return -fail(err, errlen, "cannot tell whether %s exists: %s; fix or remove it", file, strerror(errno));
+  int folder_rc = stat(folder, &st);
+  if (folder_rc != 0 && errno != ENOENT)
+    return -fail(err, errlen, "cannot tell whether %s exists: %s; fix or remove it", folder, strerror(errno));
+  int has_folder = folder_rc == 0 && S_ISDIR(st.st_mode);
+  /* Both: each command would read one and never the other (the file won), so a bless into the folder, or runs
+   * left in the file, went unjudged. Which is the baseline only the user knows. */
+  if (has_file && has_folder)
+    return -fail(err, errlen,
+                 "%s and %s/ both hold a baseline of %s (one file, and a file per family): keep one. If `gate "
+                 "migrate --per_family %s` wrote the folder, remove the file (git rm %s); else remove the folder",
+                 file, folder, slug, file, file);
+  if (has_folder) {
     snprintf(pl->path, sizeof pl->path, "%s", folder);
     pl->per_family = 1;
-    return 1;
   }
-  return 0;
+  return has_file || has_folder;
 }
 
 void baseline_place_of(const char *path, baseline_place *pl) {

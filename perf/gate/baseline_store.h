@@ -6,7 +6,8 @@
  *     benchmarks and the runs they hold. A family's perf test reads its own file, and a bless reads and writes
  *     the families it blesses and no other. At 100 x today's runs (72 MB in one file) a perf test read the whole
  *     file in 1.6 s and a bless --add took 3.7 s (docs/RESULTS.md, #56 scale).
- * `gate migrate --per_family DIR/<gpu-slug>.json` turns the first into the second; every reader takes both. */
+ * `gate migrate --per_family DIR/<gpu-slug>.json` turns the first into the second (all or nothing); every reader
+ * takes both, and refuses a DIR holding both of one GPU. */
 #ifndef PERF_GATE_BASELINE_STORE_H
 #define PERF_GATE_BASELINE_STORE_H
 
@@ -20,8 +21,9 @@ typedef struct {
 } baseline_place;
 
 /* 1 when DIR holds a baseline of slug (either layout) and *pl says where; 0 when it holds none, *pl then where a
- * new one goes (one file); -1 when that cannot be told (errno: a link loop, no permission), *pl the file. */
-int baseline_find(const char *dir, const char *slug, baseline_place *pl);
+ * new one goes (one file); -1 with a message when that cannot be told (a link loop, no permission) or DIR holds
+ * both layouts (which one is the baseline, only the user knows). */
+int baseline_find(const char *dir, const char *slug, baseline_place *pl, char *err, size_t errlen);
 
 /* A baseline named by its path: a file, or a folder of a file per family. */
 void baseline_place_of(const char *path, baseline_place *pl);

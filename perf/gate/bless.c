@@ -20,6 +20,7 @@
 #include "perf/gate/context_stats.h"
 #include "perf/gate/gate_cli.h"
 #include "perf/gate/gate_reporter.h"
+#include "perf/gate/iso_date.h"
 #include "perf/gate/report.h"
 
 /* Each run must be a separate process: the same file twice, another path to it, or a copy
@@ -45,36 +46,6 @@ static int distinct_runs(char **paths, const gate_figures *runs, int n) {
   return 0;
 }
 
-/* 1 when s starts with pattern, where D is a digit and any other character itself. */
-static int shaped(const char *s, const char *pattern) {
-  for (; *pattern; s++, pattern++)
-    if (*pattern == 'D' ? !isdigit((unsigned char)*s) : *s != *pattern) return 0;
-  return 1;
-}
-
-/* The UTC time of an ISO 8601 date as the runner writes it (2026-11-25T16:52:12+00:00; also Z, fractions of a
- * second, or no offset, the runner's fallback, read as UTC); 0 when it reads so, else 1. Anything else ("2026-11-25
- * 16:52:12", "+05", "yesterday", a day 30 of February) is 1: it was once taken for no date and skipped the check. */
-static int iso_time(const char *date, time_t *t) {
-  struct tm tm;
-  memset(&tm, 0, sizeof tm);
-  if (!shaped(date, "DDDD-DD-DDTDD:DD:DD")) return 1;
-  const char *rest = strptime(date, "%Y-%m-%dT%H:%M:%S", &tm);
-  if (rest != date + 19) return 1;
-  if (rest[0] == '.' && isdigit((unsigned char)rest[1])) rest += 1 + strspn(rest + 1, "0123456789");
-  long offset = 0;
-  if ((rest[0] == '+' || rest[0] == '-') && shaped(rest + 1, "DD:DD") && rest[6] == '\0') {
-    int hh = atoi(rest + 1), mm = atoi(rest + 4);
-    if (hh > 23 || mm > 59) return 1;
-    offset = (rest[0] == '+' ? 1 : -1) * (hh * 3600L + mm * 60L);
-  } else if (strcmp(rest, "Z") != 0 && rest[0] != '\0') {
-    return 1;
-  }
-  int day = tm.tm_mday;
-  *t = timegm(&tm) - offset;
-  return tm.tm_mday != day; /* timegm moved 30 February to March */
-}
-
 /* FUTURE_DATES: a run dated more than a day after this machine's clock is refused. Its date orders the
  * baseline's runs and the history ("since the last bless"): one run dated 2099 put every later change point
  * before the last bless, and none was shown (#56 W08). A runner with a wrong clock: fix it, re-run. A date that
@@ -82,7 +53,7 @@ static int iso_time(const char *date, time_t *t) {
 static int no_future_runs(char **paths, const gate_figures *runs, int n) {
   time_t now = time(NULL), t;
   for (int i = 0; i < n; i++) {
-    if (iso_time(runs[i].runs[0].date, &t) != 0) {
+    if (iso_date_time(runs[i].runs[0].date, &t) != 0) {
       fprintf(stderr,
               "gate: %s: field context.date: '%s' is not a date as the runner writes it (ISO 8601, such as "
               "2026-11-25T16:52:12+00:00): a hand-edited run file? Re-run the benchmark (its date orders the "

@@ -276,9 +276,10 @@ int file_exists(const char *path) {
 }
 
 int find_baseline_or_die(const char *dir, const char *slug, baseline_place *pl) {
-  int found = baseline_find(dir, slug, pl);
+  char err[10000];
+  int found = baseline_find(dir, slug, pl, err, sizeof err);
   if (found >= 0) return found;
-  fprintf(stderr, "gate: cannot tell whether %s exists: %s; fix or remove it\n", pl->path, strerror(errno));
+  fprintf(stderr, "gate: %s\n", err);
   exit(EXIT_BAD_INPUT);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "perf/common/fail.h"
+#include "perf/common/physical_time.h"
 #include "perf/gate/figures.h"
 
 static inline double *copy_doubles(const double *x, size_t n) {
@@ -54,13 +55,6 @@ typedef struct {
   int baseline;        /* a baseline, not a run file: a bad figure there is fixed by re-blessing it */
   json_t *repetitions; /* a run file: name -> the repetition_index values of its iteration entries read so far */
 } ctx;
-
-/* A kernel call takes at least this long: a shorter or non-finite time is a broken timer or
- * time_unit, and would make a "faster -100 %" and an infinite bandwidth. */
-#define MIN_PHYSICAL_NS 1.0
-/* ... and at most this long (1000 s: the runner stops sampling a repetition after seconds): a context
- * median of 1e308 ns was set aside as an interruption and the run judged "same" (#56). */
-#define MAX_PHYSICAL_NS 1e12
 
 typedef struct {
   const char *where, *mem_clock, *driver, *runtime;

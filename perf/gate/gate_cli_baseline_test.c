@@ -166,6 +166,30 @@ START_TEST(a_baseline_in_a_file_per_family) {
   FORMAT(folder, "%s/nvidia-h100-80gb-hbm3", bl);
   FORMAT(copy_json, "%s/copy.json", folder);
   FORMAT(ew_json, "%s/elementwise.json", folder);
+  /* A migrate that cannot write every family's file (a full disk: here each file limited to between the sizes of
+   * the two) leaves the baseline as it was: no folder with a part of the families, no temporary folder. */
+  char trial[1200], cmd[4000];
+  FORMAT(trial, "%s/../pf_trial", bl);
+  FORMAT(cmd, "rm -rf '%s' && mkdir -p '%s' && cp '%s' '%s/'", trial, trial, file, trial);
+  ck_assert_int_eq(system(cmd), 0);
+  FORMAT(cmd, "migrate --per_family %s/nvidia-h100-80gb-hbm3.json", trial);
+  expect_gate(0, "%s", cmd);
+  struct stat copy_st, ew_st;
+  FORMAT(cmd, "%s/nvidia-h100-80gb-hbm3/copy.json", trial);
+  ck_assert_int_eq(stat(cmd, &copy_st), 0);
+  FORMAT(cmd, "%s/nvidia-h100-80gb-hbm3/elementwise.json", trial);
+  ck_assert_int_eq(stat(cmd, &ew_st), 0);
+  ck_assert_int_lt(copy_st.st_size, ew_st.st_size); /* copy's written first, and fits */
+  FORMAT(cmd, "cp '%s' '%s/before.json'", file, trial);
+  ck_assert_int_eq(system(cmd), 0);
+  FORMAT(cmd, "migrate --per_family %s", file);
+  ck_assert_int_eq(gate_with_file_limit((rlim_t)(copy_st.st_size + ew_st.st_size) / 2, cmd), 2);
+  ck_assert_msg(access(folder, F_OK) != 0, "a part of the families was left in %s", folder);
+  expect_output("File too large; nothing was changed");
+  expect_output(file);
+  FORMAT(cmd, "cmp -s '%s' '%s/before.json' && [ \"$(ls -A '%s')\" = nvidia-h100-80gb-hbm3.json ]", file, trial, bl);
+  ck_assert_msg(system(cmd) == 0, "the baseline's folder is not as it was");
+  expect_gate(1, "compare --min_delta_us=0.01 --baselines=%s %s", bl, at("pf/slow.json"));
   expect_gate(0, "migrate --per_family %s", file);
   expect_output("a file per family");
   ck_assert_int_ne(access(file, F_OK), 0);
@@ -174,6 +198,16 @@ START_TEST(a_baseline_in_a_file_per_family) {
   ck_assert(!file_has(copy_json, "elementwise/"));
   expect_gate(1, "compare --min_delta_us=0.01 --baselines=%s %s", bl, at("pf/slow.json"));
   expect_output("elementwise/add/N:1");
+  /* The file and the folder both: which is the baseline only the user knows (the file was read, the folder never). */
+  FORMAT(cmd, "cp '%s/before.json' '%s'", trial, file);
+  ck_assert_int_eq(system(cmd), 0);
+  expect_gate(2, "compare --min_delta_us=0.01 --baselines=%s %s", bl, at("pf/slow.json"));
+  expect_output("nvidia-h100-80gb-hbm3.json and ");
+  expect_output("nvidia-h100-80gb-hbm3/ both hold a baseline of nvidia-h100-80gb-hbm3");
+  expect_output("keep one. If `gate migrate --per_family");
+  expect_gate(2, "bless --baselines=%s --add %s", bl, at("pf/slow.json"));
+  expect_output("both hold a baseline");
+  ck_assert_int_eq(remove(file), 0);
   expect_gate(0, "testbeds %s", folder);
   expect_output("3\t3\t(none)");
   /* bless --add of an elementwise run: the copy family's file is left as it was. */

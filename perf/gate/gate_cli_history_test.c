@@ -170,7 +170,9 @@ START_TEST(history_rows_stay_parseable) {
              {"commit", "abc,def", "context.commit"},
              {"date", "2026-11-22\n05:00", "context.date"},
              {"commit", "abc\tdef", "context.commit"},
-             {"date", "2026-11-22\r", "context.date"}};
+             {"date", "2026-11-22\r", "context.date"},
+             /* no CSV trouble, but the history's readers refuse a date that is not one */
+             {"date", "yesterday", "field context.date: 'yesterday' is not a date as the runner writes it"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     write_run("csv/run.json", H100, 132, 3000.0, base_set, 3, 7);
     set_context("csv/run.json", bad[i].key, json_string(bad[i].value));

@@ -175,6 +175,62 @@ START_TEST(the_launch_probe_is_shown_not_taken_off) {
 }
 END_TEST
 
+/* context_medians and context.launch_ns hold one value per context the run measured in: a missing or short list was
+ * read as one context (the samples' median) or fewer, and a one-value launch_ns as a probe measured in no other
+ * context. What the runner writes loads: 16 medians of a short benchmark, 4 or none of a long one, and 1 + 16 probes
+ * (1 + 4 where every benchmark is long, 1 without --contexts). */
+START_TEST(medians_and_probes_match_the_contexts) {
+  gate_figures f;
+  char err[1024];
+  double med[16], four[4] = {300000, 301000, 299000, 300500};
+  contexts_around(7000, 0.1, med, 16);
+  json_t *timing = json_pack("{s:i, s:f, s:i}", "contexts", 16, "contexts_below_s", 50e-6, "long_contexts", 4);
+  probed_run("cm.json", 70, 7000, 300000, 2900); /* add: 16 medians; saxpy: none, long_contexts 0 */
+  f = load_ok("cm.json");
+  free_figures(&f);
+  set_context("cm.json", "timing", json_deep_copy(timing));
+  expect_error(load_run(at("cm.json"), &f, err, sizeof err), err,
+               "field benchmarks[1].context_medians: missing, expected 16 (context.timing.contexts, a short "
+               "benchmark) or 4 (long_contexts, a long one); a hand-edited or joined run file? Re-run the benchmark");
+  set_bench("cm.json", 1, "context_medians", json_pack("[f, f, f, f]", four[0], four[1], four[2], four[3]));
+  f = load_ok("cm.json");
+  ck_assert_uint_eq(f.b[1].runs[0].ncontexts, 4);
+  free_figures(&f);
+  set_bench("cm.json", 0, "context_medians", json_pack("[f, f, f, f, f]", med[0], med[1], med[2], med[3], med[4]));
+  expect_error(load_run(at("cm.json"), &f, err, sizeof err), err,
+               "field benchmarks[0].context_medians: 5 medians, expected 16");
+  /* Medians in a run measured in one context. */
+  write_run("cm1.json", H100, 132, 3000.0, base_set, 3, 71);
+  set_bench("cm1.json", 2, "context_medians", json_pack("[f, f]", 3000.0, 3000.0));
+  expect_error(load_run(at("cm1.json"), &f, err, sizeof err), err,
+               "field benchmarks[2].context_medians: 2 medians, expected none: the run was measured in one context");
+
+  /* The launch probe: one value is right without --contexts, not after 16 more contexts. */
+  write_run("lp1.json", H100, 132, 3000.0, base_set, 3, 72);
+  set_context("lp1.json", "launch_ns", json_pack("[f]", 2900.0));
+  f = load_ok("lp1.json");
+  free_figures(&f);
+  probed_run("lp.json", 73, 7000, 300000, 2900);
+  set_context("lp.json", "launch_ns", json_pack("[f]", 2900.0));
+  expect_error(load_run(at("lp.json"), &f, err, sizeof err), err,
+               "field context.launch_ns: 1 value, expected 17: the first context's probe and one per CUDA context "
+               "--contexts made (context.timing.contexts 16, long_contexts 0, short benchmarks)");
+  expect_gate(2, "bless --baselines=%s %s", make_dir("lp_bl"), at("lp.json"));
+  expect_output("field context.launch_ns: 1 value, expected 17");
+  /* Every benchmark long (matmul's runs): the contexts made are the long ones, 4. */
+  write_run("lp4.json", H100, 132, 3000.0, base_set, 3, 74);
+  set_context("lp4.json", "timing", json_deep_copy(timing));
+  for (size_t i = 0; i < 3; i++)
+    set_bench("lp4.json", i, "context_medians", json_pack("[f, f, f, f]", four[0], four[1], four[2], four[3]));
+  set_context("lp4.json", "launch_ns", json_pack("[f, f, f, f, f]", 2900.0, 2800.0, 2800.0, 2800.0, 2800.0));
+  f = load_ok("lp4.json");
+  free_figures(&f);
+  set_launch("lp4.json", 2900, 2800);
+  expect_error(load_run(at("lp4.json"), &f, err, sizeof err), err, "field context.launch_ns: 17 values, expected 5");
+  json_decref(timing);
+}
+END_TEST
+
 /* The unit of evidence is the context: a short benchmark's verdict rests on its context
  * medians, the baseline's against the run's, not on thousands of correlated samples. */
 START_TEST(short_benchmarks_are_judged_on_their_contexts) {
@@ -369,6 +425,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, short_benchmarks_are_judged_on_their_contexts);
   tcase_add_test(tc, the_launch_probe_is_shown_not_taken_off);
   tcase_add_test(tc, interrupted_contexts_are_set_aside);
+  tcase_add_test(tc, medians_and_probes_match_the_contexts);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -210,8 +210,9 @@ START_TEST(integers_are_range_checked) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     write_run("ints.json", H100, 132, 3000.0, base_set, 3, 1);
+    /* long_contexts 1: its benchmarks, with no context_medians, read as long ones measured in one context. */
     set_context("ints.json", "timing",
-                json_pack("{s:i, s:f, s:i}", "contexts", 16, "contexts_below_s", 50e-6, "long_contexts", 4));
+                json_pack("{s:i, s:f, s:i}", "contexts", 16, "contexts_below_s", 50e-6, "long_contexts", 1));
     f = load_ok("ints.json");
     free_figures(&f);
     set_at("ints.json", bad[i].object, bad[i].key, bad[i].value);
@@ -228,6 +229,96 @@ START_TEST(integers_are_range_checked) {
   set_at("nvidia-h100-80gb-hbm3.json", "runs[1]", "contexts", json_integer(wrap + 1));
   expect_error(load_baseline(at("nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err), err,
                "runs[1].contexts: expected an integer from 1 to 256, got 4294967297");
+}
+END_TEST
+
+/* make_baseline saved as dir/nvidia-h100-80gb-hbm3.json, as a JSON document to edit. */
+static json_t *saved_baseline(void) {
+  gate_figures base;
+  char err[1024];
+  make_baseline(&base);
+  ck_assert_msg(save_baseline(at("nvidia-h100-80gb-hbm3.json"), &base, err, sizeof err) == 0, "%s", err);
+  free_figures(&base);
+  json_error_t jerr;
+  json_t *doc = json_load_file(at("nvidia-h100-80gb-hbm3.json"), 0, &jerr);
+  ck_assert_ptr_nonnull(doc);
+  return doc;
+}
+
+/* doc written as the baseline and loaded: refused naming the file and `needle` (and the fix), or, needle NULL,
+ * read. Takes doc. */
+static void expect_baseline(json_t *doc, const char *needle) {
+  gate_figures f;
+  char err[1024];
+  ck_assert_int_eq(json_dump_file(doc, at("nvidia-h100-80gb-hbm3.json"), 0), 0);
+  json_decref(doc);
+  int rc = load_baseline(at("nvidia-h100-80gb-hbm3.json"), &f, err, sizeof err);
+  if (!needle) {
+    ck_assert_msg(rc == 0, "%s", err);
+    free_figures(&f);
+    return;
+  }
+  expect_error(rc, err, needle);
+  ck_assert_msg(strstr(err, at("nvidia-h100-80gb-hbm3.json")) && strstr(err, "Re-bless it (ci/bless.sh)"), "%s", err);
+}
+
+static json_t *measure_of(json_t *doc, size_t bench, size_t m) {
+  return json_array_get(json_object_get(json_array_get(json_object_get(doc, "benchmarks"), bench), "runs"), m);
+}
+
+/* A baseline counts each run once, with as many context medians as it was measured in, dated as the runner dates:
+ * each of these was read without a word, and weighed one run twice, or a measure as several contexts. */
+START_TEST(baseline_runs_are_counted_once_and_dated) {
+  expect_baseline(saved_baseline(), NULL);
+  /* Two measures of one benchmark from one run. */
+  json_t *doc = saved_baseline();
+  json_object_set_new(measure_of(doc, 0, 1), "run", json_integer(0));
+  expect_baseline(doc, "field benchmarks[0].runs[1].run: 0 again (benchmarks[0].runs[0] is a measure of runs[0] too)");
+  /* One run's entry twice (same date, host and GPU). */
+  doc = saved_baseline();
+  json_t *runs = json_object_get(doc, "runs");
+  json_array_set_new(runs, 2, json_deep_copy(json_array_get(runs, 0)));
+  expect_baseline(doc, "field runs[2]: the same run as runs[0]");
+  /* A date that is not one. */
+  const char *dates[] = {"junk", "2026-10-32T02:00:00+00:00", "2026-11-22 00:00:10+00:00", ""};
+  for (size_t i = 0; i < sizeof dates / sizeof *dates; i++) {
+    doc = saved_baseline();
+    json_object_set_new(json_array_get(json_object_get(doc, "runs"), 1), "date", json_string(dates[i]));
+    expect_baseline(doc, "field runs[1].date: '");
+  }
+  /* Context medians: three in a run measured in one context; one in a run of 16 contexts whose long benchmarks had
+   * 4; but one where its long ones had one context, and two repetitions' 32. */
+  doc = saved_baseline();
+  json_object_set_new(measure_of(doc, 1, 2), "contexts_ns", json_pack("[f, f, f]", 1990.0, 2000.0, 2010.0));
+  json_object_set_new(measure_of(doc, 1, 2), "median_ns", json_real(2000.0));
+  expect_baseline(doc, "field benchmarks[1].runs[2].contexts_ns: 3 medians, expected 1: runs[2] was measured in one");
+  doc = saved_baseline();
+  json_t *run0 = json_array_get(json_object_get(doc, "runs"), 0);
+  json_object_set_new(run0, "contexts", json_integer(16));
+  json_object_set_new(run0, "long_contexts", json_integer(4));
+  expect_baseline(json_deep_copy(doc), "field benchmarks[0].runs[0].contexts_ns: 1 median, expected 16 or 4 per");
+  json_object_set_new(run0, "long_contexts", json_integer(0));
+  expect_baseline(json_deep_copy(doc), NULL);
+  json_t *ms = json_array();
+  for (int k = 0; k < 32; k++) json_array_append_new(ms, json_real(1000.0));
+  json_object_set_new(measure_of(doc, 0, 0), "contexts_ns", ms);
+  json_object_set_new(measure_of(doc, 0, 0), "median_ns", json_real(1000.0));
+  expect_baseline(json_deep_copy(doc), NULL);
+  json_array_remove(ms, 0);
+  expect_baseline(doc, "contexts_ns: 31 medians, expected 16 per repetition (runs[0].contexts), or 1 for a long");
+  /* Version 2 kept each measure's samples: none is an edited file (migrated, it would read samples_taken 0). */
+  doc = saved_baseline();
+  json_object_set_new(doc, "schema_version", json_integer(2));
+  json_object_set_new(measure_of(doc, 2, 0), "samples_ns", json_array());
+  json_object_del(measure_of(doc, 2, 0), "samples_taken");
+  expect_baseline(doc, "field benchmarks[2].runs[0].samples_ns: empty");
+  /* Every command that reads it: exit 2. */
+  doc = saved_baseline();
+  json_object_set_new(json_array_get(json_object_get(doc, "runs"), 1), "date", json_string("junk"));
+  ck_assert_int_eq(json_dump_file(doc, at("nvidia-h100-80gb-hbm3.json"), 0), 0);
+  json_decref(doc);
+  expect_gate(2, "testbeds %s", at("nvidia-h100-80gb-hbm3.json"));
+  expect_output("field runs[1].date: 'junk' is not a date");
 }
 END_TEST
 
@@ -564,6 +655,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, bad_input_is_named);
   tcase_add_test(tc, failures_and_repetitions_are_typed);
   tcase_add_test(tc, integers_are_range_checked);
+  tcase_add_test(tc, baseline_runs_are_counted_once_and_dated);
   tcase_add_test(tc, long_strings_are_refused);
   tcase_add_test(tc, wrong_gpu_is_refused);
   tcase_add_test(tc, flush_methods_do_not_mix);

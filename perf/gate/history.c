@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "perf/gate/gate_cli.h"
+#include "perf/gate/iso_date.h"
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -465,6 +466,15 @@ int cmd_history(options *o) {
   gate_figures run;
   const char *run_path = user_path(o->rest[0], b1, sizeof b1);
   load_or_die(run_path, &run, 0);
+  /* The history's readers refuse a row whose date is not one (it orders the rows): never write one. */
+  time_t when;
+  if (iso_date_time(run.runs[0].date, &when) != 0) {
+    fprintf(stderr,
+            "gate: %s: field context.date: '%s' is not a date as the runner writes it (ISO 8601, such as "
+            "2026-11-25T16:52:12+00:00): a hand-edited run file? Re-run the benchmark; nothing was appended\n",
+            run_path, run.runs[0].date);
+    return EXIT_BAD_INPUT;
+  }
   json_t *v;
   json_t *list = load_verdicts(user_path(o->verdicts, b2, sizeof b2), run_path, &run, &v);
   const char *dir = user_path(o->history_dir, b3, sizeof b3);

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "perf/gate/history_csv.h"
 #include "perf/common/fail.h"
+#include "perf/common/physical_time.h"
+#include "perf/gate/iso_date.h"
 
 #include <errno.h>
 #include <math.h>
@@ -100,6 +102,13 @@ static int parse_row(const char *path, size_t line, char *text, const layout *c,
       (c->spread >= 0 && number(path, line, "noise", f[c->spread], 0, 0, &r->spread, err, errlen)) ||
       (c->threshold >= 0 && number(path, line, "threshold", f[c->threshold], 0, 1, &r->threshold, err, errlen)))
     return 1;
+  /* A row's time is a run's, which the gate read within these bounds: 1e300 ns would flatten every chart and
+   * trend of its series. */
+  if (c->time_ns >= 0 && !(r->time_ns >= MIN_PHYSICAL_NS && r->time_ns <= MAX_PHYSICAL_NS))
+    return fail(err, errlen,
+                "%s: line %zu: field median_ns: %g ns is not a time the gate measures (%g ns to %g s, as in the run "
+                "files it comes from); fix or remove that row",
+                path, line, r->time_ns, MIN_PHYSICAL_NS, MAX_PHYSICAL_NS / 1e9);
   return 0;
 }
 
@@ -158,6 +167,40 @@ static int read_all(const char *path, char **text, char *err, size_t errlen) {
   }
   *text = buf;
   return 0;
+}
+
+/* Orders row indices by date, commit, GPU and benchmark, then line, for the duplicate check below. */
+static const history_entry *key_rows;
+
+static int by_key(const void *a, const void *b) {
+  const history_entry *x = &key_rows[*(const size_t *)a], *y = &key_rows[*(const size_t *)b];
+  int c = strcmp(x->date, y->date);
+  if (!c) c = strcmp(x->commit, y->commit);
+  if (!c) c = strcmp(x->gpu, y->gpu);
+  if (!c) c = strcmp(x->bench, y->bench);
+  return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* A run's row of a benchmark once: gate history appends a run once (the same date, commit, GPU and benchmark), and a
+ * second copy counted that run twice in every trend. 0; 1 after naming both lines; -1 out of memory. */
+static int rows_distinct(const char *path, const history_table *t, char *err, size_t errlen) {
+  size_t *order = malloc((t->n + 1) * sizeof *order);
+  if (!order) return -1;
+  for (size_t i = 0; i < t->n; i++) order[i] = i;
+  key_rows = t->r;
+  qsort(order, t->n, sizeof *order, by_key);
+  int rc = 0;
+  for (size_t k = 1; k < t->n && !rc; k++) {
+    const history_entry *x = &t->r[order[k - 1]], *y = &t->r[order[k]];
+    if (!strcmp(x->date, y->date) && !strcmp(x->commit, y->commit) && !strcmp(x->gpu, y->gpu) &&
+        !strcmp(x->bench, y->bench))
+      rc = fail(err, errlen,
+                "%s: line %zu: the row of line %zu again (date %s, commit %s, gpu %s, benchmark %s): one run counted "
+                "twice; remove one of the two lines",
+                path, y->line, x->line, y->date, y->commit, y->gpu, y->bench);
+  }
+  free(order);
+  return rc;
 }
 
 /* 1 when s holds nothing but line ends: the line before it was the file's last. */
@@ -273,11 +316,29 @@ static int load_table(const char *path, const char *const *needs, int to_cut, hi
       history_table_free(t);
       return 1;
     }
+    /* Dates order the rows (--since, "since the last bless"): gate history writes the run's, which the runner
+     * writes as ISO 8601. A run's rows share its date: read once. */
+    const char *date = t->r[t->n].date;
+    time_t when;
+    if (c.date >= 0 && (t->n == 0 || strcmp(date, t->r[t->n - 1].date) != 0) && iso_date_time(date, &when) != 0) {
+      fail(err, errlen,
+           "%s: line %zu: field date: '%s' is not a date as gate history writes it (the run's ISO 8601 date, such "
+           "as 2026-11-25T16:52:12+00:00); fix or remove that row",
+           path, lineno, date);
+      history_table_free(t);
+      return 1;
+    }
     t->n++;
   }
   if (!t->n) {
     history_table_free(t);
     return fail(err, errlen, "%s: no rows after the header: no run was recorded yet", path);
+  }
+  int distinct = rows_distinct(path, t, err, errlen);
+  if (distinct) {
+    size_t n = t->n;
+    history_table_free(t);
+    return distinct < 0 ? fail(err, errlen, "%s: out of memory checking its %zu rows", path, n) : 1;
   }
   if (adopt_testbeds(t)) {
     size_t n = t->n;

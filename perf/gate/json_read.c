@@ -192,6 +192,13 @@ int jr_read_measure(ctx *c, json_t *m, const char *where, size_t nruns, gate_mea
                             "%s: field %s.median_ns: %.10g is not the mean of contexts_ns (%.10g): "
                             "an edited baseline? Re-bless",
                             c->path, where, out->time_ns, mean);
+  /* Version 2 kept at least one sample per measure (its writer refused none): [] is an edited file, and would be
+   * migrated to samples_taken 0, which version 3 refuses. */
+  if (s && json_array_size(s) == 0)
+    return c->failed = fail(c->err, c->errlen,
+                            "%s: field %s.samples_ns: empty, where a version 2 baseline keeps its measure's "
+                            "samples: an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git",
+                            c->path, where);
   if (s && jr_append_ns(c, s, 1.0, where, "samples_ns", &out->samples_ns, &out->nsamples)) return 1;
   json_t *taken = json_object_get(m, "samples_taken");
   if (!s && !(json_is_integer(taken) && json_integer_value(taken) > 0))

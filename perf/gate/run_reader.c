@@ -86,6 +86,55 @@ static int distinct_repetition(ctx *c, json_t *e, const char *where, const char 
   return 0;
 }
 
+#define HAND_EDITED "a hand-edited or joined run file? Re-run the benchmark"
+
+/* How many context medians an entry holds: with --contexts=K (K >= 2) a benchmark under contexts_below_s has one per
+ * context, K, and a longer one one per context of --long_contexts=L, L, or none when L <= 1 (it was measured in one
+ * context); without --contexts, none. Which benchmarks were short the runner decided on the first context's samples,
+ * which the file does not keep: so K, or L, or none where L <= 1. A missing or short list read as one context (the
+ * median of the samples) or as fewer contexts than were measured. 0, or 1 after saying what was expected. */
+static int medians_fit(ctx *c, const json_t *cm, const char *where, const gate_run_info *info) {
+  size_t n = json_array_size(cm), k = info->contexts > 1 ? (size_t)info->contexts : 1, l = (size_t)info->long_contexts;
+  if (k == 1 ? !cm : cm ? n == k || (l >= 2 && n == l) : l <= 1) return 0;
+  char want[160];
+  if (k == 1)
+    snprintf(want, sizeof want, "none: the run was measured in one context (context.timing.contexts 1)");
+  else if (l >= 2)
+    snprintf(want, sizeof want, "%zu (context.timing.contexts, a short benchmark) or %zu (long_contexts, a long one)",
+             k, l);
+  else
+    snprintf(want, sizeof want, "%zu (context.timing.contexts), or none for a long benchmark (long_contexts %zu)", k,
+             l);
+  if (cm)
+    c->failed = fail(c->err, c->errlen, "%s: field %s.context_medians: %zu medians, expected %s; %s", c->path, where, n,
+                     want, HAND_EDITED);
+  else
+    c->failed = fail(c->err, c->errlen, "%s: field %s.context_medians: missing, expected %s; %s", c->path, where, want,
+                     HAND_EDITED);
+  return 1;
+}
+
+/* context.launch_ns: the first context's probe, then one per context --contexts made: K when some benchmark was
+ * short (its K medians show it), else L (the long ones alone), else none (K <= 1, or every benchmark long and
+ * L = 0). One value where 17 were measured read as "not measured" in the other contexts. A context that could not be
+ * made cuts the list short and fails its benchmarks: a run with failed entries is not checked. */
+static void launch_probes_fit(ctx *c, json_t *cx, json_t *bs, const gate_run_info *info, size_t nfailed) {
+  json_t *a = json_object_get(cx, "launch_ns");
+  if (c->failed || !a || nfailed) return;
+  size_t k = info->contexts > 1 ? (size_t)info->contexts : 1, l = (size_t)info->long_contexts, made = 0;
+  int some_short = 0;
+  size_t i;
+  json_t *e;
+  json_array_foreach(bs, i, e) some_short |= json_array_size(json_object_get(e, "context_medians")) == k;
+  if (k > 1) made = some_short ? k : l;
+  if (json_array_size(a) == made + 1) return;
+  c->failed = fail(c->err, c->errlen,
+                   "%s: field context.launch_ns: %zu value%s, expected %zu: the first context's probe and one per "
+                   "CUDA context --contexts made (context.timing.contexts %zu, long_contexts %zu%s); %s",
+                   c->path, json_array_size(a), json_array_size(a) == 1 ? "" : "s", made + 1, k, l,
+                   k > 1 ? (some_short ? ", short benchmarks" : ", long benchmarks alone") : "", HAND_EDITED);
+}
+
 /* One "iteration" entry: its samples join those of earlier repetitions of the same benchmark. */
 static void read_iteration(ctx *c, json_t *e, const char *where, const char *name, gate_figures *out) {
   char unit[16] = "";
@@ -130,6 +179,7 @@ static void read_iteration(ctx *c, json_t *e, const char *where, const char *nam
         fail(c->err, c->errlen, "%s: field %s.context_medians: expected an array of 2 or more medians", c->path, where);
     return;
   }
+  if (medians_fit(c, cm, where, &out->runs[0])) return;
   /* With no context_medians (json_array_size(NULL) is 0) this still makes the spare slot that
    * run_times fills with the one context's median. */
   if (jr_append_ns(c, cm, scale, where, "context_medians", &m->contexts_ns, &m->ncontexts)) return;
@@ -285,6 +335,7 @@ static int read_run(const char *path, gate_figures *out, run_extras *x, char *er
                     "%s: field benchmarks: no iteration entries: the run measured nothing (a filter "
                     "that matched no benchmark?)",
                     path);
+  launch_probes_fit(&c, cx, bs, &out->runs[0], x ? x->nfailed : 0);
   run_times(&c, out);
   if (!c.failed && x) read_extras(&c, root, out, x);
   json_decref(c.repetitions);

@@ -1,11 +1,14 @@
 /* gate testbeds: which testbeds a baseline holds runs of (ci/gate.sh asks whether this runner's is
  * among them), and --label, which names the testbed of runs made before the field (a migration). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "perf/gate/baseline_store.h"
@@ -125,9 +128,67 @@ int cmd_testbeds(options *o) {
   return EXIT_PASS;
 }
 
+/* Removes the folder path and the files in it: a folder of a file per family this migrate wrote (nothing else is
+ * in it). */
+static void remove_written(const char *path) {
+  DIR *d = opendir(path);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+      if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+  }
+  rmdir(path);
+}
+
+/* DIR/<slug>.json as the folder DIR/<slug>/, all or nothing: the families' files go to DIR/.<slug>.migrate.<pid>/,
+ * which is renamed to DIR/<slug>/ once every one is written, and the file is removed last (a failure to remove it
+ * takes the folder back). A full disk left a part of the families in DIR/<slug>/ beside the file, and the gate then
+ * read the file alone. 0, or 1 after saying why, DIR as it was. */
+static int split_per_family(const baseline_place *file, const baseline_place *to, const gate_figures *f) {
+  struct stat st;
+  if (lstat(to->path, &st) == 0) {
+    fprintf(stderr,
+            "gate: %s: %s exists already; a baseline is one file or one folder: move it away or remove it (a "
+            "migrate that was stopped?), then re-run\n",
+            file->path, to->path);
+    return 1;
+  }
+  const char *name = strrchr(to->path, '/') ? strrchr(to->path, '/') + 1 : to->path;
+  baseline_place staged = {.per_family = 1};
+  int len = snprintf(staged.path, sizeof staged.path, "%.*s.%s.migrate.%ld", (int)(name - to->path), to->path, name,
+                     (long)getpid());
+  if (len < 0 || (size_t)len >= sizeof staged.path) {
+    fprintf(stderr, "gate: %s: the path is too long\n", to->path);
+    return 1;
+  }
+  char err[10000];
+  int failed = baseline_save(&staged, f, err, sizeof err), e = 0;
+  if (!failed && rename(staged.path, to->path) != 0) {
+    e = errno;
+    snprintf(err, sizeof err, "%s: cannot rename %s to it: %s", to->path, staged.path, strerror(e));
+    failed = 1;
+  }
+  if (failed) {
+    remove_written(staged.path);
+    fprintf(stderr, "gate: %s; nothing was changed: %s is as it was, and no %s/ was made\n", err, file->path, to->path);
+    return 1;
+  }
+  if (unlink(file->path) != 0) {
+    e = errno;
+    remove_written(to->path);
+    fprintf(stderr,
+            "gate: %s: written as %s/, but the file cannot be removed: %s; the folder was removed again, nothing "
+            "was changed (fix the folder's permissions, then re-run)\n",
+            file->path, to->path, strerror(e));
+    return 1;
+  }
+  return 0;
+}
+
 /* gate migrate: rewrites baselines in the current format (BASELINE_SCHEMA_VERSION), under their folder's
  * lock and atomically; their runs and figures are unchanged. --per_family: DIR/<slug>.json becomes the folder
- * DIR/<slug>/ of a file per family (baseline_store.h); the file goes once every family's is written. */
+ * DIR/<slug>/ of a file per family (baseline_store.h), all or nothing (split_per_family). */
 int cmd_migrate(options *o) {
   if (o->nrest < 1) usage("migrate needs one or more BASELINE.json");
   for (int i = 0; i < o->nrest; i++) {
@@ -145,14 +206,9 @@ int cmd_migrate(options *o) {
       if (len < 5 || strcmp(pl.path + len - 5, ".json") != 0) usage("migrate --per_family needs DIR/<gpu>.json");
       snprintf(to.path, sizeof to.path, "%.*s", (int)(len - 5), pl.path);
       to.per_family = 1;
-    }
-    if (baseline_save(&to, &f, err, sizeof err)) {
+      if (split_per_family(&pl, &to, &f)) return EXIT_BAD_INPUT;
+    } else if (baseline_save(&to, &f, err, sizeof err)) {
       fprintf(stderr, "gate: %s\n", err);
-      return EXIT_BAD_INPUT;
-    }
-    if (strcmp(to.path, pl.path) != 0 && unlink(pl.path) != 0) {
-      fprintf(stderr, "gate: %s: written as %s/, but cannot remove the file: %s; remove it by hand\n", pl.path, to.path,
-              strerror(errno));
       return EXIT_BAD_INPUT;
     }
     printf("%s: written in baseline format %d%s (%zu runs, %zu benchmarks)\n", to.path, BASELINE_SCHEMA_VERSION,

@@ -3,6 +3,7 @@
  * the file, the line and the field. */
 #define _GNU_SOURCE
 #include <check.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "perf/gate/decide.h"
 #include "perf/gate/trends_file.h"
 #include "tests/support/check_run.h"
 
 static const char *gate;
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* Runs `gate trends ARGS` (stderr joined to stdout) into out; returns its exit status. */
 static int run_trends(const char *args, char *out, size_t len) {
@@ -145,7 +150,8 @@ START_TEST(json_holds_what_was_decided) {
   /* A file the report cannot use is refused naming the field. */
   f = fopen(json, "w");
   fputs(
-      "{\"trends_version\": 1, \"histories\": [{\"history\": \"h.csv\", \"gpu\": \"g\", \"window\": 5, "
+      "{\"trends_version\": 1, \"policy_version\": " STR(GATE_POLICY_VERSION) ", \"histories\": [{\"history\": "
+      "\"h.csv\", \"gpu\": \"g\", \"window\": 5, "
       "\"baseline\": null, \"series\": [{\"benchmark\": \"a/b/N:1\", \"l2_flush\": \"read\", \"testbed\": \"\"}]}]}\n",
       f);
   fclose(f);
@@ -153,6 +159,62 @@ START_TEST(json_holds_what_was_decided) {
   ck_assert_msg(strstr(err, "histories[0].series[0].reference: expected an object") != NULL, "%s", err);
   free(path);
   free(json);
+}
+END_TEST
+
+/* trends.json as gate trends wrote it for step.csv (a change point at line 22), edited by `edit`, then read: refused
+ * naming the file and `says`. */
+static void expect_trends_refused(void (*edit)(json_t *root), const char *says) {
+  char *path = step_history("edited.csv", 20, 1020), *json = tmp_path("edited.trends.json"), out[8192], args[4200];
+  snprintf(args, sizeof args, "--json='%s' '%s'", json, path);
+  ck_assert_int_eq(run_trends(args, out, sizeof out), 0);
+  json_error_t jerr;
+  json_t *root = json_load_file(json, 0, &jerr);
+  ck_assert_ptr_nonnull(root);
+  edit(root);
+  ck_assert_int_eq(json_dump_file(root, json, 0), 0);
+  json_decref(root);
+  trend_history *h;
+  size_t n;
+  char err[1024];
+  ck_assert_int_ne(trends_read(json, &h, &n, err, sizeof err), 0);
+  ck_assert_msg(strstr(err, json) && strstr(err, says) && strstr(err, "`gate trends --json`"), "%s", err);
+  free(path);
+  free(json);
+}
+
+static json_t *series0(json_t *root) {
+  return json_array_get(json_object_get(json_array_get(json_object_get(root, "histories"), 0), "series"), 0);
+}
+
+static json_t *change0(json_t *root) { return json_array_get(json_object_get(series0(root), "change_points"), 0); }
+
+static void older_policy(json_t *root) { json_object_set_new(root, "policy_version", json_integer(5)); }
+static void no_policy(json_t *root) { json_object_del(root, "policy_version"); }
+static void negative_p(json_t *root) { json_object_set_new(change0(root), "p", json_real(-0.5)); }
+static void p_above_1(json_t *root) { json_object_set_new(change0(root), "p", json_real(1.5)); }
+static void change_past_the_rows(json_t *root) { json_object_set_new(change0(root), "line", json_integer(99)); }
+static void change_at_the_first_row(json_t *root) { json_object_set_new(change0(root), "line", json_integer(2)); }
+static void change_between_rows(json_t *root) {
+  json_array_remove(json_object_get(series0(root), "rows"), 20); /* line 22 */
+}
+static void rows_out_of_order(json_t *root) {
+  json_t *rows = json_object_get(series0(root), "rows");
+  json_array_insert_new(rows, 0, json_deep_copy(json_array_get(rows, 1)));
+}
+
+/* The report draws trends.json as decided: one of another policy (other thresholds for rows from before the column),
+ * a p-value below 0, or a change point at no row of its series (or at its first, with no row before it) was read and
+ * drawn as this gate's, or dropped from the chart without a word. */
+START_TEST(trends_file_must_fit_its_policy_and_rows) {
+  expect_trends_refused(older_policy, "field policy_version: 5, where this gate decides under policy");
+  expect_trends_refused(no_policy, "field policy_version: missing");
+  expect_trends_refused(negative_p, "histories[0].series[0].change_points[0].p: -0.5 is not a p-value (0 to 1)");
+  expect_trends_refused(p_above_1, "change_points[0].p: 1.5 is not a p-value");
+  expect_trends_refused(change_past_the_rows, "change_points[0].line: 99 is none of the series' rows (lines 2 to 41)");
+  expect_trends_refused(change_at_the_first_row, "change_points[0].line: 2 is the first of the series' rows");
+  expect_trends_refused(change_between_rows, "change_points[0].line: 22 is none of the series' rows");
+  expect_trends_refused(rows_out_of_order, "histories[0].series[0].rows[1]: line 2 after line 3");
 }
 END_TEST
 
@@ -186,9 +248,12 @@ static void expect_refused(const char *name, const char *text, const char *says)
 START_TEST(bad_input_is_refused_naming_file_line_and_field) {
   static const char kHeader[] = "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush\n";
   char text[1024];
-  snprintf(text, sizeof text, "%s2026,a,g,f/v,100,1e9,0.01,same,read\n2026,b,g,f/v,fast,1e9,0.01,same,read\n", kHeader);
+  snprintf(text, sizeof text,
+           "%s2026-11-01T00:00:00+00:00,a,g,f/v,100,1e9,0.01,same,read\n"
+           "2026-11-02T00:00:00+00:00,b,g,f/v,fast,1e9,0.01,same,read\n",
+           kHeader);
   expect_refused("bad_number.csv", text, "line 3: field median_ns: expected a positive number, got 'fast'; fix");
-  snprintf(text, sizeof text, "%s2026,a,g,f/v,100,1e9\n", kHeader);
+  snprintf(text, sizeof text, "%s2026-11-01T00:00:00+00:00,a,g,f/v,100,1e9\n", kHeader);
   expect_refused("short_row.csv", text, "line 2: expected 9 comma-separated fields");
   expect_refused("no_median.csv", "date,commit,benchmark\n2026,a,f/v\n", "line 1: expected the header");
   expect_refused("no_median.csv", "date,commit,benchmark\n2026,a,f/v\n", "no column 'median_ns'");
@@ -199,6 +264,64 @@ START_TEST(bad_input_is_refused_naming_file_line_and_field) {
   ck_assert_int_eq(run_trends("--window=2.5 x.csv", out, sizeof out), 2);
   ck_assert_int_eq(run_trends("/no/such/history.csv", out, sizeof out), 2);
   ck_assert_msg(strstr(out, "/no/such/history.csv: cannot open") != NULL, "%s", out);
+}
+END_TEST
+
+/* Rows gate history could not have written: a run's row of a benchmark twice (counted twice in every trend), a date
+ * that is not one (it orders the rows), a time beyond what the gate measures (1e300 ns flattened the chart). Each was
+ * read without a word; the rows gate history writes are read as before. */
+START_TEST(rows_gate_history_never_writes_are_refused) {
+  static const char kHeader[] =
+      "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,threshold,testbed\n";
+  static const char kRow[] =
+      "2026-11-%02dT10:00:00+00:00,c%d,test-gpu,elementwise/add/N:1024,%s,1e9,0.001,same,read,"
+      "0.03,rack1\n";
+  char text[2048], row[256], out[8192];
+  size_t n = (size_t)snprintf(text, sizeof text, "%s", kHeader);
+  for (int i = 1; i <= 12; i++) {
+    snprintf(row, sizeof row, kRow, i, i, i % 2 ? "1000" : "1001");
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s", row);
+  }
+  char *path = tmp_path("fine.csv");
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 0);
+  free(path);
+  /* The row of line 3 again, at line 14 (as a job re-run that appended again). */
+  char dup[4096];
+  snprintf(row, sizeof row, kRow, 2, 2, "1001");
+  snprintf(dup, sizeof dup, "%s%s", text, row);
+  expect_refused("dup.csv", dup,
+                 "line 14: the row of line 3 again (date 2026-11-02T10:00:00+00:00, commit c2, gpu test-gpu, benchmark "
+                 "elementwise/add/N:1024): one run counted twice; remove one of the two lines");
+  /* Another benchmark, GPU or commit of that date is another row. */
+  snprintf(dup, sizeof dup, "%s%s", text,
+           "2026-11-02T10:00:00+00:00,c2,test-gpu,elementwise/add/N:2048,1001,1e9,0.001,"
+           "same,read,0.03,rack1\n");
+  path = tmp_path("other.csv");
+  f = fopen(path, "w");
+  fputs(dup, f);
+  fclose(f);
+  ck_assert_int_eq(run_trends(path, out, sizeof out), 0);
+  free(path);
+  const char *dates[] = {"junk", "2026-11-13", "2026-11-31T10:00:00+00:00", "2026-11-13 10:00:00+00:00"};
+  for (size_t i = 0; i < sizeof dates / sizeof *dates; i++) {
+    char bad[4096], says[200];
+    snprintf(bad, sizeof bad, "%s%s,c13,test-gpu,elementwise/add/N:1024,1000,1e9,0.001,same,read,0.03,rack1\n", text,
+             dates[i]);
+    snprintf(says, sizeof says, "line 14: field date: '%s' is not a date as gate history writes it", dates[i]);
+    expect_refused("date.csv", bad, says);
+  }
+  const char *times[] = {"1e300", "2e12", "0.5"};
+  for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+    char bad[4096], says[200];
+    snprintf(row, sizeof row, kRow, 13, 13, times[i]);
+    snprintf(bad, sizeof bad, "%s%s", text, row);
+    snprintf(says, sizeof says, "line 14: field median_ns: %g ns is not a time the gate measures (1 ns to 1000 s",
+             strtod(times[i], NULL));
+    expect_refused("time.csv", bad, says);
+  }
 }
 END_TEST
 
@@ -280,7 +403,9 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, rows_before_the_testbed_join_its_series);
   tcase_add_test(tc, legacy_header_with_a_flush_field);
   tcase_add_test(tc, json_holds_what_was_decided);
+  tcase_add_test(tc, trends_file_must_fit_its_policy_and_rows);
   tcase_add_test(tc, bad_input_is_refused_naming_file_line_and_field);
+  tcase_add_test(tc, rows_gate_history_never_writes_are_refused);
   tcase_add_test(tc, damaged_and_endless_files_are_refused);
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -106,9 +106,28 @@ static int read_rows(const reader *r, json_t *a, const char *where, trend_series
     if (json_unpack(json_array_get(a, i), "[I F i]", &line, &thr, &recorded) || line < 1 || !isfinite(thr))
       return fail(r->err, r->errlen, "%s: %srows[%zu]: expected [line >= 1, threshold, recorded 0 or 1]", r->path,
                   where, i);
+    /* In file order, as gate trends writes them: the report finds a row's by a binary search. */
+    if (i > 0 && (size_t)line <= s->rows[i - 1].line)
+      return fail(r->err, r->errlen,
+                  "%s: %srows[%zu]: line %lld after line %zu: rows are in the history's order, each once; write "
+                  "the file again with `gate trends --json`",
+                  r->path, where, i, (long long)line, s->rows[i - 1].line);
     s->rows[i] = (trend_row){(size_t)line, thr, recorded != 0};
   }
   return 0;
+}
+
+/* The row at line in s->rows: its index, or s->nrows when none. */
+static size_t row_index(const trend_series *s, size_t line) {
+  size_t lo = 0, hi = s->nrows;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (s->rows[mid].line < line)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < s->nrows && s->rows[lo].line == line ? lo : s->nrows;
 }
 
 static int read_changes(const reader *r, json_t *a, const char *where, trend_series *s) {
@@ -123,6 +142,20 @@ static int read_changes(const reader *r, json_t *a, const char *where, trend_ser
       return fail(r->err, r->errlen, "%s: %schange_points[%zu]: expected line, step, p, level and since_bless", r->path,
                   where, i);
     c->line = (size_t)line;
+    /* A p-value is a probability; a change point is the first row of a new level, so a row of the series after its
+     * first. Else the report drew nothing for it and counted it all the same. */
+    if (!(c->p >= 0 && c->p <= 1))
+      return fail(r->err, r->errlen,
+                  "%s: %schange_points[%zu].p: %g is not a p-value (0 to 1); write the file again with `gate trends "
+                  "--json`",
+                  r->path, where, i, c->p);
+    size_t at = row_index(s, c->line);
+    if (at == 0 || at == s->nrows)
+      return fail(r->err, r->errlen,
+                  "%s: %schange_points[%zu].line: %zu is %s of the series' rows (lines %zu to %zu); write the file "
+                  "again with `gate trends --json`",
+                  r->path, where, i, c->line, at == 0 ? "the first" : "none", s->nrows ? s->rows[0].line : 0,
+                  s->nrows ? s->rows[s->nrows - 1].line : 0);
   }
   return 0;
 }
@@ -188,12 +221,22 @@ int trends_read(const char *path, trend_history **out, size_t *n, char *err, siz
   reader r = {path, err, errlen};
   json_t *version = json_object_get(root, "trends_version"), *hs;
   int rc = 0;
-  if (!json_is_integer(version) || json_integer_value(version) != TRENDS_VERSION)
+  /* The thresholds of rows from before the column, and the references, are the policy's: another policy's trends
+   * would be drawn as this gate's. */
+  json_t *policy = json_object_get(root, "policy_version");
+  if (!json_is_integer(version) || json_integer_value(version) != TRENDS_VERSION) {
     rc = fail(err, errlen, "%s: field trends_version: expected %d; write the file again with this `gate trends --json`",
               path, TRENDS_VERSION);
-  else if (!(hs = field(&r, root, "", "histories", JSON_ARRAY)))
+  } else if (!json_is_integer(policy) || json_integer_value(policy) != GATE_POLICY_VERSION) {
+    char got[32] = "missing";
+    if (json_is_integer(policy)) snprintf(got, sizeof got, "%lld", (long long)json_integer_value(policy));
+    rc = fail(err, errlen,
+              "%s: field policy_version: %s, where this gate decides under policy %d: the trends were decided by "
+              "another gate's rule; write the file again with this `gate trends --json` (ci/report.sh does)",
+              path, got, GATE_POLICY_VERSION);
+  } else if (!(hs = field(&r, root, "", "histories", JSON_ARRAY))) {
     rc = 1;
-  else {
+  } else {
     *n = json_array_size(hs);
     *out = calloc(*n + 1, sizeof **out);
     for (size_t i = 0; i < *n && !rc; i++) rc = read_history(&r, json_array_get(hs, i), i, &(*out)[i]);
