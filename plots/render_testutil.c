@@ -5,13 +5,13 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "tests/support/check_run.h"
 
 const char *render_bin, *gate_bin;
 char tmp[1024], full_out[1200], full_err[1200];
@@ -53,37 +53,14 @@ int run_render(const char *args, const char *errfile) {
 
 int run_render_with_file_limit(long bytes, const char *args, const char *errfile) {
   char cmd[8192];
+  static char err[1 << 16];
   snprintf(cmd, sizeof cmd, "exec '%s' %s 2>&1 >/dev/null", render_bin, args);
-  int out[2];
-  ck_assert_int_eq(pipe(out), 0);
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    struct rlimit rl = {(rlim_t)bytes, (rlim_t)bytes};
-    close(out[0]);
-    dup2(out[1], 1);
-    signal(SIGXFSZ, SIG_IGN); /* ignored across exec: render and gnuplot see EFBIG */
-    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
-    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-    _exit(127);
-  }
-  close(out[1]);
+  int st = run_with_file_limit(cmd, (unsigned long long)bytes, err, sizeof err);
   FILE *f = fopen(errfile, "w");
   ck_assert_ptr_nonnull(f);
-  char chunk[4096];
-  ssize_t got;
-  while ((got = read(out[0], chunk, sizeof chunk)) != 0) {
-    if (got < 0) {
-      ck_assert_int_eq(errno, EINTR);
-      continue;
-    }
-    ck_assert_uint_eq(fwrite(chunk, 1, (size_t)got, f), (size_t)got);
-  }
-  close(out[0]);
+  ck_assert_int_ge(fputs(err, f), 0);
   ck_assert_int_eq(fclose(f), 0);
-  int st;
-  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return st;
 }
 
 /* `gate trends --json` of a history (with its baseline, or NULL), as ci/report.sh runs it before the renderer: what

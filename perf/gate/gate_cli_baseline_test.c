@@ -151,14 +151,7 @@ START_TEST(a_baseline_in_a_file_per_family) {
   const fake_bench slow[] = {
       {"copy/copy_float4/N:1", 1500}, {"elementwise/add/N:1", 1500}, {"elementwise/add_float4/N:1", 2000}};
   const char *bl = make_dir("pf/bl");
-  char args[2048] = "", name[64];
-  for (unsigned k = 0; k < 3; k++) {
-    FORMAT(name, "pf/r%u.json", k);
-    write_run(name, H100, 132, 3000.0, two, 3, 60 + k);
-    size_t used = strlen(args);
-    snprintf(args + used, sizeof args - used, " %s", at(name));
-  }
-  expect_gate(0, "bless --baselines=%s%s", bl, args);
+  bless_three_runs(bl, "pf", two, 3, 60);
   write_run("pf/slow.json", H100, 132, 3000.0, slow, 3, 70);
   expect_gate(1, "compare --min_delta_us=0.01 --baselines=%s %s", bl, at("pf/slow.json"));
   char file[1200], folder[1200], copy_json[1400], ew_json[1400];

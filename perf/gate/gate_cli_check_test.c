@@ -222,14 +222,7 @@ START_TEST(a_family_tolerance_of_no_family_is_warned_of) {
   const fake_bench two[] = {
       {"copy/copy_float4/N:1", 1500}, {"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000}};
   const char *bl = make_dir("famtol/bl");
-  char args[2048] = "", name[64];
-  for (unsigned k = 0; k < 3; k++) {
-    FORMAT(name, "famtol/r%u.json", k);
-    write_run(name, H100, 132, 3000.0, two, 3, 80 + k);
-    size_t used = strlen(args);
-    snprintf(args + used, sizeof args - used, " %s", at(name));
-  }
-  expect_gate(0, "bless --baselines=%s%s", bl, args);
+  bless_three_runs(bl, "famtol", two, 3, 80);
   write_run("famtol/run.json", H100, 132, 3000.0, two + 1, 2, 84); /* elementwise alone, as its perf test's */
   const char *run = strdup(at("famtol/run.json"));
   for (int per_family = 0; per_family < 2; per_family++) {

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "tests/support/check_run.h"
 
 char dir[512];
 const char *gate_bin;
@@ -63,6 +64,17 @@ void write_text(const char *file, const char *text) {
 
 const fake_bench base_set[3] = {
     {"elementwise/add/N:1", 1000}, {"elementwise/add_float4/N:1", 2000}, {"elementwise/saxpy/N:1", 3000}};
+
+void bless_three_runs(const char *bl, const char *prefix, const fake_bench *b, size_t n, unsigned seed) {
+  char args[2048] = "", name[256];
+  for (unsigned k = 0; k < 3; k++) {
+    FORMAT(name, "%s/r%u.json", prefix, k);
+    write_run(name, H100, 132, 3000.0, b, n, seed + k);
+    size_t used = strlen(args);
+    snprintf(args + used, sizeof args - used, " %s", at(name));
+  }
+  expect_gate(0, "bless --baselines=%s%s", bl, args);
+}
 
 void make_baseline(gate_figures *base) {
   gate_figures runs[3];
@@ -329,35 +341,5 @@ int test_setup(int argc, char **argv) {
 int gate_with_file_limit(rlim_t bytes, const char *args) {
   char cmd[8192];
   FORMAT(cmd, "exec %s %s 2>&1", gate_bin, args);
-  int out[2];
-  ck_assert_int_eq(pipe(out), 0);
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) { /* output to a pipe, which the limit does not cut short */
-    struct rlimit rl = {bytes, bytes};
-    close(out[0]);
-    dup2(out[1], 1);
-    signal(SIGXFSZ, SIG_IGN);
-    if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
-    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-    _exit(127);
-  }
-  close(out[1]);
-  size_t len = 0;
-  char chunk[4096];
-  ssize_t got;
-  while ((got = read(out[0], chunk, sizeof chunk)) != 0) {
-    if (got < 0) {
-      ck_assert_int_eq(errno, EINTR);
-      continue;
-    }
-    size_t keep = (size_t)got < sizeof gate_output - 1 - len ? (size_t)got : sizeof gate_output - 1 - len;
-    memcpy(gate_output + len, chunk, keep);
-    len += keep;
-  }
-  gate_output[len] = '\0';
-  close(out[0]);
-  int st;
-  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return run_with_file_limit(cmd, (unsigned long long)bytes, gate_output, sizeof gate_output);
 }

@@ -34,6 +34,9 @@ extern const fake_bench base_set[3];
  * another run on another GPU (set_context "gpu" to put runs on one GPU). */
 void write_run(const char *file, const char *gpu, int sms, double copy_gbps, const fake_bench *b, size_t n,
                unsigned seed);
+/* Three runs of b[0..n) as prefix/r0.json .. r2.json (seeds seed .. seed + 2: three GPUs of the model) blessed
+ * into the baselines folder bl. */
+void bless_three_runs(const char *bl, const char *prefix, const fake_bench *b, size_t n, unsigned seed);
 /* dir/file (one of four rotating buffers). */
 const char *at(const char *file);
 void write_text(const char *file, const char *text);
