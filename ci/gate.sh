@@ -58,6 +58,7 @@ mode=auto
 bazel_flags=()
 for a in "$@"; do
   case "$a" in
+    -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; # the header above is the usage
     --workspace=*) workspace="${a#--workspace=}"
                    [ -n "$workspace" ] || { echo "gate: --workspace= needs a folder (the Bazel workspace to gate)" >&2; exit 2; } ;;
     --artifacts=*) artifacts="${a#--artifacts=}" ;;

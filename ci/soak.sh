@@ -185,6 +185,7 @@ rejudge() {
 }
 
 [ $# -ge 1 ] || usage
+case "$1" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the header above is the usage
 if [ "$1" = --rejudge ]; then
   [ $# -ge 3 ] && [ -n "$2" ] && [ -n "$3" ] || usage
   rejudge "$(from_caller "$2")" "$(from_caller "$3")" "${@:4}"

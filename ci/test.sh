@@ -4,6 +4,7 @@
 #   ci/test.sh --config=cpu    # no GPU: GPU-tagged tests are built but not run
 # Extra arguments go to `bazel test`.
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;; esac # the header above is the usage
 cd "$(dirname "$0")/.."
 bash ci/setup.sh
 # The sources' format first (.clang-format): a misformatted file fails the test command, says which and how to fix.
