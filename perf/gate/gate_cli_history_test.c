@@ -160,6 +160,36 @@ END_TEST
 
 /* History rows are plain CSV, appended forever: a field that would break a row, or a file
  * whose last row is cut or that is not a history file, is refused and nothing is appended. */
+/* Trends read a series against the baseline's runs of its own testbed and flush method. Testbed "tb B" runs 4 %
+ * faster than "tb A"; its history creeps from its level (96 us) to 100.3 us, +4.5 %, beyond the 3 % tolerance.
+ * Against every run of the baseline (the median, 98 us: +2.3 %), or one GPU of tb A, it did not creep. */
+START_TEST(trends_read_each_testbed_against_its_own_runs) {
+  const char *bl = make_dir("tbtr/bl");
+  const fake_bench slow[] = {{"elementwise/add/N:1", 100000}}, fast[] = {{"elementwise/add/N:1", 96000}};
+  char args[2048] = "", name[64];
+  for (unsigned k = 0; k < 6; k++) {
+    FORMAT(name, "tbtr/r%u.json", k);
+    write_run(name, H100, 132, 3000.0, k < 3 ? slow : fast, 1, 90 + k);
+    set_context(name, "testbed", json_string(k < 3 ? "tb A" : "tb B"));
+    size_t used = strlen(args);
+    snprintf(args + used, sizeof args - used, " %s", at(name));
+  }
+  expect_gate(0, "bless --baselines=%s%s", bl, args);
+  FILE *f = fopen(at("tbtr/nvidia-h100-80gb-hbm3.csv"), "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "date,commit,gpu,benchmark,median_ns,bytes_per_second,noise,verdict,l2_flush,threshold,testbed\n");
+  for (int i = 0; i < 20; i++) /* after the bless (2026-11-22), measured as the baseline was: the memset flush */
+    fprintf(f, "2030-01-%02dT10:00:00+00:00,c%011d,%s,elementwise/add/N:1,%g,1e9,0.001,same,write,0.03,tb B\n", 1 + i,
+            i, "nvidia-h100-80gb-hbm3", (i < 10 ? 96000.0 : 100300.0) + (i % 2 ? 10 : -10));
+  ck_assert_int_eq(fclose(f), 0);
+  char base[1200];
+  FORMAT(base, "%s/nvidia-h100-80gb-hbm3.json", bl);
+  expect_gate(0, "trends --baseline=%s %s", base, at("tbtr/nvidia-h100-80gb-hbm3.csv"));
+  expect_output("CREPT elementwise/add/N:1 @tb B: +4.4");
+  expect_output("1 crept");
+}
+END_TEST
+
 START_TEST(history_rows_stay_parseable) {
   const char *hist = make_dir("csv/hist");
   char csv[1200];
@@ -336,6 +366,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, history_takes_accepted_runs_only);
   tcase_add_test(tc, history_names_bad_places);
   tcase_add_test(tc, history_refuses_verdicts_it_cannot_read);
+  tcase_add_test(tc, trends_read_each_testbed_against_its_own_runs);
   tcase_add_test(tc, history_rows_stay_parseable);
   tcase_add_test(tc, history_appends_all_or_nothing);
   suite_add_tcase(s, tc);
