@@ -64,8 +64,8 @@ double creep_threshold(const double *x, size_t n, size_t window, double toleranc
  * against the reference level `reference`) is beyond the least creep that stands out, the larger of creep_threshold
  * (tolerance, or the series' noise) and `floor` (a baseline's wider threshold: a host round trip at
  * +20 % within it did not creep); and, against a baseline (reference > 0), beyond it against the
- * series' first rows too (a benchmark always off its baseline did not creep). *level, *allowed: the
- * level and that least creep, for the message. */
+ * series' first rows too (a benchmark always off its baseline did not creep), so a series creeps from 2 x window
+ * rows only, with a baseline too. *level, *allowed: the level and that least creep, for the message. */
 int creep_beyond(const double *x, size_t n, double reference, size_t window, double tolerance, double floor,
                  double *level, double *allowed);
 
