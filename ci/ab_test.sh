@@ -42,7 +42,8 @@ tl="\${TESTLOGS:-$work/testlogs}"  # -c dbg: another output folder, as Bazel's
 case " \$* " in *" -c dbg "*) tl="$work/testlogs-dbg" ;; esac
 case "\$1" in
   build) exit 0 ;;
-  info) case "\$2" in
+  info) [ "\$*" != "\${INFO_FAILS:-}" ] && [ "\$(pwd) \$*" != "\${INFO_FAILS_AT:-}" ] || exit 37
+        case "\$2" in
           bazel-bin) case "\$(pwd)" in "$repo") echo "$work/bazel-bin" ;; *) echo "$work/base-bin" ;; esac ;;
           *) echo "\$tl" ;;
         esac ;;
@@ -224,4 +225,17 @@ set -e
 grep -q "holds files no earlier job of ci/gate.sh wrote" "$work/owned.log" || fail "--artifacts=. does not say why"
 rm -rf "$repo/perf" "$repo/tests"
 echo "ok: --against with --baseline and an artifacts folder the job does not own are refused, nothing deleted"
+
+# 6. A failed `bazel info` is said, never a silent end of the job under set -e: where the tools are (exit 2), and in
+# the history step (exit 5: the tests passed, no row appended; summary.md says so).
+name=noinfo; INFO_FAILS="info bazel-bin --config=gpu" job noinfo "fixture x1" --baseline
+[ "$st" -eq 2 ] && grep -q "gate: bazel info bazel-bin failed" "$work/noinfo.log" || fail "bazel info failing: exit $st"
+name=noinfo2; INFO_FAILS="info bazel-bin" job noinfo2 "fixture x1" --baseline --history
+rm -rf "$repo/baselines/history"
+[ "$st" -eq 5 ] && grep -q "history.*bazel info bazel-bin failed, so no row was appended" "$work/noinfo2/summary.md" ||
+  fail "bazel info failing in the history step: exit $st"
+name=noinfo3; INFO_FAILS_AT="$work/base-noinfo3 info bazel-bin --config=gpu" job noinfo3 "fixture x2"
+[ "$st" -eq 2 ] && grep -q "gate: bazel info bazel-bin failed in $work/base-noinfo3" "$work/noinfo3.log" ||
+  fail "bazel info failing in the base's worktree: exit $st"
+echo "ok: a failed bazel info stops the job saying so (exit 2), or is a problem of the history step (exit 5)"
 [ "$change_sha" != "$base_sha" ]

@@ -43,7 +43,8 @@
 # and their summary by ci/slots_report.sh (artifacts/slots.txt).
 # Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel), except
 # 5 when every test passed but the report could not be rendered or history rows could not be
-# appended (summary.md says which, at the top).
+# appended, or the GPU slot records show a perf test sharing its GPU (then no history row is
+# appended) (summary.md says which, at the top); 2 bad input or a tool that cannot be found.
 # BAZEL may name another Bazel command (e.g. an offline bundle's, see docs/ci.md); then
 # no packages are installed.
 set -euo pipefail
@@ -119,7 +120,9 @@ export CUDA_PERF_GPU_MODEL
   { cat "$artifacts/build_tools.log"
     echo "gate: $suite_repo//perf/tools:testbed or $suite_repo//perf/gate:gate did not build${suite_repo:+ (does $PWD/WORKSPACE pull the suite in as repository \"cuda_perf\"?)}" >&2
     exit 2; }
-bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)"
+# Checked: a failed assignment under set -e ended the job silently.
+bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)" ||
+  { echo "gate: bazel info bazel-bin failed (exit $?), so the suite's tools cannot be found" >&2; exit 2; }
 gate_bin="$bin/${suite_bin}perf/gate/gate"
 testbed="$("$bin/${suite_bin}perf/tools/testbed")" || exit 2
 echo "gate: this runner's testbed: $testbed"
@@ -254,7 +257,8 @@ if [ -n "$against" ]; then
     (cd "$base_ws" && "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" ${base_flags[@]+"${base_flags[@]}"}) \
       >"$artifacts/build_base.log" 2>&1 ||
       { tail -20 "$artifacts/build_base.log"; echo "gate: the base, $base_short, did not build (artifacts/build_base.log)" >&2; exit 2; }
-    base_bin="$(cd "$base_ws" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null)"
+    base_bin="$(cd "$base_ws" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null)" ||
+      { echo "gate: bazel info bazel-bin failed in $base_ws, so the base's build cannot be found" >&2; exit 2; }
   fi
   # Only the perf tests need to know the base (the correctness tests' cached results stay valid).
   ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short"
@@ -312,16 +316,26 @@ if [ ${#passes[@]} -eq 2 ] && { [ "$status" -eq 0 ] || [ "$status" -eq 3 ]; }; t
 fi
 set -e
 
+# Problems of the job itself (slot records, collecting, history, report): summary.md lists them first, and a job
+# whose tests passed fails with exit 5.
+problems=()
 # Which test ran on which GPU, and when: the slot records of this run (those that started after
 # it began; ISO times compare as strings), and their summary. Tests of other jobs on this host in
 # that time are in it too: they shared the GPUs.
 if [ -r "$slot_log" ]; then
   awk -v since="$since" '{ for (i = 1; i <= NF; i++) if ($i ~ /^start=/ && substr($i, 7) >= since) print }' \
-    "$slot_log" >"$artifacts/slots.log" || echo "gate: could not read the GPU slot records in $slot_log"
+    "$slot_log" >"$artifacts/slots.log" || problems+=("slots: could not read the GPU slot records in $slot_log")
   if [ -s "$artifacts/slots.log" ]; then
-    bash "$suite/ci/slots_report.sh" "$artifacts/slots.log" >"$artifacts/slots.txt" 2>&1 ||
-      echo "gate: GPU slot records show an overlap or could not be read: see $artifacts/slots.txt"
+    st=0
+    bash "$suite/ci/slots_report.sh" "$artifacts/slots.log" >"$artifacts/slots.txt" 2>&1 || st=$?
     tail -n 4 "$artifacts/slots.txt"
+    # An overlap means a perf test did not have its GPU to itself: its timings, and any history row from them,
+    # cannot be trusted (docs/ci.md). It used to be only echoed.
+    if [ "$st" -eq 1 ]; then
+      problems+=("slots: a perf test shared its GPU with another test (OVERLAP in slots.txt): its timings may be contaminated")
+    elif [ "$st" -ne 0 ]; then
+      problems+=("slots: the GPU slot records could not be summed up (slots_report.sh exit $st; see slots.txt)")
+    fi
   fi
 fi
 
@@ -355,7 +369,6 @@ done
 
 # History: one row per benchmark of an accepted run (main branch only). A row that cannot be
 # appended is lost data: the job says so and fails (exit 5), though the tests passed.
-problems=()
 runs_found=0
 for f in "$artifacts"/perf/*_perf_test/*_bench.json "$artifacts"/perf/*_perf_test/summary.md; do
   [ -f "$f" ] && runs_found=$((runs_found + 1))
@@ -363,10 +376,16 @@ done
 [ "$runs_found" -gt 0 ] || problems+=("perf: no run JSON or summary was collected from the perf tests (see bazel_test.log)")
 if [ "$history" -eq 1 ] && [ "$mode" = ab ]; then
   echo "gate: --history: not appended in A/B mode (history rows are runs judged against the baseline)"
+elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ] && [ ${#problems[@]} -gt 0 ]; then
+  # A run whose records are in doubt (a GPU shared, outputs not collected) stays out of the history.
+  problems+=("history: not appended: the problems above put this run's records in doubt")
 elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
   gate=""
+  no_gate="$suite_repo//perf/gate:gate did not build"
   if "${bazel[@]}" build "$suite_repo//perf/gate:gate" >/dev/null 2>&1; then
-    gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/${suite_bin}perf/gate/gate"
+    # Checked: a failed `bazel info` here ended the job silently under set -e.
+    if gate_dir="$("${bazel[@]}" info bazel-bin 2>/dev/null)"; then gate="$gate_dir/${suite_bin}perf/gate/gate"
+    else no_gate="bazel info bazel-bin failed"; fi
   fi
   mkdir -p baselines/history
   # All families' rows or none: each family appends in a call of its own, so the history is saved first and
@@ -383,7 +402,7 @@ elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
     [ -d "$out" ] && [ ${#problems[@]} -eq "$earlier" ] || continue
     run="$(find "$out" -maxdepth 1 -name '*_bench.json' | head -1)"
     if [ -z "$gate" ]; then
-      problems+=("history: $suite_repo//perf/gate:gate did not build, so no row was appended")
+      problems+=("history: $no_gate, so no row was appended")
     elif [ -z "$run" ] || [ ! -f "$out/verdicts.json" ]; then
       problems+=("history: $(basename "$out") left no run JSON or verdicts.json, so its rows were not appended")
     elif ! "$gate" history --history_dir=baselines/history --verdicts="$out/verdicts.json" "$run"; then
@@ -421,7 +440,10 @@ bash "$suite/ci/report.sh" "$artifacts" --title="Kernel performance at $PERF_COM
   tee "$artifacts/report.log" || report_status=${PIPESTATUS[0]}
 charts="$(sed -n 's/^render: \([0-9]*\) charts.*/\1/p' "$artifacts/report.log" | tail -1)"
 if [ "$report_status" -ne 0 ]; then
-  why="$(grep -E '^(render|report):' "$artifacts/report.log" | tail -1)"
+  # No such line (the renderer killed, or `bazel run` failing to build it) must not end the job under pipefail:
+  # then Bazel's first ERROR line says why, if any.
+  why="$(grep -E '^(render|report):' "$artifacts/report.log" | tail -1 || true)"
+  [ -n "$why" ] || why="$(grep -m 1 '^ERROR:' "$artifacts/report.log" || true)"
   problems+=("report: not rendered (exit $report_status): ${why:-see report.log}")
 fi
 
