@@ -49,6 +49,7 @@ case "\$1" in
         esac ;;
   test) case "\$*" in *--test_tag_filters=-perf*) exit 0 ;; esac
         d="\$tl/kernels/copy/copy_perf_test"; mkdir -p "\$d/test.outputs"; echo ran >"\$d/test.log"
+        [ -z "\${CORRUPT_ZIP:-}" ] || { printf 'PK\\003\\004junk' >"\$d/test.outputs/outputs.zip"; exit 0; }
         echo "## copy_bench: stand-in" >"\$d/test.outputs/summary.md"; exit 0 ;;
   *) echo "stand-in bazel: unexpected \$*" >&2; exit 2 ;;
 esac
@@ -238,4 +239,11 @@ name=noinfo3; INFO_FAILS_AT="$work/base-noinfo3 info bazel-bin --config=gpu" job
 [ "$st" -eq 2 ] && grep -q "gate: bazel info bazel-bin failed in $work/base-noinfo3" "$work/noinfo3.log" ||
   fail "bazel info failing in the base's worktree: exit $st"
 echo "ok: a failed bazel info stops the job saying so (exit 2), or is a problem of the history step (exit 5)"
+
+# 7. A perf test's outputs.zip that cannot be unpacked is a problem of the job (exit 5, said in summary.md), not an
+# end of the job with unzip's status and no summary.
+name=zip; CORRUPT_ZIP=1 TESTLOGS="$work/testlogs-zip" job zip "fixture x1" --baseline
+[ "$st" -eq 5 ] && grep -q "perf.*copy_perf_test: its outputs.zip could not be unpacked" "$work/zip/summary.md" ||
+  fail "a corrupt outputs.zip: exit $st"
+echo "ok: a corrupt outputs.zip is a problem the summary names (exit 5)"
 [ "$change_sha" != "$base_sha" ]

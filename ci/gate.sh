@@ -355,7 +355,10 @@ for dir in "$testlogs"/kernels/*/*_perf_test; do
   mkdir -p "$out"
   cp -L "$dir/test.log" "$out/" 2>/dev/null || true
   cp -L "$dir/test.xml" "$out/junit.xml" 2>/dev/null || true
-  if [ -f "$dir/test.outputs/outputs.zip" ]; then unpack "$dir/test.outputs/outputs.zip" "$out"
+  # A corrupt zip ended the job with unzip's status; it is a problem of the job, and its run stays out of the history.
+  if [ -f "$dir/test.outputs/outputs.zip" ]; then
+    unpack "$dir/test.outputs/outputs.zip" "$out" ||
+      problems+=("perf: $name: its outputs.zip could not be unpacked (corrupt or cut short?): its run JSON and verdicts may be missing")
   elif [ -d "$dir/test.outputs" ]; then cp -rL "$dir/test.outputs/." "$out/"; fi
 done
 [ "$stale" -eq 0 ] || echo "gate: $stale perf test(s) did not run in this job; their older outputs were left out"
