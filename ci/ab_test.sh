@@ -84,6 +84,7 @@ if grep -- "--test_tag_filters=-perf" "$work/calls" | grep -q PERF_AB_BASE; then
 fi
 grep -q "Judged A/B against $base_sha" "$work/auto/summary.md" || fail "summary.md does not say what it was compared with"
 grep -q 'Testbed: `fixture x2`' "$work/auto/summary.md" || fail "summary.md does not name the testbed"
+[ "$(cat "$work/auto/exit_status")" = 0 ] || fail "the job did not write its status 0 to exit_status (ci/bless.sh reads it)"
 echo "ok: a testbed without a baseline is A/B-tested against the merge base, built in a worktree"
 
 # 1a. A dry run needs no GPU: it says the testbed and how the benchmarks would be judged, builds the base, runs no
@@ -96,6 +97,7 @@ grep -q "^$work/base-dry build //kernels/" "$work/calls" || fail "the dry run di
 if grep -q " test " "$work/calls"; then fail "the dry run ran tests"; fi
 name=nogpu; NO_GPU=1 job nogpu "fixture x2"
 [ "$st" -eq 2 ] || fail "without a GPU the job (not a dry run) exited $st, expected 2"
+[ "$(cat "$work/nogpu/exit_status")" = 2 ] || fail "a job that stopped early did not write its status 2 to exit_status"
 echo "ok: a dry run needs no GPU, builds the base and says how each benchmark would be judged; a real run without a GPU stops (exit 2)"
 
 # 1b. The base's worktree is reused only as the job left it (#56 A01: one at another commit with changes was
@@ -245,5 +247,12 @@ echo "ok: a failed bazel info stops the job saying so (exit 2), or is a problem 
 name=zip; CORRUPT_ZIP=1 TESTLOGS="$work/testlogs-zip" job zip "fixture x1" --baseline
 [ "$st" -eq 5 ] && grep -q "perf.*copy_perf_test: its outputs.zip could not be unpacked" "$work/zip/summary.md" ||
   fail "a corrupt outputs.zip: exit $st"
+[ "$(cat "$work/zip/exit_status")" = 5 ] && [ ! -e "$work/zip/exit_status.tmp" ] ||
+  fail "a job with a problem did not write its status 5 to exit_status"
+# A status that cannot be written fails a job that passed (5).
+mkdir -p "$work/nostatus/exit_status.tmp" && touch "$work/nostatus/.cuda-perf-artifacts"
+name=nostatus; job nostatus "fixture x1" --baseline
+[ "$st" -eq 5 ] && grep -q "gate: cannot write $work/nostatus/exit_status" "$work/nostatus.log" ||
+  fail "a job whose exit_status cannot be written: exit $st"
 echo "ok: a corrupt outputs.zip is a problem the summary names (exit 5)"
 [ "$change_sha" != "$base_sha" ]

@@ -41,6 +41,7 @@
 #                    testbed of is then NOT JUDGED, and each perf test says so)
 # Also keeps the GPU slot records of the run (artifacts/slots.log: test, GPU, lock, start, end)
 # and their summary by ci/slots_report.sh (artifacts/slots.txt).
+# The exit status is also written to artifacts/exit_status (ci/bless.sh reads it).
 # Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel), except
 # 5 when every test passed but the report could not be rendered or history rows could not be
 # appended, or the GPU slot records show a perf test sharing its GPU (then no history row is
@@ -102,7 +103,21 @@ mkdir -p "$artifacts" && touch "$artifacts/.cuda-perf-artifacts" ||
 artifacts="$(cd "$artifacts" && pwd)"
 # Results of an earlier job must not mix with this one's.
 rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log" \
-  "$artifacts/slots.log" "$artifacts/slots.txt" "$artifacts/report.log" "$artifacts/trends.json" "$artifacts/trends.log"
+  "$artifacts/slots.log" "$artifacts/slots.txt" "$artifacts/report.log" "$artifacts/trends.json" "$artifacts/trends.log" \
+  "$artifacts/exit_status"
+# The job's final status, on every way out from here: ci/bless.sh reads it (a folder without one is refused; a CI
+# folder of a failed job once counted as passed). Written whole (temp + mv); a status that cannot be written fails
+# a job that passed (5).
+# shellcheck disable=SC2317  # run by the trap
+write_status() {
+  local st="$1"
+  { echo "$st" >"$artifacts/exit_status.tmp" && mv -f "$artifacts/exit_status.tmp" "$artifacts/exit_status"; } 2>/dev/null || {
+    echo "gate: cannot write $artifacts/exit_status" >&2
+    [ "$st" -ne 0 ] || st=5
+  }
+  exit "$st"
+}
+trap 'write_status $?' EXIT
 # CI systems name the commit (e.g. GITHUB_SHA -> PERF_COMMIT); else ask git.
 PERF_COMMIT="${PERF_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
 export PERF_COMMIT
