@@ -20,6 +20,7 @@ mkdir -p "$work/repo/ci" "$work/repo/baselines" "$work/bin" "$work/bazel-bin/per
   "$work/testlogs/kernels/copy/copy_perf_test"
 for f in gate.sh gpu_model.sh report.sh slots_report.sh; do cp -L "$src/$f" "$work/repo/ci/"; done
 echo '{}' >"$work/repo/baselines/nvidia-h100-80gb-hbm3.json"
+printf '/bazel-*\n/user.bazelrc\n' >"$work/repo/.gitignore"  # as the suite's: git status does not show these
 repo="$work/repo"
 git -C "$repo" init -q -b main
 git -C "$repo" -c user.email=t@t -c user.name=t add -A
@@ -41,7 +42,9 @@ echo "\$(pwd) \$*" >>"$work/calls"
 tl="\${TESTLOGS:-$work/testlogs}"  # -c dbg: another output folder, as Bazel's
 case " \$* " in *" -c dbg "*) tl="$work/testlogs-dbg" ;; esac
 case "\$1" in
-  build) exit 0 ;;
+  build) # The base is built with the worktrees' lock held (no other job may clean or remove its worktree).
+         [ "\$(pwd)" = "$repo" ] || ! flock -n "$work/worktrees/.lock" true || echo "UNLOCKED base build" >>"$work/calls"
+         exit 0 ;;
   info) [ "\$*" != "\${INFO_FAILS:-}" ] && [ "\$(pwd) \$*" != "\${INFO_FAILS_AT:-}" ] || exit 37
         case "\$2" in
           bazel-bin) case "\$(pwd)" in "$repo") echo "$work/bazel-bin" ;; *) echo "$work/base-bin" ;; esac ;;
@@ -85,6 +88,7 @@ fi
 grep -q "Judged A/B against $base_sha" "$work/auto/summary.md" || fail "summary.md does not say what it was compared with"
 grep -q 'Testbed: `fixture x2`' "$work/auto/summary.md" || fail "summary.md does not name the testbed"
 [ "$(cat "$work/auto/exit_status")" = 0 ] || fail "the job did not write its status 0 to exit_status (ci/bless.sh reads it)"
+! grep -q "UNLOCKED" "$work/calls" || fail "the base was built after the worktrees' lock was released"
 echo "ok: a testbed without a baseline is A/B-tested against the merge base, built in a worktree"
 
 # 1a. A dry run needs no GPU: it says the testbed and how the benchmarks would be judged, builds the base, runs no
@@ -109,6 +113,12 @@ name=auto; job auto "fixture x2"
   [ -z "$(git -C "$work/base-auto" status --porcelain)" ] || fail "a stale worktree was used as the base (exit $st)"
 grep -q "is not $base_sha as committed (another commit, or changes): made anew" "$work/auto.log" ||
   fail "the job does not say it made the stale worktree anew"
+# Ignored files are not in git status: a planted user.bazelrc (.bazelrc's try-import) goes; the bazel-* links stay.
+echo "build --config=planted" >"$work/base-auto/user.bazelrc"
+ln -s "$work/base-bin" "$work/base-auto/bazel-bin"
+name=auto; job auto "fixture x2"
+[ "$st" -eq 0 ] && [ ! -e "$work/base-auto/user.bazelrc" ] && [ -L "$work/base-auto/bazel-bin" ] ||
+  fail "a reused worktree kept an ignored user.bazelrc, or lost its bazel-* link (exit $st)"
 mkdir -p "$work/base-planted" && echo mine >"$work/base-planted/file"
 name=planted; job planted "fixture x2"
 [ "$st" -eq 2 ] && [ "$(cat "$work/base-planted/file")" = mine ] || fail "a planted folder: exit $st"

@@ -238,6 +238,8 @@ if [ -n "$against" ]; then
     { echo "gate: cannot create $wt_root for the base's worktree" >&2; exit 2; }
   exec 9>"$wt_root/.lock" && flock 9 || { echo "gate: cannot lock $wt_root/.lock" >&2; exit 2; }
   git worktree prune
+  # The workspace's folder in the base's worktree: the workspace may be a folder of its repository.
+  prefix="$(git rev-parse --show-prefix)"
   if [ -e "$worktree" ] && [ -n "$(ls -A "$worktree" 2>/dev/null)" ]; then
     registered="$(git worktree list --porcelain)"
     if ! { grep -qxF "worktree $(cd "$worktree" && pwd -P)" <<<"$registered" ||
@@ -251,16 +253,18 @@ if [ -n "$against" ]; then
       echo "gate: the worktree $worktree is not $base_short as committed (another commit, or changes): made anew"
       git worktree remove --force "$worktree" ||
         { echo "gate: could not remove the stale worktree $worktree" >&2; exit 2; }
+    else
+      # Ignored files are not in that status, yet Bazel reads some (a user.bazelrc planted there is imported by
+      # .bazelrc's try-import): all go, but the bazel-* links of the base's workspace.
+      git -C "$worktree" clean -ffdxq -e "/${prefix}bazel-*" ||
+        { echo "gate: could not clean the worktree $worktree of its untracked and ignored files" >&2; exit 2; }
     fi
   fi
   if [ ! -e "$worktree" ] || [ -z "$(ls -A "$worktree" 2>/dev/null)" ]; then
     git worktree add --detach "$worktree" "$base_rev" >/dev/null ||
       { echo "gate: could not make a worktree of $base_short at $worktree" >&2; exit 2; }
   fi
-  flock -u 9
   read -r -a base_flags <<<"${PERF_AB_BAZEL_FLAGS:-}"
-  # The workspace's folder in the base's worktree: the workspace may be a folder of its repository.
-  prefix="$(git rev-parse --show-prefix)"
   base_ws="$worktree${prefix:+/${prefix%/}}"
   if [ -n "$suite_repo" ] && [ ! -f "$base_ws/WORKSPACE" ] && [ ! -f "$base_ws/WORKSPACE.bazel" ]; then
     # The change adds the workspace: the base has no benchmark, so every family is new to it (perf/gate/ab.c).
@@ -269,12 +273,15 @@ if [ -n "$against" ]; then
     mkdir -p "$base_bin"
   else
     echo "gate: building the base, $base_short, in $base_ws"
+    # The lock is held until the base is built (another job must not remove or clean the worktree under this
+    # build); Bazel does not get its descriptor, or a server it starts would hold the lock after the job.
     (cd "$base_ws" && "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" ${base_flags[@]+"${base_flags[@]}"}) \
-      >"$artifacts/build_base.log" 2>&1 ||
+      >"$artifacts/build_base.log" 2>&1 9>&- ||
       { tail -20 "$artifacts/build_base.log"; echo "gate: the base, $base_short, did not build (artifacts/build_base.log)" >&2; exit 2; }
-    base_bin="$(cd "$base_ws" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null)" ||
+    base_bin="$(cd "$base_ws" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null 9>&-)" ||
       { echo "gate: bazel info bazel-bin failed in $base_ws, so the base's build cannot be found" >&2; exit 2; }
   fi
+  flock -u 9
   # Only the perf tests need to know the base (the correctness tests' cached results stay valid).
   ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short"
                  --test_env=PERF_AB_ALL="$ab_all")
