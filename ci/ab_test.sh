@@ -265,4 +265,9 @@ name=nostatus; job nostatus "fixture x1" --baseline
 [ "$st" -eq 5 ] && grep -q "gate: cannot write $work/nostatus/exit_status" "$work/nostatus.log" ||
   fail "a job whose exit_status cannot be written: exit $st"
 echo "ok: a corrupt outputs.zip is a problem the summary names (exit 5)"
+
+# 8. An artifacts path with | and [ in it (the listing at the end was a sed s|...| of it: exit 1).
+name='odd|[1'; job "$name" "fixture x1" --baseline
+[ "$st" -eq 0 ] && grep -qx "  summary.md" "$work/$name.log" || fail "an artifacts path with | and [: exit $st"
+echo "ok: an artifacts path with | and [ in it"
 [ "$change_sha" != "$base_sha" ]

@@ -519,7 +519,8 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$summary" >> "$GITHUB_STEP_SUMMA
 for p in "${problems[@]}"; do echo "gate: $p" >&2; done
 
 echo "gate: bazel exit status $status; artifacts in $artifacts:"
-find "$artifacts" -type f | sort | sed "s|^$artifacts/|  |"
+# Parameter expansion, not sed: a path with | or [ in it broke the s|...| expression.
+find "$artifacts" -type f | sort | while IFS= read -r f; do echo "  ${f#"$artifacts"/}"; done
 # Bazel's status when a test failed; else 5 if the report or the history could not be written.
 if [ "$status" -eq 0 ] && [ ${#problems[@]} -gt 0 ]; then exit 5; fi
 exit "$status"
