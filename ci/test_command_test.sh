@@ -4,7 +4,8 @@
 # repository of their own, with stand-ins for bazel, nvidia-smi, clang-format, apt-get and sudo, real dpkg-query
 # reading a made-up package database (DPKG_ADMINDIR) and a CUDA_PATH with a fake nvcc:
 #   - ci/test.sh adds --config=gpu unless --config=cpu or --config=gpu is given: another --config (werror, remote)
-#     on a GPU host keeps it, with the GPU model for the cache key.
+#     on a GPU host keeps it, with the GPU model for the cache key;
+#   - ci/check_format.sh checks the repository's C files, and outside a git checkout is exit 2 (not "0 files").
 #
 #   test_command_test.sh TEST_SH SETUP_SH APT_INSTALL_SH CHECK_FORMAT_SH GPU_MODEL_SH
 set -euo pipefail
@@ -61,3 +62,18 @@ config "--config=gpu --config=remote --remote_cache=grpc://c:9092" "NVIDIA H200"
 config "--config=cpu --config=werror" "" --config=cpu --config=werror
 config "--config=werror --config=gpu" "NVIDIA H200" --config=werror --config=gpu
 echo "ok: ci/test.sh adds --config=gpu (and the GPU model) unless --config=cpu or --config=gpu is given"
+
+# ci/check_format.sh: the files git lists; with no git checkout that is an error, not "0 files" that pass.
+echo 'int x;' >"$repo/a.c"
+git -C "$repo" -c user.email=t@t -c user.name=t add a.c
+git -C "$repo" -c user.email=t@t -c user.name=t commit -qm a.c
+run check_format.sh
+[ "$st" -eq 0 ] && grep -q "check_format: 1 C and CUDA files follow" <<<"$out" || fail "check_format.sh in the repository: exit $st: $out"
+mkdir -p "$work/nogit/ci"
+cp "$repo/ci/check_format.sh" "$work/nogit/ci/"
+echo 'int x;' >"$work/nogit/a.c"
+set +e
+out="$(PATH="$work/bin:$PATH" bash "$work/nogit/ci/check_format.sh" 2>&1)"; st=$?
+set -e
+[ "$st" -eq 2 ] && grep -q "check_format: git ls-files failed" <<<"$out" || fail "check_format.sh outside a git checkout: exit $st: $out"
+echo "ok: ci/check_format.sh checks the files git lists; outside a git checkout it is exit 2"
