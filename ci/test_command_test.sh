@@ -6,6 +6,8 @@
 #   - ci/test.sh adds --config=gpu unless --config=cpu or --config=gpu is given: another --config (werror, remote)
 #     on a GPU host keeps it, with the GPU model for the cache key;
 #   - ci/check_format.sh checks the repository's C files, and outside a git checkout is exit 2 (not "0 files").
+#   - ci/apt_install.sh installs a package that is missing or removed with its config files left ("deinstall ok
+#     config-files", for which dpkg -s exits 0), and not one installed.
 #
 #   test_command_test.sh TEST_SH SETUP_SH APT_INSTALL_SH CHECK_FORMAT_SH GPU_MODEL_SH
 set -euo pipefail
@@ -77,3 +79,16 @@ out="$(PATH="$work/bin:$PATH" bash "$work/nogit/ci/check_format.sh" 2>&1)"; st=$
 set -e
 [ "$st" -eq 2 ] && grep -q "check_format: git ls-files failed" <<<"$out" || fail "check_format.sh outside a git checkout: exit $st: $out"
 echo "ok: ci/check_format.sh checks the files git lists; outside a git checkout it is exit 2"
+
+# ci/apt_install.sh: only packages dpkg has installed count (dpkg -s exits 0 for one removed with its config files).
+printf 'Package: %s\nStatus: deinstall ok config-files\nMaintainer: t <t@t>\nArchitecture: all\nVersion: 1\nDescription: fake\n\n' \
+  removed-pkg >>"$work/dpkg/status"
+: >"$work/apt_calls"
+run apt_install.sh zip removed-pkg not-known-pkg
+[ "$st" -eq 0 ] && grep -qx "setup: installing removed-pkg not-known-pkg" <<<"$out" &&
+  grep -qx "apt-get install -y -qq --no-install-recommends removed-pkg not-known-pkg" "$work/apt_calls" ||
+  fail "apt_install.sh zip removed-pkg not-known-pkg: exit $st: $out; apt-get calls: $(cat "$work/apt_calls")"
+: >"$work/apt_calls"
+run apt_install.sh zip clang-format
+[ "$st" -eq 0 ] && [ ! -s "$work/apt_calls" ] || fail "apt_install.sh of installed packages ran apt-get: $(cat "$work/apt_calls")"
+echo "ok: ci/apt_install.sh installs packages missing or removed (config files left), not installed ones"
