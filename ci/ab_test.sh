@@ -20,6 +20,7 @@ mkdir -p "$work/repo/ci" "$work/repo/baselines" "$work/bin" "$work/bazel-bin/per
   "$work/testlogs/kernels/copy/copy_perf_test"
 for f in gate.sh gpu_model.sh report.sh slots_report.sh; do cp -L "$src/$f" "$work/repo/ci/"; done
 echo '{}' >"$work/repo/baselines/nvidia-h100-80gb-hbm3.json"
+printf '/bazel-*\n/user.bazelrc\n' >"$work/repo/.gitignore"  # as the suite's: git status does not show these
 repo="$work/repo"
 git -C "$repo" init -q -b main
 git -C "$repo" -c user.email=t@t -c user.name=t add -A
@@ -41,13 +42,17 @@ echo "\$(pwd) \$*" >>"$work/calls"
 tl="\${TESTLOGS:-$work/testlogs}"  # -c dbg: another output folder, as Bazel's
 case " \$* " in *" -c dbg "*) tl="$work/testlogs-dbg" ;; esac
 case "\$1" in
-  build) exit 0 ;;
-  info) case "\$2" in
+  build) # The base is built with the worktrees' lock held (no other job may clean or remove its worktree).
+         [ "\$(pwd)" = "$repo" ] || ! flock -n "$work/worktrees/.lock" true || echo "UNLOCKED base build" >>"$work/calls"
+         exit 0 ;;
+  info) [ "\$*" != "\${INFO_FAILS:-}" ] && [ "\$(pwd) \$*" != "\${INFO_FAILS_AT:-}" ] || exit 37
+        case "\$2" in
           bazel-bin) case "\$(pwd)" in "$repo") echo "$work/bazel-bin" ;; *) echo "$work/base-bin" ;; esac ;;
           *) echo "\$tl" ;;
         esac ;;
   test) case "\$*" in *--test_tag_filters=-perf*) exit 0 ;; esac
         d="\$tl/kernels/copy/copy_perf_test"; mkdir -p "\$d/test.outputs"; echo ran >"\$d/test.log"
+        [ -z "\${CORRUPT_ZIP:-}" ] || { printf 'PK\\003\\004junk' >"\$d/test.outputs/outputs.zip"; exit 0; }
         echo "## copy_bench: stand-in" >"\$d/test.outputs/summary.md"; exit 0 ;;
   *) echo "stand-in bazel: unexpected \$*" >&2; exit 2 ;;
 esac
@@ -82,6 +87,8 @@ if grep -- "--test_tag_filters=-perf" "$work/calls" | grep -q PERF_AB_BASE; then
 fi
 grep -q "Judged A/B against $base_sha" "$work/auto/summary.md" || fail "summary.md does not say what it was compared with"
 grep -q 'Testbed: `fixture x2`' "$work/auto/summary.md" || fail "summary.md does not name the testbed"
+[ "$(cat "$work/auto/exit_status")" = 0 ] || fail "the job did not write its status 0 to exit_status (ci/bless.sh reads it)"
+! grep -q "UNLOCKED" "$work/calls" || fail "the base was built after the worktrees' lock was released"
 echo "ok: a testbed without a baseline is A/B-tested against the merge base, built in a worktree"
 
 # 1a. A dry run needs no GPU: it says the testbed and how the benchmarks would be judged, builds the base, runs no
@@ -94,6 +101,7 @@ grep -q "^$work/base-dry build //kernels/" "$work/calls" || fail "the dry run di
 if grep -q " test " "$work/calls"; then fail "the dry run ran tests"; fi
 name=nogpu; NO_GPU=1 job nogpu "fixture x2"
 [ "$st" -eq 2 ] || fail "without a GPU the job (not a dry run) exited $st, expected 2"
+[ "$(cat "$work/nogpu/exit_status")" = 2 ] || fail "a job that stopped early did not write its status 2 to exit_status"
 echo "ok: a dry run needs no GPU, builds the base and says how each benchmark would be judged; a real run without a GPU stops (exit 2)"
 
 # 1b. The base's worktree is reused only as the job left it (#56 A01: one at another commit with changes was
@@ -105,6 +113,12 @@ name=auto; job auto "fixture x2"
   [ -z "$(git -C "$work/base-auto" status --porcelain)" ] || fail "a stale worktree was used as the base (exit $st)"
 grep -q "is not $base_sha as committed (another commit, or changes): made anew" "$work/auto.log" ||
   fail "the job does not say it made the stale worktree anew"
+# Ignored files are not in git status: a planted user.bazelrc (.bazelrc's try-import) goes; the bazel-* links stay.
+echo "build --config=planted" >"$work/base-auto/user.bazelrc"
+ln -s "$work/base-bin" "$work/base-auto/bazel-bin"
+name=auto; job auto "fixture x2"
+[ "$st" -eq 0 ] && [ ! -e "$work/base-auto/user.bazelrc" ] && [ -L "$work/base-auto/bazel-bin" ] ||
+  fail "a reused worktree kept an ignored user.bazelrc, or lost its bazel-* link (exit $st)"
 mkdir -p "$work/base-planted" && echo mine >"$work/base-planted/file"
 name=planted; job planted "fixture x2"
 [ "$st" -eq 2 ] && [ "$(cat "$work/base-planted/file")" = mine ] || fail "a planted folder: exit $st"
@@ -224,4 +238,36 @@ set -e
 grep -q "holds files no earlier job of ci/gate.sh wrote" "$work/owned.log" || fail "--artifacts=. does not say why"
 rm -rf "$repo/perf" "$repo/tests"
 echo "ok: --against with --baseline and an artifacts folder the job does not own are refused, nothing deleted"
+
+# 6. A failed `bazel info` is said, never a silent end of the job under set -e: where the tools are (exit 2), and in
+# the history step (exit 5: the tests passed, no row appended; summary.md says so).
+name=noinfo; INFO_FAILS="info bazel-bin --config=gpu" job noinfo "fixture x1" --baseline
+[ "$st" -eq 2 ] && grep -q "gate: bazel info bazel-bin failed" "$work/noinfo.log" || fail "bazel info failing: exit $st"
+name=noinfo2; INFO_FAILS="info bazel-bin" job noinfo2 "fixture x1" --baseline --history
+rm -rf "$repo/baselines/history"
+[ "$st" -eq 5 ] && grep -q "history.*bazel info bazel-bin failed, so no row was appended" "$work/noinfo2/summary.md" ||
+  fail "bazel info failing in the history step: exit $st"
+name=noinfo3; INFO_FAILS_AT="$work/base-noinfo3 info bazel-bin --config=gpu" job noinfo3 "fixture x2"
+[ "$st" -eq 2 ] && grep -q "gate: bazel info bazel-bin failed in $work/base-noinfo3" "$work/noinfo3.log" ||
+  fail "bazel info failing in the base's worktree: exit $st"
+echo "ok: a failed bazel info stops the job saying so (exit 2), or is a problem of the history step (exit 5)"
+
+# 7. A perf test's outputs.zip that cannot be unpacked is a problem of the job (exit 5, said in summary.md), not an
+# end of the job with unzip's status and no summary.
+name=zip; CORRUPT_ZIP=1 TESTLOGS="$work/testlogs-zip" job zip "fixture x1" --baseline
+[ "$st" -eq 5 ] && grep -q "perf.*copy_perf_test: its outputs.zip could not be unpacked" "$work/zip/summary.md" ||
+  fail "a corrupt outputs.zip: exit $st"
+[ "$(cat "$work/zip/exit_status")" = 5 ] && [ ! -e "$work/zip/exit_status.tmp" ] ||
+  fail "a job with a problem did not write its status 5 to exit_status"
+# A status that cannot be written fails a job that passed (5).
+mkdir -p "$work/nostatus/exit_status.tmp" && touch "$work/nostatus/.cuda-perf-artifacts"
+name=nostatus; job nostatus "fixture x1" --baseline
+[ "$st" -eq 5 ] && grep -q "gate: cannot write $work/nostatus/exit_status" "$work/nostatus.log" ||
+  fail "a job whose exit_status cannot be written: exit $st"
+echo "ok: a corrupt outputs.zip is a problem the summary names (exit 5)"
+
+# 8. An artifacts path with | and [ in it (the listing at the end was a sed s|...| of it: exit 1).
+name='odd|[1'; job "$name" "fixture x1" --baseline
+[ "$st" -eq 0 ] && grep -qx "  summary.md" "$work/$name.log" || fail "an artifacts path with | and [: exit $st"
+echo "ok: an artifacts path with | and [ in it"
 [ "$change_sha" != "$base_sha" ]

@@ -6,7 +6,8 @@
 set -euo pipefail
 missing=()
 for p in "$@"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  # Installed, not only known: dpkg -s exits 0 for a package removed with its config files left.
+  dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
 done
 [ ${#missing[@]} -gt 0 ] || exit 0
 sudo=""

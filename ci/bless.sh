@@ -21,7 +21,7 @@
 # benchmark, and a benchmark it already holds is refused.
 #
 # A folder whose gate failed is refused (exit 2, naming it and the benchmarks), unless
-# --accept-slower: a soak round's exit_status (ci/soak.sh) other than 0 (or 5: the tests passed,
+# --accept-slower: its exit_status (ci/gate.sh, ci/soak.sh) other than 0 (or 5: the tests passed,
 # the report or history was not written), or a perf test's verdicts.json with a slower or missing
 # verdict. Blessed in, a slowdown becomes the baseline's noise and widens every GPU's threshold.
 # With --add, --accept-slower is passed on to gate bless, which refuses a run it judges slower
@@ -33,7 +33,7 @@
 # The verdicts are read by the gate (`gate failing`, a JSON parser): a perf test's verdicts.json that is missing
 # beside its run JSON (unless its summary.md says NOT JUDGED: nothing was compared, as for a GPU or testbed with
 # no baseline yet), empty, cut short or not the gate's is exit 2, naming it, --accept-slower or not: whether that
-# round's gate passed is unknown.
+# round's gate passed is unknown. So is a folder with no exit_status (a job killed, or older than ci/gate.sh writing it).
 #
 # Every folder, and --baselines (default: the workspace's baselines/, which must exist), is checked before Bazel
 # is started: exit 2, naming it, if one is missing or holds no perf runs. The gate is $GATE, else
@@ -117,7 +117,12 @@ not_judged() {
 only_re="${only[0]:-}"; only_re="${only_re#--only=}"
 failed=0
 for d in "${dirs[@]}"; do
-  status="$(cat "$d/exit_status" 2>/dev/null || echo 0)"
+  # ci/gate.sh and ci/soak.sh write it; without it whether the gate passed is unknown (it once counted as passed).
+  status="$(cat "$d/exit_status" 2>/dev/null)" || {
+    echo "bless: $d has no exit_status, so whether its gate passed is unknown (ci/gate.sh and ci/soak.sh write it;" \
+      "a job killed, or one older than that, does not); re-run that round, or leave $d out" >&2
+    exit 2
+  }
   verdicts=()
   for t in "$d"/perf/*_perf_test; do
     if [ -e "$t/verdicts.json" ]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CPU test of ci/bless.sh's input checks: a missing folder, a folder with no perf runs and a missing --baselines
 # folder are exit 2 with a message that names it and says what to give instead, before Bazel runs (BAZEL is a fake
-# that records being called); a round whose gate failed, or whose verdicts.json is missing or not the gate's, is
-# refused, read by the real gate (GATE: a wrapper that runs `gate failing` and records `gate bless`).
+# that records being called); a round whose gate failed, or whose verdicts.json or exit_status is missing, or
+# verdicts.json not the gate's, is refused, read by the real gate (GATE: a wrapper that runs `gate failing` and records `gate bless`).
 set -euo pipefail
 bless="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"  # the checks run from $work
 real_gate="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
@@ -93,6 +93,14 @@ for r in empty0 cut gone; do
   [ ! -e "$work/bless_called" ] || fail "verdicts.json of $r: gate bless was started"
 done
 grep -qF "missing beside its run JSON" <<<"$out" || fail "a missing verdicts.json is not called missing"
+# A folder without exit_status (a CI job's artifacts before ci/gate.sh wrote it, a job killed): whether its gate
+# passed is unknown, so it is refused, named, --accept-slower or not (it once counted as passed).
+round nostatus 0 same
+rm "$work/nostatus/exit_status"
+exit2 "no exit_status" "$work/nostatus has no exit_status" good nostatus
+[ ! -e "$work/bless_called" ] || fail "no exit_status: gate bless was started"
+exit2 "no exit_status, --accept-slower" "$work/nostatus has no exit_status" --accept-slower good nostatus
+[ ! -e "$work/bless_called" ] || fail "no exit_status, --accept-slower: gate bless was started"
 # With --only, a failing verdict outside the pattern is named and not counted (it is not blessed); one inside is.
 round slowonly 0 slower
 refused "slower verdict inside --only" "dot/tree_host_finish/N:1048576: slower" --only='^dot/tree_host_finish/' good slowonly

@@ -4,7 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check_format: clang-format is not installed (ci/setup.sh installs it)" >&2; exit 2; }
-mapfile -t files < <(git ls-files '*.c' '*.h' '*.cu' '*.cuh' | grep -v '^third_party/\|^examples/')
+# Not in a process substitution, whose failure went unseen: a tree without .git passed with "0 files".
+listed="$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')" ||
+  { echo "check_format: git ls-files failed: run it in a git checkout of the suite" >&2; exit 2; }
+files=()
+[ -z "$listed" ] || mapfile -t files < <(grep -v '^third_party/\|^examples/' <<<"$listed")
 if [ "${1:-}" = --fix ]; then clang-format -i "${files[@]}"; exit 0; fi
 bad=()
 for f in "${files[@]}"; do clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f"); done

@@ -41,9 +41,11 @@
 #                    testbed of is then NOT JUDGED, and each perf test says so)
 # Also keeps the GPU slot records of the run (artifacts/slots.log: test, GPU, lock, start, end)
 # and their summary by ci/slots_report.sh (artifacts/slots.txt).
+# The exit status is also written to artifacts/exit_status (ci/bless.sh reads it).
 # Exit status: Bazel's (0 all passed, 3 a test failed: a regression or a wrong kernel), except
 # 5 when every test passed but the report could not be rendered or history rows could not be
-# appended (summary.md says which, at the top).
+# appended, or the GPU slot records show a perf test sharing its GPU (then no history row is
+# appended) (summary.md says which, at the top); 2 bad input or a tool that cannot be found.
 # BAZEL may name another Bazel command (e.g. an offline bundle's, see docs/ci.md); then
 # no packages are installed.
 set -euo pipefail
@@ -101,7 +103,21 @@ mkdir -p "$artifacts" && touch "$artifacts/.cuda-perf-artifacts" ||
 artifacts="$(cd "$artifacts" && pwd)"
 # Results of an earlier job must not mix with this one's.
 rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log" \
-  "$artifacts/slots.log" "$artifacts/slots.txt" "$artifacts/report.log" "$artifacts/trends.json" "$artifacts/trends.log"
+  "$artifacts/slots.log" "$artifacts/slots.txt" "$artifacts/report.log" "$artifacts/trends.json" "$artifacts/trends.log" \
+  "$artifacts/exit_status"
+# The job's final status, on every way out from here: ci/bless.sh reads it (a folder without one is refused; a CI
+# folder of a failed job once counted as passed). Written whole (temp + mv); a status that cannot be written fails
+# a job that passed (5).
+# shellcheck disable=SC2317  # run by the trap
+write_status() {
+  local st="$1"
+  { echo "$st" >"$artifacts/exit_status.tmp" && mv -f "$artifacts/exit_status.tmp" "$artifacts/exit_status"; } 2>/dev/null || {
+    echo "gate: cannot write $artifacts/exit_status" >&2
+    [ "$st" -ne 0 ] || st=5
+  }
+  exit "$st"
+}
+trap 'write_status $?' EXIT
 # CI systems name the commit (e.g. GITHUB_SHA -> PERF_COMMIT); else ask git.
 PERF_COMMIT="${PERF_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}"
 export PERF_COMMIT
@@ -119,7 +135,9 @@ export CUDA_PERF_GPU_MODEL
   { cat "$artifacts/build_tools.log"
     echo "gate: $suite_repo//perf/tools:testbed or $suite_repo//perf/gate:gate did not build${suite_repo:+ (does $PWD/WORKSPACE pull the suite in as repository \"cuda_perf\"?)}" >&2
     exit 2; }
-bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)"
+# Checked: a failed assignment under set -e ended the job silently.
+bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)" ||
+  { echo "gate: bazel info bazel-bin failed (exit $?), so the suite's tools cannot be found" >&2; exit 2; }
 gate_bin="$bin/${suite_bin}perf/gate/gate"
 testbed="$("$bin/${suite_bin}perf/tools/testbed")" || exit 2
 echo "gate: this runner's testbed: $testbed"
@@ -220,6 +238,8 @@ if [ -n "$against" ]; then
     { echo "gate: cannot create $wt_root for the base's worktree" >&2; exit 2; }
   exec 9>"$wt_root/.lock" && flock 9 || { echo "gate: cannot lock $wt_root/.lock" >&2; exit 2; }
   git worktree prune
+  # The workspace's folder in the base's worktree: the workspace may be a folder of its repository.
+  prefix="$(git rev-parse --show-prefix)"
   if [ -e "$worktree" ] && [ -n "$(ls -A "$worktree" 2>/dev/null)" ]; then
     registered="$(git worktree list --porcelain)"
     if ! { grep -qxF "worktree $(cd "$worktree" && pwd -P)" <<<"$registered" ||
@@ -233,16 +253,18 @@ if [ -n "$against" ]; then
       echo "gate: the worktree $worktree is not $base_short as committed (another commit, or changes): made anew"
       git worktree remove --force "$worktree" ||
         { echo "gate: could not remove the stale worktree $worktree" >&2; exit 2; }
+    else
+      # Ignored files are not in that status, yet Bazel reads some (a user.bazelrc planted there is imported by
+      # .bazelrc's try-import): all go, but the bazel-* links of the base's workspace.
+      git -C "$worktree" clean -ffdxq -e "/${prefix}bazel-*" ||
+        { echo "gate: could not clean the worktree $worktree of its untracked and ignored files" >&2; exit 2; }
     fi
   fi
   if [ ! -e "$worktree" ] || [ -z "$(ls -A "$worktree" 2>/dev/null)" ]; then
     git worktree add --detach "$worktree" "$base_rev" >/dev/null ||
       { echo "gate: could not make a worktree of $base_short at $worktree" >&2; exit 2; }
   fi
-  flock -u 9
   read -r -a base_flags <<<"${PERF_AB_BAZEL_FLAGS:-}"
-  # The workspace's folder in the base's worktree: the workspace may be a folder of its repository.
-  prefix="$(git rev-parse --show-prefix)"
   base_ws="$worktree${prefix:+/${prefix%/}}"
   if [ -n "$suite_repo" ] && [ ! -f "$base_ws/WORKSPACE" ] && [ ! -f "$base_ws/WORKSPACE.bazel" ]; then
     # The change adds the workspace: the base has no benchmark, so every family is new to it (perf/gate/ab.c).
@@ -251,11 +273,15 @@ if [ -n "$against" ]; then
     mkdir -p "$base_bin"
   else
     echo "gate: building the base, $base_short, in $base_ws"
+    # The lock is held until the base is built (another job must not remove or clean the worktree under this
+    # build); Bazel does not get its descriptor, or a server it starts would hold the lock after the job.
     (cd "$base_ws" && "${bazel[@]}" build //kernels/... --config=gpu --disk_cache="$cache" ${base_flags[@]+"${base_flags[@]}"}) \
-      >"$artifacts/build_base.log" 2>&1 ||
+      >"$artifacts/build_base.log" 2>&1 9>&- ||
       { tail -20 "$artifacts/build_base.log"; echo "gate: the base, $base_short, did not build (artifacts/build_base.log)" >&2; exit 2; }
-    base_bin="$(cd "$base_ws" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null)"
+    base_bin="$(cd "$base_ws" && "${bazel[@]}" info bazel-bin --config=gpu ${base_flags[@]+"${base_flags[@]}"} 2>/dev/null 9>&-)" ||
+      { echo "gate: bazel info bazel-bin failed in $base_ws, so the base's build cannot be found" >&2; exit 2; }
   fi
+  flock -u 9
   # Only the perf tests need to know the base (the correctness tests' cached results stay valid).
   ab_perf_flags=(--test_env=PERF_AB_BASE="$base_bin" --test_env=PERF_AB_AGAINST="$base_short"
                  --test_env=PERF_AB_ALL="$ab_all")
@@ -312,16 +338,26 @@ if [ ${#passes[@]} -eq 2 ] && { [ "$status" -eq 0 ] || [ "$status" -eq 3 ]; }; t
 fi
 set -e
 
+# Problems of the job itself (slot records, collecting, history, report): summary.md lists them first, and a job
+# whose tests passed fails with exit 5.
+problems=()
 # Which test ran on which GPU, and when: the slot records of this run (those that started after
 # it began; ISO times compare as strings), and their summary. Tests of other jobs on this host in
 # that time are in it too: they shared the GPUs.
 if [ -r "$slot_log" ]; then
   awk -v since="$since" '{ for (i = 1; i <= NF; i++) if ($i ~ /^start=/ && substr($i, 7) >= since) print }' \
-    "$slot_log" >"$artifacts/slots.log" || echo "gate: could not read the GPU slot records in $slot_log"
+    "$slot_log" >"$artifacts/slots.log" || problems+=("slots: could not read the GPU slot records in $slot_log")
   if [ -s "$artifacts/slots.log" ]; then
-    bash "$suite/ci/slots_report.sh" "$artifacts/slots.log" >"$artifacts/slots.txt" 2>&1 ||
-      echo "gate: GPU slot records show an overlap or could not be read: see $artifacts/slots.txt"
+    st=0
+    bash "$suite/ci/slots_report.sh" "$artifacts/slots.log" >"$artifacts/slots.txt" 2>&1 || st=$?
     tail -n 4 "$artifacts/slots.txt"
+    # An overlap means a perf test did not have its GPU to itself: its timings, and any history row from them,
+    # cannot be trusted (docs/ci.md). It used to be only echoed.
+    if [ "$st" -eq 1 ]; then
+      problems+=("slots: a perf test shared its GPU with another test (OVERLAP in slots.txt): its timings may be contaminated")
+    elif [ "$st" -ne 0 ]; then
+      problems+=("slots: the GPU slot records could not be summed up (slots_report.sh exit $st; see slots.txt)")
+    fi
   fi
 fi
 
@@ -341,7 +377,10 @@ for dir in "$testlogs"/kernels/*/*_perf_test; do
   mkdir -p "$out"
   cp -L "$dir/test.log" "$out/" 2>/dev/null || true
   cp -L "$dir/test.xml" "$out/junit.xml" 2>/dev/null || true
-  if [ -f "$dir/test.outputs/outputs.zip" ]; then unpack "$dir/test.outputs/outputs.zip" "$out"
+  # A corrupt zip ended the job with unzip's status; it is a problem of the job, and its run stays out of the history.
+  if [ -f "$dir/test.outputs/outputs.zip" ]; then
+    unpack "$dir/test.outputs/outputs.zip" "$out" ||
+      problems+=("perf: $name: its outputs.zip could not be unpacked (corrupt or cut short?): its run JSON and verdicts may be missing")
   elif [ -d "$dir/test.outputs" ]; then cp -rL "$dir/test.outputs/." "$out/"; fi
 done
 [ "$stale" -eq 0 ] || echo "gate: $stale perf test(s) did not run in this job; their older outputs were left out"
@@ -355,7 +394,6 @@ done
 
 # History: one row per benchmark of an accepted run (main branch only). A row that cannot be
 # appended is lost data: the job says so and fails (exit 5), though the tests passed.
-problems=()
 runs_found=0
 for f in "$artifacts"/perf/*_perf_test/*_bench.json "$artifacts"/perf/*_perf_test/summary.md; do
   [ -f "$f" ] && runs_found=$((runs_found + 1))
@@ -363,10 +401,16 @@ done
 [ "$runs_found" -gt 0 ] || problems+=("perf: no run JSON or summary was collected from the perf tests (see bazel_test.log)")
 if [ "$history" -eq 1 ] && [ "$mode" = ab ]; then
   echo "gate: --history: not appended in A/B mode (history rows are runs judged against the baseline)"
+elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ] && [ ${#problems[@]} -gt 0 ]; then
+  # A run whose records are in doubt (a GPU shared, outputs not collected) stays out of the history.
+  problems+=("history: not appended: the problems above put this run's records in doubt")
 elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
   gate=""
+  no_gate="$suite_repo//perf/gate:gate did not build"
   if "${bazel[@]}" build "$suite_repo//perf/gate:gate" >/dev/null 2>&1; then
-    gate="$("${bazel[@]}" info bazel-bin 2>/dev/null)/${suite_bin}perf/gate/gate"
+    # Checked: a failed `bazel info` here ended the job silently under set -e.
+    if gate_dir="$("${bazel[@]}" info bazel-bin 2>/dev/null)"; then gate="$gate_dir/${suite_bin}perf/gate/gate"
+    else no_gate="bazel info bazel-bin failed"; fi
   fi
   mkdir -p baselines/history
   # All families' rows or none: each family appends in a call of its own, so the history is saved first and
@@ -383,7 +427,7 @@ elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
     [ -d "$out" ] && [ ${#problems[@]} -eq "$earlier" ] || continue
     run="$(find "$out" -maxdepth 1 -name '*_bench.json' | head -1)"
     if [ -z "$gate" ]; then
-      problems+=("history: $suite_repo//perf/gate:gate did not build, so no row was appended")
+      problems+=("history: $no_gate, so no row was appended")
     elif [ -z "$run" ] || [ ! -f "$out/verdicts.json" ]; then
       problems+=("history: $(basename "$out") left no run JSON or verdicts.json, so its rows were not appended")
     elif ! "$gate" history --history_dir=baselines/history --verdicts="$out/verdicts.json" "$run"; then
@@ -421,7 +465,10 @@ bash "$suite/ci/report.sh" "$artifacts" --title="Kernel performance at $PERF_COM
   tee "$artifacts/report.log" || report_status=${PIPESTATUS[0]}
 charts="$(sed -n 's/^render: \([0-9]*\) charts.*/\1/p' "$artifacts/report.log" | tail -1)"
 if [ "$report_status" -ne 0 ]; then
-  why="$(grep -E '^(render|report):' "$artifacts/report.log" | tail -1)"
+  # No such line (the renderer killed, or `bazel run` failing to build it) must not end the job under pipefail:
+  # then Bazel's first ERROR line says why, if any.
+  why="$(grep -E '^(render|report):' "$artifacts/report.log" | tail -1 || true)"
+  [ -n "$why" ] || why="$(grep -m 1 '^ERROR:' "$artifacts/report.log" || true)"
   problems+=("report: not rendered (exit $report_status): ${why:-see report.log}")
 fi
 
@@ -472,7 +519,8 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$summary" >> "$GITHUB_STEP_SUMMA
 for p in "${problems[@]}"; do echo "gate: $p" >&2; done
 
 echo "gate: bazel exit status $status; artifacts in $artifacts:"
-find "$artifacts" -type f | sort | sed "s|^$artifacts/|  |"
+# Parameter expansion, not sed: a path with | or [ in it broke the s|...| expression.
+find "$artifacts" -type f | sort | while IFS= read -r f; do echo "  ${f#"$artifacts"/}"; done
 # Bazel's status when a test failed; else 5 if the report or the history could not be written.
 if [ "$status" -eq 0 ] && [ ${#problems[@]} -gt 0 ]; then exit 5; fi
 exit "$status"

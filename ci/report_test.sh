@@ -60,6 +60,11 @@ case "\$1" in
         case "\$*" in *--test_tag_filters=-perf*) exit "\${FIRST_PASS_STATUS:-0}" ;; esac
         # The perf tests "run": their logs are this job's.
         for d in "$work"/testlogs/kernels/*/*_perf_test; do echo "ran" >"\$d/test.log"; done
+        # A correctness test on a perf test's GPU (dated far ahead: after the job's start, whenever it runs).
+        [ -z "\${SLOT_OVERLAP:-}" ] || { mkdir -p "$work/slots"; printf '%s\\n' \\
+          "gpu_slot test=//kernels/dot:dot_perf_test gpu=GPU-0 lock=exclusive start=2999-01-01T00:00:00.000Z end=2999-01-01T00:00:04.000Z status=0" \\
+          "gpu_slot test=//kernels/dot:dot_test gpu=GPU-0 lock=shared start=2999-01-01T00:00:01.000Z end=2999-01-01T00:00:02.000Z status=0" \\
+          >>"$work/slots/slots.log"; }
         exit 0 ;;
   build) exit 0 ;;
   info) case "\$2" in bazel-bin) echo "$work/bazel-bin" ;; *) echo "$work/testlogs" ;; esac ;;
@@ -67,6 +72,10 @@ case "\$1" in
        case "\$target" in
          //perf/gate:gate) exec "$gate_bin" "\$@" ;;
          //plots:render) [ -z "\${RENDER_FAILS:-}" ] || { echo "render: gnuplot failed (stand-in)" >&2; exit 1; }
+                         # The renderer did not build (Bazel's ERROR lines, no "render:" line), or was killed.
+                         [ -z "\${RENDER_UNBUILT:-}" ] || { echo "ERROR: /suite/plots/BUILD:3:10: Linking plots/render failed: (Exit 1): gcc failed" >&2
+                                                          echo "ERROR: Build did NOT complete successfully" >&2; exit 1; }
+                         [ -z "\${RENDER_KILLED:-}" ] || exit 137
                          exec "$render" "\$@" ;;
        esac
        echo "stand-in bazel: unexpected run \$target" >&2; exit 2 ;;
@@ -163,6 +172,15 @@ grep -q "report.*not rendered (exit 1): render: gnuplot failed" "$work/job2/summ
   { echo "FAIL: summary.md does not say why the report is missing"; cat "$work/job2/summary.md"; exit 1; }
 grep -q "not rendered" "$work/step_summary.md" || { echo "FAIL: the step summary does not say it"; exit 1; }
 echo "ok: a failed render is the first line of summary.md and the step summary, and the job exits 5"
+# A renderer that did not build (`bazel run` fails with Bazel's ERROR lines) or was killed prints no "render:" line:
+# still exit 5 with summary.md saying so (the job once ended with exit 1 and no summary.md, after appending history).
+RENDER_UNBUILT=1 gate "$work/job2b"
+[ "$st" -eq 5 ] && grep -q "report.*not rendered (exit 1): ERROR: .*Linking plots/render failed" "$work/job2b/summary.md" ||
+  { cat "$work/job2b.log"; echo "FAIL: with the renderer not building the job exited $st"; cat "$work/job2b/summary.md"; exit 1; }
+RENDER_KILLED=1 gate "$work/job2c"
+[ "$st" -eq 5 ] && grep -q "report.*not rendered (exit 137): see report.log" "$work/job2c/summary.md" ||
+  { cat "$work/job2c.log"; echo "FAIL: with the renderer killed the job exited $st"; cat "$work/job2c/summary.md"; exit 1; }
+echo "ok: a renderer that did not build, or was killed, is said in summary.md and the job exits 5"
 
 # 3. Two passes: everything but the perf tests, then the perf tests; a failed test keeps the perf pass.
 passes() { : >"$work/test_calls"; FIRST_PASS_STATUS=$1 gate "$work/job3"; got="$(tr '\n' '|' <"$work/test_calls")"; }
@@ -252,8 +270,19 @@ echo "ok: the over-time chart's band is the verdicts' threshold for every benchm
 for d in "$work"/testlogs/kernels/*/*_perf_test/test.outputs; do
   sed -i 's/"2026-11-26T/"2026-11-27T/' "$d"/*.json
 done
-rm "$work"/testlogs/kernels/dot/dot_perf_test/test.outputs/verdicts.json
 cp "$csv" "$work/history.before"
+# 6a. A perf test that shared its GPU (an OVERLAP in the slot records): its timings are in doubt, so no row is
+#     appended; summary.md says so and the job exits 5 (it was only echoed, and the rows appended).
+gate_sh="$work/repo/ci/gate.sh"
+SLOT_OVERLAP=1 gate "$work/job6a" --history
+gate_sh="$main_gate_sh"
+rm -f "$work/slots/slots.log"
+[ "$st" -eq 5 ] || { cat "$work/job6a.log"; echo "FAIL: a job whose perf test shared its GPU exited $st, expected 5"; exit 1; }
+grep -q "slots.*shared its GPU with another test" "$work/job6a/summary.md" && grep -q "history.*not appended" "$work/job6a/summary.md" ||
+  { cat "$work/job6a/summary.md"; echo "FAIL: summary.md does not say the GPU was shared and no row appended"; exit 1; }
+cmp -s "$csv" "$work/history.before" || { echo "FAIL: rows of a run whose GPU was shared were appended"; exit 1; }
+echo "ok: an overlap in the slot records is a problem of the job (exit 5) and appends no history"
+rm "$work"/testlogs/kernels/dot/dot_perf_test/test.outputs/verdicts.json
 gate_sh="$work/repo/ci/gate.sh"
 gate "$work/job7" --history
 gate_sh="$main_gate_sh"

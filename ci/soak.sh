@@ -214,8 +214,10 @@ for a in "$@"; do
 done
 flags=("${side[@]}" "${flags[@]}")
 [ -n "$dir" ] || dir=soak
-mkdir -p "$dir"
-dir="$(cd "$dir" && pwd)"
+# Checked: a folder that could not be made left dir empty, and the rounds went to /round1.
+mkdir -p "$dir" && abs="$(cd "$dir" && pwd)" && [ -n "$abs" ] ||
+  { echo "soak: --artifacts=$dir: cannot create the folder or enter it" >&2; exit 2; }
+dir="$abs"
 for ((i = 1; i <= rounds; i++)); do
   out="$dir/round$i"
   [ -e "$out" ] && { echo "soak: $out exists; give an empty --artifacts folder (rounds are never overwritten)" >&2; exit 2; }

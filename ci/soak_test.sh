@@ -104,6 +104,14 @@ bash "$soak" 0 >/dev/null 2>&1; s1=$?
 bash "$soak" --summarize "$work/none" >/dev/null 2>&1; s2=$?
 set -e
 [ "$s1" -eq 2 ] && [ "$s2" -eq 2 ] || { echo "FAIL: bad usage gave $s1 and $s2, expected 2"; exit 1; }
+# An --artifacts folder that cannot be made (under a file) is exit 2 naming it, before any round: its rounds once
+# went to /round1.
+: >"$work/afile"
+set +e
+out="$(bash "$soak" 1 --artifacts="$work/afile/soak" 2>&1)"; s3=$?
+set -e
+[ "$s3" -eq 2 ] && grep -qF -- "--artifacts=$work/afile/soak: cannot create" <<<"$out" && ! grep -q "round 1 of" <<<"$out" ||
+  { echo "FAIL: an --artifacts folder that cannot be made: exit $s3: $out"; exit 1; }
 
 # --rejudge: each perf test's run JSON (not its re-measure) goes to gate compare (a stand-in here,
 # $GATE) with the baselines folder, the re-measure when there is one and an out_dir; compare's exit 1

@@ -5,11 +5,14 @@
 #      fork could delete its approval job: #56), fails it;
 #   3. each way a pull request's run could get around the maintainer or near a token that writes fails it:
 #      the approval dropped or weakened, a kept token, a secret, another commit, the trigger a fork edits,
-#      the main branch's runners.
+#      the main branch's runners;
+#   4. the main workflow's history commit step, run as it is in a clone whose main moved (another job's rows pushed
+#      to the same history file): with the repository's .gitattributes (union merge) both jobs' rows land; without
+#      it each retry rebases anew (the conflicted rebase aborted first), and no rebase is left stopped.
 #
-#   workflow_test.sh CHECK.py PR_WORKFLOW MAIN_WORKFLOW OLD_WORKFLOW ACTIONLINT_CONFIG
+#   workflow_test.sh CHECK.py PR_WORKFLOW MAIN_WORKFLOW OLD_WORKFLOW ACTIONLINT_CONFIG GITATTRIBUTES
 set -euo pipefail
-check="$1" pr="$2" main="$3" old="$4" config="$5"
+check="$1" pr="$2" main="$3" old="$4" config="$5" gitattributes="$6"
 work="${TEST_TMPDIR:-$(mktemp -d)}/workflow_test"
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
@@ -56,3 +59,50 @@ finds "the main branch's runners" "a pull request's code and a token that can wr
 st=0; python3 "$check" >/dev/null 2>&1 || st=$?
 [ "$st" -eq 2 ] || fail "no workflow given: exit $st"
 echo ok
+
+# 4. The history commit step, as gpu-perf.yml runs it (bash -e), after another job pushed its rows to the same file.
+step="$(python3 - "$main" <<'PY'
+import sys, yaml
+for job in yaml.safe_load(open(sys.argv[1]))["jobs"].values():
+    for s in job.get("steps", []):
+        if s.get("name", "").startswith("Commit and push the new baselines/history rows"):
+            print(s["run"])
+            sys.exit(0)
+sys.exit(1)
+PY
+)" || fail "gpu-perf.yml has no step that commits the history rows"
+history_push() {  # history_push NAME ATTRIBUTES_FILE|"": the step in the second of two jobs; its status in $st
+  local d="$work/$1" id=(-c user.name=t -c user.email=t@t)
+  mkdir -p "$d/home" "$d/bin"
+  # No git identity but the step's own, as on a runner; no waiting between retries.
+  export HOME="$d/home" GIT_CONFIG_NOSYSTEM=1
+  printf '#!/bin/sh\necho "sleep $*" >>"%s/sleeps"\n' "$d" >"$d/bin/sleep"
+  chmod +x "$d/bin/sleep"
+  git init -q --bare -b main "$d/origin.git"
+  git clone -q "$d/origin.git" "$d/seed" 2>/dev/null
+  mkdir -p "$d/seed/baselines/history" "$d/seed/ci"
+  printf 'date,benchmark\n2026-11-27,x/a\n' >"$d/seed/baselines/history/test-gpu.csv"
+  printf '#!/bin/sh\necho "Test GPU"\n' >"$d/seed/ci/gpu_model.sh"
+  [ -z "$2" ] || cp "$2" "$d/seed/.gitattributes"
+  git -C "$d/seed" add -A && git -C "$d/seed" "${id[@]}" commit -qm seed && git -C "$d/seed" push -q origin HEAD:main
+  for j in a b; do git clone -q "$d/origin.git" "$d/$j"; done
+  echo "2026-11-28,x/a,job a" >>"$d/a/baselines/history/test-gpu.csv"
+  git -C "$d/a" "${id[@]}" commit -qam "job a" && git -C "$d/a" push -q origin HEAD:main
+  echo "2026-11-28,x/a,job b" >>"$d/b/baselines/history/test-gpu.csv"
+  set +e
+  (cd "$d/b" && PATH="$d/bin:$PATH" GITHUB_SHA=0123456789abcdef0123 bash -e -c "$step") >"$d/step.log" 2>&1
+  st=$?
+  set -e
+}
+history_push union "$gitattributes"
+rows="$(git -C "$work/union/origin.git" show main:baselines/history/test-gpu.csv)"
+[ "$st" -eq 0 ] && [ "$rows" = $'date,benchmark\n2026-11-27,x/a\n2026-11-28,x/a,job a\n2026-11-28,x/a,job b' ] ||
+  { cat "$work/union/step.log"; fail "the history step after another job's push: exit $st, main's rows: $rows"; }
+[ "$(git -C "$work/union/origin.git" log -1 --format=%s main)" = "History of 0123456789ab on Test GPU [skip ci]" ] ||
+  fail "the history commit's subject: $(git -C "$work/union/origin.git" log -1 --format=%s main)"
+echo "ok: the history step after another job's push to the same file: both jobs' rows on main (.gitattributes: union)"
+history_push text ""
+[ "$st" -eq 1 ] && [ "$(grep -c "^CONFLICT" "$work/text/step.log")" -eq 3 ] && ! grep -q "unmerged files" "$work/text/step.log" &&
+  [ ! -d "$work/text/b/.git/rebase-merge" ] && [ ! -d "$work/text/b/.git/rebase-apply" ] ||
+  { cat "$work/text/step.log"; fail "a rebase that conflicts: exit $st; each retry must rebase anew, none left stopped"; }
+echo "ok: a rebase that conflicts is aborted before each retry"
