@@ -17,6 +17,7 @@ mkdir -p "$work/repo/ci" "$work/bin" "$work/cuda/bin" "$work/dpkg/info" "$work/d
 for f in "$@"; do cp -L "$f" "$work/repo/ci/"; done
 repo="$work/repo"
 export GIT_CEILING_DIRECTORIES="$work"  # no repository above the test's folder is ever found
+unset CUDA_PERF_GPU_MODEL  # a GPU host's test run passes its own (.bazelrc, test:gpu): only ci/test.sh may set it here
 git -C "$repo" init -q -b main
 git -C "$repo" -c user.email=t@t -c user.name=t add -A
 git -C "$repo" -c user.email=t@t -c user.name=t commit -qm scripts
