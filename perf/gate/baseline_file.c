@@ -19,27 +19,13 @@
 
 #define EDITED "an edited or damaged baseline? Re-bless it (ci/bless.sh) or restore it from git"
 
-/* Orders run indices by date, host and GPU uuid (same_run), for the duplicate check below. */
-static const gate_run_info *sort_runs_of;
-
-static int by_identity(const void *a, const void *b) {
-  const gate_run_info *x = &sort_runs_of[*(const size_t *)a], *y = &sort_runs_of[*(const size_t *)b];
-  int c = strcmp(x->date, y->date);
-  if (!c) c = strcmp(x->host, y->host);
-  if (!c) c = strcmp(x->gpu_uuid, y->gpu_uuid);
-  return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
-}
-
 /* Each run once: two entries of one process (same date, host and GPU uuid; bless refuses to make them) would count
  * its measures as two runs' and hide the spread between runs that the noise is. Sorted, not pairwise: at 100 x
  * today's runs a file holds some 30,000. 0, or 1 after saying which two. */
 static int runs_distinct(ctx *c, const gate_figures *f) {
   if (c->failed || f->nruns < 2) return c->failed;
-  size_t *order = malloc(f->nruns * sizeof *order);
+  size_t *order = runs_by_identity(f->runs, f->nruns);
   if (!order) return c->failed = fail(c->err, c->errlen, "%s: out of memory checking its runs", c->path);
-  for (size_t i = 0; i < f->nruns; i++) order[i] = i;
-  sort_runs_of = f->runs;
-  qsort(order, f->nruns, sizeof *order, by_identity);
   for (size_t k = 1; k < f->nruns && !c->failed; k++) {
     const gate_run_info *x = &f->runs[order[k - 1]];
     if (same_run(x, &f->runs[order[k]]))

@@ -79,23 +79,10 @@ static void append_figures(gate_figures *out, gate_figures *part) {
 static int by_string(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* A run that measured several families is in each of their files: once in the baseline read back (same_run:
- * date, host, GPU), in one sort. */
-static const gate_run_info *dedupe_runs_of;
-
-static int by_run(const void *a, const void *b) {
-  const gate_run_info *x = &dedupe_runs_of[*(const size_t *)a], *y = &dedupe_runs_of[*(const size_t *)b];
-  int c = strcmp(x->date, y->date);
-  if (!c) c = strcmp(x->host, y->host);
-  if (!c) c = strcmp(x->gpu_uuid, y->gpu_uuid);
-  return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
-}
-
+ * date, host, GPU), in one sort (runs_by_identity). */
 static void dedupe_runs(gate_figures *f) {
-  size_t *order = malloc((f->nruns + 1) * sizeof *order), *first = malloc((f->nruns + 1) * sizeof *first);
+  size_t *order = runs_by_identity(f->runs, f->nruns), *first = malloc((f->nruns + 1) * sizeof *first);
   size_t *map = malloc((f->nruns + 1) * sizeof *map);
-  for (size_t r = 0; r < f->nruns; r++) order[r] = r;
-  dedupe_runs_of = f->runs;
-  qsort(order, f->nruns, sizeof *order, by_run);
   for (size_t k = 0; k < f->nruns; k++) /* each run's first copy, in file order */
     first[order[k]] = k > 0 && same_run(&f->runs[order[k]], &f->runs[order[k - 1]]) ? first[order[k - 1]] : order[k];
   size_t kept = 0;

@@ -148,6 +148,9 @@ void free_bench(gate_bench *b);
 void gpu_slug(const char *name, char *slug, size_t len);
 /* 1 when x and y are one run: the same date, host and GPU uuid (one process of one machine). */
 int same_run(const gate_run_info *x, const gate_run_info *y);
+/* Run indices 0..n) ordered by date, host and GPU uuid, then index: the copies of one run (same_run) side by
+ * side, each run's first copy first. NULL when out of memory; free it. */
+size_t *runs_by_identity(const gate_run_info *runs, size_t n);
 /* 0 when `run` is the same hardware as `base`; else 1 and a message naming the field. */
 int same_hardware(const gate_gpu *base, const gate_gpu *run, char *err, size_t errlen);
 

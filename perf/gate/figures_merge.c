@@ -190,6 +190,26 @@ int same_run(const gate_run_info *x, const gate_run_info *y) {
   return !strcmp(x->date, y->date) && !strcmp(x->host, y->host) && !strcmp(x->gpu_uuid, y->gpu_uuid);
 }
 
+static const gate_run_info *identity_runs; /* what by_identity orders the indices of */
+
+static int by_identity(const void *a, const void *b) {
+  size_t i = *(const size_t *)a, j = *(const size_t *)b;
+  const gate_run_info *x = &identity_runs[i], *y = &identity_runs[j];
+  int c = strcmp(x->date, y->date);
+  if (!c) c = strcmp(x->host, y->host);
+  if (!c) c = strcmp(x->gpu_uuid, y->gpu_uuid);
+  return c ? c : (i > j) - (i < j);
+}
+
+size_t *runs_by_identity(const gate_run_info *runs, size_t n) {
+  size_t *order = malloc((n + 1) * sizeof *order);
+  if (!order) return NULL;
+  for (size_t i = 0; i < n; i++) order[i] = i;
+  identity_runs = runs;
+  qsort(order, n, sizeof *order, by_identity);
+  return order;
+}
+
 /* The old run that x is (same_run): its index, or old->nruns when none. */
 static size_t same_run_in(const gate_figures *old, const gate_run_info *x) {
   for (size_t q = 0; q < old->nruns; q++)
