@@ -105,9 +105,8 @@ artifacts="$(cd "$artifacts" && pwd)"
 rm -rf "$artifacts/perf" "$artifacts/tests" "$artifacts/report" "$artifacts/summary.md" "$artifacts/bazel_test.log" \
   "$artifacts/slots.log" "$artifacts/slots.txt" "$artifacts/report.log" "$artifacts/trends.json" "$artifacts/trends.log" \
   "$artifacts/exit_status"
-# The job's final status, on every way out from here: ci/bless.sh reads it (a folder without one is refused; a CI
-# folder of a failed job once counted as passed). Written whole (temp + mv); a status that cannot be written fails
-# a job that passed (5).
+# The job's final status, on every way out from here: ci/bless.sh reads it, so that it never blesses the runs of a
+# failed job. Written whole (temp + mv); a status that cannot be written fails a job that passed (5).
 # shellcheck disable=SC2317  # run by the trap
 write_status() {
   local st="$1"
@@ -135,7 +134,7 @@ export CUDA_PERF_GPU_MODEL
   { cat "$artifacts/build_tools.log"
     echo "gate: $suite_repo//perf/tools:testbed or $suite_repo//perf/gate:gate did not build${suite_repo:+ (does $PWD/WORKSPACE pull the suite in as repository \"cuda_perf\"?)}" >&2
     exit 2; }
-# Checked: a failed assignment under set -e ended the job silently.
+# Checked: under set -e a failed assignment would end the job without a word.
 bin="$("${bazel[@]}" info bazel-bin --config=gpu "${bazel_flags[@]}" 2>/dev/null)" ||
   { echo "gate: bazel info bazel-bin failed (exit $?), so the suite's tools cannot be found" >&2; exit 2; }
 gate_bin="$bin/${suite_bin}perf/gate/gate"
@@ -352,7 +351,7 @@ if [ -r "$slot_log" ]; then
     bash "$suite/ci/slots_report.sh" "$artifacts/slots.log" >"$artifacts/slots.txt" 2>&1 || st=$?
     tail -n 4 "$artifacts/slots.txt"
     # An overlap means a perf test did not have its GPU to itself: its timings, and any history row from them,
-    # cannot be trusted (docs/ci.md). It used to be only echoed.
+    # cannot be trusted (docs/ci.md).
     if [ "$st" -eq 1 ]; then
       problems+=("slots: a perf test shared its GPU with another test (OVERLAP in slots.txt): its timings may be contaminated")
     elif [ "$st" -ne 0 ]; then
@@ -377,7 +376,7 @@ for dir in "$testlogs"/kernels/*/*_perf_test; do
   mkdir -p "$out"
   cp -L "$dir/test.log" "$out/" 2>/dev/null || true
   cp -L "$dir/test.xml" "$out/junit.xml" 2>/dev/null || true
-  # A corrupt zip ended the job with unzip's status; it is a problem of the job, and its run stays out of the history.
+  # A corrupt zip is a problem of the job (not an end with unzip's status), and its run stays out of the history.
   if [ -f "$dir/test.outputs/outputs.zip" ]; then
     unpack "$dir/test.outputs/outputs.zip" "$out" ||
       problems+=("perf: $name: its outputs.zip could not be unpacked (corrupt or cut short?): its run JSON and verdicts may be missing")
@@ -408,7 +407,7 @@ elif [ "$history" -eq 1 ] && [ "$status" -eq 0 ]; then
   gate=""
   no_gate="$suite_repo//perf/gate:gate did not build"
   if "${bazel[@]}" build "$suite_repo//perf/gate:gate" >/dev/null 2>&1; then
-    # Checked: a failed `bazel info` here ended the job silently under set -e.
+    # Checked: under set -e a failed `bazel info` would end the job without a word.
     if gate_dir="$("${bazel[@]}" info bazel-bin 2>/dev/null)"; then gate="$gate_dir/${suite_bin}perf/gate/gate"
     else no_gate="bazel info bazel-bin failed"; fi
   fi
@@ -519,7 +518,7 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$summary" >> "$GITHUB_STEP_SUMMA
 for p in "${problems[@]}"; do echo "gate: $p" >&2; done
 
 echo "gate: bazel exit status $status; artifacts in $artifacts:"
-# Parameter expansion, not sed: a path with | or [ in it broke the s|...| expression.
+# Parameter expansion, not sed: a path may hold | or [.
 find "$artifacts" -type f | sort | while IFS= read -r f; do echo "  ${f#"$artifacts"/}"; done
 # Bazel's status when a test failed; else 5 if the report or the history could not be written.
 if [ "$status" -eq 0 ] && [ ${#problems[@]} -gt 0 ]; then exit 5; fi
